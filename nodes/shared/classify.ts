@@ -1,0 +1,108 @@
+/**
+ * Decides what a failed attempt means: is it worth another try, and could the server have acted
+ * on the request? Pure: knows nothing of n8n.
+ */
+
+/** Why an attempt failed, as the retry loop sees it. */
+export type FailureKind = 'status' | 'network' | 'timeout';
+
+/**
+ * Whether the server may have processed the request.
+ * 'no': the request provably never reached it (refused, DNS failure, unreachable, TLS handshake).
+ * 'maybe': the connection broke or timed out after the request may have been sent.
+ * 'yes': the server answered with a status.
+ */
+export type ReachedServer = 'no' | 'maybe' | 'yes';
+
+export interface AttemptFailure {
+	kind: FailureKind;
+	status?: number;
+	statusText?: string;
+	/** A Node/axios error code such as ECONNRESET or ETIMEDOUT. */
+	code?: string;
+	message: string;
+	reachedServer: ReachedServer;
+	/** Network and timeout failures: transient by nature. Status failures: set by the status policy. */
+	transient: boolean;
+	headers?: Record<string, unknown>;
+	/** The response body of a failed status, kept for the error output. */
+	body?: unknown;
+}
+
+/** Codes of requests that never left this machine or never reached the server. */
+const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
+
+/** Codes of connections that broke or timed out: the request may have been processed. */
+const MAYBE_SENT_CODES = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ETIMEDOUT', 'ESOCKETTIMEDOUT', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'EPROTO_PREMATURE']);
+
+const TIMEOUT_CODES = new Set(['ETIMEDOUT', 'ESOCKETTIMEDOUT', 'ECONNABORTED', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT']);
+
+/** The TLS handshake failed before a byte of the request was written. */
+const TLS_HANDSHAKE_RESET = /before secure TLS connection was established/i;
+
+/**
+ * Classifies a network-level error code. Returns undefined for codes that are not transient
+ * (ENOTFOUND: the host does not exist; certificate errors: configuration, not luck).
+ */
+export function classifyNetworkError(code: string | undefined, message: string): AttemptFailure | undefined {
+	const c = (code ?? '').toUpperCase();
+	if (c === 'ECONNRESET' && TLS_HANDSHAKE_RESET.test(message)) {
+		return { kind: 'network', code: c, message, reachedServer: 'no', transient: true };
+	}
+	if (TIMEOUT_CODES.has(c)) {
+		// connect timeouts never reached the server; others may have
+		const reached: ReachedServer = c === 'UND_ERR_CONNECT_TIMEOUT' ? 'no' : 'maybe';
+		return { kind: 'timeout', code: c, message, reachedServer: reached, transient: true };
+	}
+	if (NEVER_SENT_CODES.has(c)) return { kind: 'network', code: c, message, reachedServer: 'no', transient: true };
+	if (MAYBE_SENT_CODES.has(c)) return { kind: 'network', code: c, message, reachedServer: 'maybe', transient: true };
+	if (/socket hang up/i.test(message)) {
+		return { kind: 'network', code: c || 'ECONNRESET', message, reachedServer: 'maybe', transient: true };
+	}
+	return undefined;
+}
+
+/** A set of status codes written as `408, 429, 5xx, 520-599`. */
+export interface StatusSet {
+	has(status: number): boolean;
+	readonly source: string;
+}
+
+/** Parses a status list; throws an Error naming the bad entry (the node turns it into a parameter error). */
+export function parseStatusList(source: string): StatusSet {
+	const ranges: Array<[number, number]> = [];
+	for (const raw of source.split(/[,\s]+/)) {
+		const entry = raw.trim().toLowerCase();
+		if (entry === '') continue;
+		let m = /^([1-5])xx$/.exec(entry);
+		if (m) {
+			ranges.push([+m[1] * 100, +m[1] * 100 + 99]);
+			continue;
+		}
+		m = /^(\d{3})-(\d{3})$/.exec(entry);
+		if (m && +m[1] <= +m[2] && +m[1] >= 100 && +m[2] <= 599) {
+			ranges.push([+m[1], +m[2]]);
+			continue;
+		}
+		m = /^(\d{3})$/.exec(entry);
+		if (m && +m[1] >= 100 && +m[1] <= 599) {
+			ranges.push([+m[1], +m[1]]);
+			continue;
+		}
+		throw new Error(`"${raw}" is not a status code, a class like 5xx, or a range like 500-504`);
+	}
+	return { source, has: (status) => ranges.some(([lo, hi]) => status >= lo && status <= hi) };
+}
+
+/** A status failure: transient when the user's list says so. 2xx and 3xx are not failures. */
+export function classifyStatus(status: number, statusText: string | undefined, retryOn: StatusSet): AttemptFailure | undefined {
+	if (status < 400) return undefined;
+	return {
+		kind: 'status',
+		status,
+		statusText,
+		message: `${status}${statusText ? ` ${statusText}` : ''}`,
+		reachedServer: 'yes',
+		transient: retryOn.has(status),
+	};
+}

@@ -1,0 +1,23 @@
+import { RETRY_LIMITS } from './defaults';
+
+export type IdempotencyMode = 'off' | 'generate' | 'expression';
+
+/** Returns an error message, or undefined when the key is usable as a header value. */
+export function idempotencyKeyProblem(key: unknown): string | undefined {
+	if (typeof key !== 'string' && typeof key !== 'number') return `must be text, got ${key === null ? 'null' : typeof key}`;
+	const text = String(key);
+	if (text.trim() === '') return 'is empty';
+	if (text.length > RETRY_LIMITS.idempotencyKeyLength) {
+		return `is ${text.length} characters long; at most ${RETRY_LIMITS.idempotencyKeyLength} are allowed`;
+	}
+	// eslint-disable-next-line no-control-regex
+	if (/[\x00-\x1f\x7f]/.test(text)) return 'contains control characters';
+	if (!/^[\x20-\x7e]+$/.test(text)) return 'contains characters outside printable ASCII, which HTTP headers cannot carry safely';
+	return undefined;
+}
+
+/** HTTP header names are tokens (RFC 9110 section 5.1). */
+export function headerNameProblem(name: string): string | undefined {
+	if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `"${name}" is not a valid HTTP header name`;
+	return undefined;
+}

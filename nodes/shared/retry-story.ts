@@ -1,0 +1,57 @@
+/** The retry story written on every output item: what happened to this item, attempt by attempt. */
+
+export type StopReason =
+	| 'success'
+	| 'final-status'
+	| 'not-retryable-error'
+	| 'attempts-exhausted'
+	| 'deadline-exceeded'
+	| 'retry-after-too-long'
+	| 'not-safe-to-retry'
+	| 'cancelled';
+
+export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
+
+export interface AttemptRecord {
+	attempt: number;
+	startedAt: string;
+	durationMs: number;
+	status?: number;
+	statusText?: string;
+	errorCode?: string;
+	error?: string;
+	/** The wait before this attempt (0 for the first). */
+	delayBeforeMs: number;
+	delayReason?: DelayReason;
+	/** The header a server-requested wait came from. */
+	delayHeader?: string;
+}
+
+export interface RetryStory {
+	attempts: number;
+	maxAttempts: number;
+	stoppedBecause: StopReason;
+	summary: string;
+	totalDelayMs: number;
+	elapsedMs: number;
+	idempotencyKey?: string;
+	/** Set when the server asked for a wait the node would not sleep: hand it to a Backoff Delay node. */
+	retryAfterMs?: number;
+	retryAt?: string;
+	history: AttemptRecord[];
+}
+
+/** 12.3 s, 850 ms, 2 min 5 s: short and readable in the n8n output panel. */
+export function formatDuration(ms: number): string {
+	if (ms < 1000) return `${Math.round(ms)} ms`;
+	if (ms < 60_000) return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+	const minutes = Math.floor(ms / 60_000);
+	const seconds = Math.round((ms % 60_000) / 1000);
+	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
+}
+
+export function describeAttemptOutcome(record: AttemptRecord): string {
+	if (record.status !== undefined) return `response ${record.status}${record.statusText ? ` ${record.statusText}` : ''}`;
+	if (record.errorCode) return `error ${record.errorCode}`;
+	return `error ${record.error ?? 'unknown'}`;
+}
