@@ -1,0 +1,51 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { systemRuntime, type Runtime } from '../shared/runtime';
+import { optionsProperties } from './descriptions/options.description';
+import { requestProperties } from './descriptions/request.description';
+import { retryProperties } from './descriptions/retry.description';
+import { executeResilientHttpRequest } from './execute';
+
+/** Credentials are declared with the auth type that shows them, as n8n's core nodes do. */
+function genericCredential(name: string) {
+	return { name, required: true, displayOptions: { show: { authentication: ['genericCredentialType'], genericAuthType: [name] } } };
+}
+
+export class ResilientHttpRequest implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Resilient HTTP Request',
+		name: 'resilientHttpRequest',
+		icon: 'file:resilientHttpRequest.svg',
+		group: ['output'],
+		version: 1,
+		subtitle: '={{$parameter["method"] + ": " + $parameter["url"]}}',
+		description: 'Makes an HTTP request and retries each item on its own, with backoff, jitter, Retry-After and idempotency keys',
+		defaults: { name: 'Resilient HTTP Request', color: '#0004F5' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: ['httpBasicAuth', 'httpBearerAuth', 'httpHeaderAuth', 'httpQueryAuth', 'oAuth2Api'].map(genericCredential),
+		hints: [
+			{
+				message: 'Retry On Fail is on in the node settings: it re-sends every item of this node, including those that succeeded. This node already retries each item on its own; turn Retry On Fail off.',
+				type: 'warning',
+				location: 'outputPane',
+				whenToDisplay: 'always',
+				displayCondition: '={{ $nodeSettings.retryOnFail === true }}',
+			},
+		],
+		properties: [...requestProperties, ...retryProperties, ...optionsProperties],
+	};
+
+	/**
+	 * n8n calls `execute` with the execution context as `this`, so the runtime (clock, random,
+	 * sleeper) is captured here: n8n gets the system one, engine tests a virtual one.
+	 */
+	execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
+
+	constructor(runtime: Runtime = systemRuntime) {
+		this.execute = async function (this: IExecuteFunctions) {
+			return await executeResilientHttpRequest(this, runtime);
+		};
+	}
+}

@@ -1,0 +1,168 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** Request options with the names of n8n's HTTP Request node, plus a limit on items in flight. */
+export const optionsProperties: INodeProperties[] = [
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Array Format in Query Parameters',
+				name: 'queryParameterArrays',
+				type: 'options',
+				options: [
+					{ name: 'No Brackets', value: 'repeat', description: 'e.g. foo=bar&foo=qux' },
+					{ name: 'Brackets Only', value: 'brackets', description: 'e.g. foo[]=bar&foo[]=qux' },
+					{ name: 'Brackets with Indices', value: 'indices', description: 'e.g. foo[0]=bar&foo[1]=qux' },
+				],
+				default: 'brackets',
+			},
+			{
+				displayName: 'Batching',
+				name: 'batching',
+				placeholder: 'Add Batching',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: false },
+				default: { batch: {} },
+				options: [
+					{
+						displayName: 'Batching',
+						name: 'batch',
+						values: [
+							{
+								displayName: 'Items per Batch',
+								name: 'batchSize',
+								type: 'number',
+								typeOptions: { minValue: -1 },
+								default: 50,
+								description: 'Input will be split in batches to throttle requests. -1 for disabled. 0 will be treated as 1.',
+							},
+							{
+								// eslint-disable-next-line n8n-nodes-base/node-param-display-name-miscased
+								displayName: 'Batch Interval (ms)',
+								name: 'batchInterval',
+								type: 'number',
+								typeOptions: { minValue: 0 },
+								default: 1000,
+								description: 'Time (in milliseconds) between the starts of two batches. 0 for disabled.',
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Ignore SSL Issues (Insecure)',
+				name: 'allowUnauthorizedCerts',
+				type: 'boolean',
+				noDataExpression: true,
+				default: false,
+				// eslint-disable-next-line n8n-nodes-base/node-param-description-wrong-for-ignore-ssl-issues
+				description: 'Whether to download the response even if SSL certificate validation is not possible',
+			},
+			{
+				displayName: 'Max Items in Flight',
+				name: 'maxConcurrency',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 10,
+				description: 'How many items may be in progress at once (their requests and retry waits). HTTP Request sends all items at once; a limit keeps a failing API from being hit by every item together.',
+			},
+			{
+				displayName: 'Proxy',
+				name: 'proxy',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. http://myproxy:3128',
+				description: 'HTTP proxy to use. Credentials in the URL (http://user:pass@host:port) are never written to outputs.',
+			},
+			{
+				displayName: 'Redirects',
+				name: 'redirect',
+				placeholder: 'Add Redirect',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: false },
+				default: { redirect: {} },
+				options: [
+					{
+						displayName: 'Redirect',
+						name: 'redirect',
+						values: [
+							{
+								displayName: 'Follow Redirects',
+								name: 'followRedirects',
+								type: 'boolean',
+								default: true,
+								noDataExpression: true,
+								description: 'Whether to follow redirects. Credentials are never sent to another origin than the first request.',
+							},
+							{
+								displayName: 'Max Redirects',
+								name: 'maxRedirects',
+								type: 'number',
+								displayOptions: { show: { followRedirects: [true] } },
+								default: 21,
+								description: 'Max number of redirects to follow',
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Response',
+				name: 'response',
+				placeholder: 'Add response',
+				type: 'fixedCollection',
+				typeOptions: { multipleValues: false },
+				default: { response: {} },
+				options: [
+					{
+						displayName: 'Response',
+						name: 'response',
+						values: [
+							{
+								displayName: 'Include Response Headers and Status',
+								name: 'fullResponse',
+								type: 'boolean',
+								default: false,
+								description: 'Whether to return the full response (headers and response status code) data instead of only the body',
+							},
+							{
+								displayName: 'Never Error',
+								name: 'neverError',
+								type: 'boolean',
+								default: false,
+								description: 'Whether to succeed also when the final status code is not 2xx. Retryable statuses are still retried first.',
+							},
+							{
+								displayName: 'Response Format',
+								name: 'responseFormat',
+								type: 'options',
+								noDataExpression: true,
+								options: [
+									{ name: 'Autodetect', value: 'autodetect' },
+									{ name: 'File', value: 'file' },
+									{ name: 'JSON', value: 'json' },
+									{ name: 'Text', value: 'text' },
+								],
+								default: 'autodetect',
+								description: 'The format in which the data gets returned from the URL',
+							},
+							{
+								displayName: 'Put Output in Field',
+								name: 'outputPropertyName',
+								type: 'string',
+								default: 'data',
+								required: true,
+								displayOptions: { show: { responseFormat: ['file', 'text'] } },
+								description: 'Name of the binary property (File) or JSON field (Text) to which to write the response data',
+							},
+						],
+					},
+				],
+			},
+		],
+	},
+];

@@ -1,0 +1,194 @@
+/**
+ * The node's execute(): reads each item's request and policy, runs the shared retry loop around
+ * one attempt, and writes the result with its retry story. Items are independent: one item's
+ * retries never re-send another item.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
+import { runItemPool } from '../shared/item-pool';
+import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
+import type { RetryStory } from '../shared/retry-story';
+import type { Runtime } from '../shared/runtime';
+import type { GenericAuthType } from './descriptions/request.description';
+import { readRequestSpec, type RequestSpec } from './request-spec';
+import { decodeBody, responseToItems } from './response';
+import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
+import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
+
+function hasHeader(headers: Record<string, string>, name: string): string | undefined {
+	const key = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
+	return key === undefined ? undefined : headers[key];
+}
+
+/** Parses `http://user:pass@host:port` into n8n's proxy option. */
+export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
+	if (raw.trim() === '') return undefined;
+	let url: URL;
+	try {
+		url = new URL(raw.includes('://') ? raw.trim() : `http://${raw.trim()}`);
+	} catch {
+		// the value may hold a password: do not echo it
+		throw new NodeOperationError(ctx.getNode(), 'Parameter "Proxy" is not a valid URL', { itemIndex: i, description: 'Expected a form like http://user:password@proxy.example.com:3128' });
+	}
+	return {
+		protocol: url.protocol.replace(':', ''),
+		host: url.hostname,
+		port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+		...(url.username ? { auth: { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } } : {}),
+	};
+}
+
+async function readTransportSettings(ctx: IExecuteFunctions, i: number): Promise<TransportSettings> {
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
+	const authentication = ctx.getNodeParameter('authentication', i, 'none') as string;
+	const authType = authentication === 'genericCredentialType' ? (ctx.getNodeParameter('genericAuthType', i) as GenericAuthType) : 'none';
+	let manualAuth: ManualAuth | undefined;
+	if (authType === 'httpBasicAuth') {
+		const c = await ctx.getCredentials<{ user?: string; password?: string }>('httpBasicAuth', i);
+		manualAuth = { kind: 'basic', username: c.user ?? '', password: c.password ?? '' };
+	} else if (authType === 'httpQueryAuth') {
+		const c = await ctx.getCredentials<{ name?: string; value?: string }>('httpQueryAuth', i);
+		manualAuth = { kind: 'query', name: c.name ?? '', value: c.value ?? '' };
+	}
+	const maxRedirects = Number(redirect.maxRedirects ?? 21);
+	return {
+		authType,
+		...(manualAuth ? { manualAuth } : {}),
+		followRedirects: redirect.followRedirects !== false,
+		maxRedirects: Number.isFinite(maxRedirects) && maxRedirects >= 0 ? maxRedirects : 21,
+		skipSslCertificateValidation: options.allowUnauthorizedCerts === true,
+		...(typeof options.proxy === 'string' && options.proxy.trim() !== '' ? { proxy: parseProxy(ctx, options.proxy, i) } : {}),
+	};
+}
+
+/** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
+async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3]): Promise<AttemptResult<HttpResponse>> {
+	let response: HttpResponse;
+	try {
+		response = await sendAttempt(ctx, spec, transport, attempt);
+	} catch (error) {
+		if (error instanceof TooManyRedirectsError) return { ok: false, failure: { kind: 'network', code: 'EMAXREDIRECTS', message: error.message, reachedServer: 'yes', transient: false } };
+		const { code, message } = errorCodeOf(error);
+		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
+		return { ok: false, failure };
+	}
+	const failure = classifyStatus(response.statusCode, response.statusMessage, settings.retryOn);
+	if (failure) return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
+	return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+}
+
+function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined): RetryPolicy {
+	return {
+		maxAttempts: settings.maxAttempts,
+		backoff: { strategy: settings.jitter, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs },
+		totalDeadlineMs: settings.totalDeadlineMs,
+		attemptTimeoutMs: settings.attemptTimeoutMs,
+		maxServerDelayMs: settings.maxServerDelayMs,
+		readRateLimitHeaders: settings.readRateLimitHeaders,
+		method: spec.method,
+		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+		allowUnsafeRetries: settings.allowUnsafeRetries,
+	};
+}
+
+/** The response body of a failed attempt, decoded for the error output (files are left out). */
+function failureBody(failure: AttemptFailure): unknown {
+	if (!Buffer.isBuffer(failure.body) || failure.body.length === 0) return undefined;
+	const decoded = decodeBody({ statusCode: failure.status ?? 0, statusMessage: '', headers: failure.headers ?? {}, body: failure.body }, 'autodetect');
+	if (decoded.kind === 'file') return undefined;
+	if (decoded.kind === 'text') return decoded.value.length > 2000 ? `${decoded.value.slice(0, 2000)}…` : decoded.value;
+	return decoded.value;
+}
+
+function errorDetails(failure: AttemptFailure, story: RetryStory): IDataObject {
+	const body = failureBody(failure);
+	return {
+		message: story.summary,
+		...(failure.status !== undefined ? { status: failure.status } : {}),
+		...(failure.statusText ? { statusText: failure.statusText } : {}),
+		...(failure.code ? { code: failure.code } : {}),
+		reason: story.stoppedBecause,
+		...(story.retryAfterMs !== undefined ? { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt } : {}),
+		...(body !== undefined ? { body: body as IDataObject } : {}),
+	};
+}
+
+function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
+	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
+}
+
+/** An item that finally failed, thrown when the node has no error output and does not continue on fail. */
+class ItemFailedError extends Error {
+	constructor(readonly nodeError: Error) {
+		super(nodeError.message);
+	}
+}
+
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, signal: AbortSignal | undefined): Promise<INodeExecutionData[]> {
+	const settings = readRetrySettings(ctx, i);
+	const spec = await readRequestSpec(ctx, i);
+	const transport = await readTransportSettings(ctx, i);
+
+	let idempotencyKey: string | undefined;
+	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();
+	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
+	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
+	// a key the user set as a plain header protects the request just as well
+	else idempotencyKey = hasHeader(spec.headers, settings.idempotencyHeader);
+
+	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal);
+	const { story } = outcome;
+	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
+
+	const failure = outcome.failure;
+	if (story.stoppedBecause === 'cancelled') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: i });
+	if (settings.neverError && failure.kind === 'status' && Buffer.isBuffer(failure.body)) {
+		const response: HttpResponse = { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
+		return withStory(await responseToItems(ctx, i, response, settings.response, spec.url), settings.storyField, story, i);
+	}
+	const details = errorDetails(failure, story);
+	if (ctx.continueOnFail()) {
+		const item = ctx.getInputData()[i];
+		const json: IDataObject = { ...item.json, error: details };
+		if (settings.storyField) json[settings.storyField] = story as unknown as IDataObject;
+		return [{ json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } }];
+	}
+	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
+		message: story.summary,
+		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
+		itemIndex: i,
+		...(failure.status !== undefined ? { httpCode: String(failure.status) } : {}),
+	});
+	// NodeApiError swaps messages that mention common error codes for generic texts; ours says more
+	nodeError.message = story.summary;
+	throw new ItemFailedError(nodeError);
+}
+
+export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const signal = ctx.getExecutionCancelSignal?.();
+	const schedule = readScheduleSettings(ctx);
+	const results: INodeExecutionData[][] = new Array(items.length);
+	const failures = new Map<number, Error>();
+
+	await runItemPool(items.length, schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
+		try {
+			results[i] = await processItem(ctx, i, runtime, signal);
+		} catch (error) {
+			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
+			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {
+				const item = items[i];
+				results[i] = [{ json: { ...item.json, error: { message: inner.message, ...(inner instanceof NodeOperationError && inner.description ? { description: inner.description } : {}) } }, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } }];
+			} else {
+				failures.set(i, inner);
+			}
+		}
+	});
+
+	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled');
+	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
+	return [results.flat()];
+}

@@ -1,0 +1,120 @@
+/**
+ * Reads and validates the retry and transport parameters of one item. Bad input fails with a
+ * NodeOperationError that names the parameter and the item.
+ */
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { JITTER_STRATEGIES, type JitterStrategy } from '../shared/backoff';
+import { parseStatusList, type StatusSet } from '../shared/classify';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
+import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/idempotency';
+import type { ResponseSettings } from './response';
+
+export interface RetrySettings {
+	maxAttempts: number;
+	retryOn: StatusSet;
+	baseDelayMs: number;
+	maxDelayMs: number;
+	jitter: JitterStrategy;
+	totalDeadlineMs: number;
+	attemptTimeoutMs: number;
+	maxServerDelayMs: number;
+	readRateLimitHeaders: boolean;
+	allowUnsafeRetries: boolean;
+	idempotencyMode: IdempotencyMode;
+	idempotencyHeader: string;
+	/** Only for mode 'expression'. */
+	idempotencyKey?: string;
+	storyField: string;
+	neverError: boolean;
+	response: ResponseSettings;
+}
+
+function fail(ctx: IExecuteFunctions, i: number, parameter: string, problem: string): never {
+	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem}`, {
+		itemIndex: i,
+		description: `Item ${i}: fix "${parameter}" in the node's parameters.`,
+	});
+}
+
+function numberParameter(ctx: IExecuteFunctions, i: number, label: string, raw: unknown, { integer = false, min = 0, max = RETRY_LIMITS.maxDelayMs }: { integer?: boolean; min?: number; max?: number }): number {
+	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	if (typeof value !== 'number' || !Number.isFinite(value)) fail(ctx, i, label, `must be a number, got ${JSON.stringify(raw)}`);
+	if (integer && !Number.isInteger(value)) fail(ctx, i, label, `must be a whole number, got ${value}`);
+	if (value < min) fail(ctx, i, label, `must be at least ${min}, got ${value}`);
+	if (value > max) fail(ctx, i, label, `must be at most ${max}, got ${value}`);
+	return value;
+}
+
+export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySettings {
+	const retryOptions = ctx.getNodeParameter('retryOptions', i, {}) as IDataObject;
+	const opt = <T>(name: string, fallback: T): T => (retryOptions[name] === undefined ? fallback : (retryOptions[name] as T));
+
+	const maxAttempts = numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts });
+	let retryOn: StatusSet;
+	try {
+		retryOn = parseStatusList(String(ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses)));
+	} catch (error) {
+		fail(ctx, i, 'Retry On Status Codes', `is invalid: ${(error as Error).message}`);
+	}
+	const baseDelayMs = numberParameter(ctx, i, 'Base Delay (Ms)', opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), {});
+	const maxDelayMs = numberParameter(ctx, i, 'Max Delay (Ms)', opt('maxDelay', RETRY_DEFAULTS.maxDelayMs), {});
+	const jitter = opt<string>('jitter', RETRY_DEFAULTS.jitter);
+	if (!JITTER_STRATEGIES.includes(jitter as JitterStrategy)) fail(ctx, i, 'Jitter', `must be one of ${JITTER_STRATEGIES.join(', ')}, got "${jitter}"`);
+
+	const idempotencyMode = ctx.getNodeParameter('idempotencyKeyMode', i, 'off') as IdempotencyMode;
+	const idempotencyHeader = String(opt('idempotencyHeaderName', RETRY_DEFAULTS.idempotencyHeader)).trim();
+	const headerProblem = headerNameProblem(idempotencyHeader);
+	if (idempotencyMode !== 'off' && headerProblem) fail(ctx, i, 'Header Name for Idempotency Key', `is invalid: ${headerProblem}`);
+	let idempotencyKey: string | undefined;
+	if (idempotencyMode === 'expression') {
+		const raw = ctx.getNodeParameter('idempotencyKey', i, '') as unknown;
+		const problem = idempotencyKeyProblem(raw);
+		if (problem) fail(ctx, i, 'Key', `(the idempotency key) ${problem}`);
+		idempotencyKey = String(raw);
+	}
+
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const response = ((options.response as IDataObject | undefined)?.response ?? {}) as IDataObject;
+	return {
+		maxAttempts,
+		retryOn,
+		baseDelayMs,
+		maxDelayMs,
+		jitter: jitter as JitterStrategy,
+		totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', RETRY_DEFAULTS.totalDeadlineMs), {}),
+		attemptTimeoutMs: numberParameter(ctx, i, 'Attempt Timeout (Ms)', opt('attemptTimeout', RETRY_DEFAULTS.attemptTimeoutMs), {}),
+		maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', RETRY_DEFAULTS.maxServerDelayMs), {}),
+		readRateLimitHeaders: opt('readRateLimitHeaders', true),
+		allowUnsafeRetries: opt('allowUnsafeRetries', false),
+		idempotencyMode,
+		idempotencyHeader,
+		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+		storyField: String(opt('retryStoryField', RETRY_DEFAULTS.storyField)).trim(),
+		neverError: response.neverError === true,
+		response: {
+			format: (response.responseFormat as ResponseSettings['format']) ?? 'autodetect',
+			fullResponse: response.fullResponse === true,
+			outputPropertyName: String(response.outputPropertyName ?? 'data'),
+		},
+	};
+}
+
+export interface ScheduleSettings {
+	concurrency: number;
+	batchSize: number;
+	batchIntervalMs: number;
+}
+
+/** Node-wide settings (read from the first item, as HTTP Request does for batching). */
+export function readScheduleSettings(ctx: IExecuteFunctions): ScheduleSettings {
+	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
+	const batch = ((options.batching as IDataObject | undefined)?.batch ?? {}) as IDataObject;
+	const concurrency = numberParameter(ctx, 0, 'Max Items in Flight', options.maxConcurrency ?? 10, { integer: true, min: 1, max: 10_000 });
+	const rawSize = batch.batchSize === undefined ? -1 : numberParameter(ctx, 0, 'Items per Batch', batch.batchSize, { integer: true, min: -1, max: 1_000_000 });
+	return {
+		concurrency,
+		batchSize: rawSize === 0 ? 1 : rawSize,
+		batchIntervalMs: batch.batchInterval === undefined ? 0 : numberParameter(ctx, 0, 'Batch Interval (ms)', batch.batchInterval, {}),
+	};
+}

@@ -1,0 +1,135 @@
+/**
+ * Sends one attempt through n8n's HTTP helpers, following redirects by hand so that no credential
+ * (auth header, basic auth, query auth, cookies) ever reaches an origin other than the first one.
+ */
+import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import type { AttemptContext } from '../shared/retry-loop';
+import type { GenericAuthType } from './descriptions/request.description';
+import type { RequestSpec } from './request-spec';
+
+export interface HttpResponse {
+	statusCode: number;
+	statusMessage: string;
+	headers: Record<string, unknown>;
+	body: Buffer;
+}
+
+/** Credentials n8n's helper does not apply by itself (their credential types have no `authenticate`). */
+export type ManualAuth = { kind: 'basic'; username: string; password: string } | { kind: 'query'; name: string; value: string };
+
+export interface TransportSettings {
+	authType: 'none' | GenericAuthType;
+	manualAuth?: ManualAuth;
+	followRedirects: boolean;
+	maxRedirects: number;
+	skipSslCertificateValidation: boolean;
+	proxy?: IHttpRequestOptions['proxy'];
+}
+
+/** Headers that carry credentials and must not follow a redirect to another origin. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+export function isRedirect(status: number): boolean {
+	return [301, 302, 303, 307, 308].includes(status);
+}
+
+/** RFC 9110 section 15.4: 303 turns into GET; browsers and HTTP clients also turn POST into GET on 301 and 302. */
+export function redirectMethod(method: IHttpRequestMethods, status: number): IHttpRequestMethods {
+	if (status === 303 && method !== 'HEAD') return 'GET';
+	if ((status === 301 || status === 302) && method === 'POST') return 'GET';
+	return method;
+}
+
+function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+	return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
+}
+
+function toBuffer(body: unknown): Buffer {
+	if (Buffer.isBuffer(body)) return body;
+	if (body instanceof ArrayBuffer) return Buffer.from(body);
+	if (ArrayBuffer.isView(body)) return Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+	if (body === undefined || body === null || body === '') return Buffer.alloc(0);
+	if (typeof body === 'string') return Buffer.from(body, 'utf8');
+	return Buffer.from(JSON.stringify(body), 'utf8');
+}
+
+async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, withCredentials: boolean, attempt: AttemptContext): Promise<HttpResponse> {
+	const request: IHttpRequestOptions = { ...options };
+	if (withCredentials && settings.manualAuth?.kind === 'basic') {
+		request.auth = { username: settings.manualAuth.username, password: settings.manualAuth.password };
+	}
+	if (withCredentials && settings.manualAuth?.kind === 'query') {
+		request.qs = { ...(request.qs ?? {}), [settings.manualAuth.name]: settings.manualAuth.value };
+	}
+	let raw: unknown;
+	if (withCredentials && settings.authType !== 'none' && settings.manualAuth === undefined) {
+		// n8n's helper replaces abortSignal by the execution's cancel signal; `timeout` still bounds the socket
+		raw = await ctx.helpers.httpRequestWithAuthentication.call(ctx, settings.authType, request);
+	} else {
+		raw = await ctx.helpers.httpRequest({ ...request, abortSignal: attempt.signal });
+	}
+	const full = raw as { statusCode: number; statusMessage?: string; headers?: Record<string, unknown>; body?: unknown };
+	return { statusCode: full.statusCode, statusMessage: full.statusMessage ?? '', headers: full.headers ?? {}, body: toBuffer(full.body) };
+}
+
+export class TooManyRedirectsError extends Error {
+	constructor(max: number) {
+		super(`Maximum number of redirects (${max}) exceeded`);
+		this.name = 'TooManyRedirectsError';
+	}
+}
+
+export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, settings: TransportSettings, attempt: AttemptContext): Promise<HttpResponse> {
+	const firstOrigin = new URL(spec.url).origin;
+	let url = spec.url;
+	let method = spec.method;
+	let body = spec.body;
+	let headers = { ...spec.headers };
+	let qs: IDataObject = spec.qs;
+	for (let hop = 0; ; hop++) {
+		const sameOrigin = new URL(url).origin === firstOrigin;
+		const options: IHttpRequestOptions = {
+			url,
+			method,
+			qs,
+			headers: sameOrigin ? headers : withoutHeaders(headers, CREDENTIAL_HEADERS),
+			...(body !== undefined ? { body } : {}),
+			encoding: 'arraybuffer',
+			json: false,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			disableFollowRedirect: true,
+			skipSslCertificateValidation: settings.skipSslCertificateValidation,
+			...(attempt.timeoutMs > 0 ? { timeout: attempt.timeoutMs } : {}),
+			...(settings.proxy ? { proxy: settings.proxy } : {}),
+			...(spec.arrayFormat ? { arrayFormat: spec.arrayFormat } : {}),
+		};
+		const response = await sendHop(ctx, options, settings, sameOrigin, attempt);
+		const location = response.headers.location;
+		if (!settings.followRedirects || !isRedirect(response.statusCode) || typeof location !== 'string' || location === '') return response;
+		if (hop >= settings.maxRedirects) throw new TooManyRedirectsError(settings.maxRedirects);
+		const next = new URL(location, url);
+		const nextMethod = redirectMethod(method, response.statusCode);
+		if (nextMethod !== method) {
+			body = undefined;
+			headers = withoutHeaders(headers, ['content-type', 'content-length']);
+		}
+		method = nextMethod;
+		url = next.href;
+		qs = {};
+		if (next.origin !== firstOrigin) headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+	}
+}
+
+/** Finds a Node or axios error code (ECONNRESET, ETIMEDOUT, ...) however deeply n8n wrapped it. */
+export function errorCodeOf(error: unknown, depth = 0): { code?: string; message: string } {
+	if (depth > 5 || typeof error !== 'object' || error === null) return { message: String(error) };
+	const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+	const message = typeof e.message === 'string' ? e.message : String(error);
+	if (typeof e.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(e.code) && e.code !== 'ERR_BAD_RESPONSE') return { code: e.code, message };
+	for (const inner of [e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]) {
+		const found = errorCodeOf(inner, depth + 1);
+		if (found.code) return found;
+	}
+	return { message };
+}
