@@ -15,7 +15,7 @@ export class ResilientHttpRequest implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Resilient HTTP Request',
 		name: 'resilientHttpRequest',
-		icon: 'file:resilientHttpRequest.svg',
+		icon: { light: 'file:resilientHttpRequest.svg', dark: 'file:resilientHttpRequest.dark.svg' },
 		group: ['output'],
 		version: 1,
 		subtitle: '={{$parameter["method"] + ": " + $parameter["url"]}}',

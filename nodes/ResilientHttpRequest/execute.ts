@@ -98,7 +98,7 @@ function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: s
 function failureBody(failure: AttemptFailure): unknown {
 	if (!Buffer.isBuffer(failure.body) || failure.body.length === 0) return undefined;
 	const decoded = decodeBody({ statusCode: failure.status ?? 0, statusMessage: '', headers: failure.headers ?? {}, body: failure.body }, 'autodetect');
-	if (decoded.kind === 'file') return undefined;
+	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
 	if (decoded.kind === 'text') return decoded.value.length > 2000 ? `${decoded.value.slice(0, 2000)}…` : decoded.value;
 	return decoded.value;
 }

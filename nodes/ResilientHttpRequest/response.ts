@@ -21,7 +21,9 @@ function looksTextual(contentType: string): boolean {
 }
 
 /** Decoded body: parsed JSON, text, or undefined when it is a file. */
-export function decodeBody(response: HttpResponse, format: ResponseFormat): { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } {
+export type DecodedBody = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } | { kind: 'invalid-json'; problem: string };
+
+export function decodeBody(response: HttpResponse, format: ResponseFormat): DecodedBody {
 	const contentType = contentTypeOf(response);
 	if (format === 'file') return { kind: 'file' };
 	const text = response.body.toString('utf8');
@@ -31,7 +33,7 @@ export function decodeBody(response: HttpResponse, format: ResponseFormat): { ki
 		try {
 			return { kind: 'json', value: JSON.parse(text) };
 		} catch (error) {
-			if (format === 'json') throw error;
+			if (format === 'json') return { kind: 'invalid-json', problem: (error as Error).message };
 			return { kind: 'text', value: text };
 		}
 	}
@@ -48,13 +50,11 @@ function fileNameFrom(response: HttpResponse, url: string): string | undefined {
 
 /** The response's items, before the retry story is added. Arrays in JSON bodies become one item each. */
 export async function responseToItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string): Promise<INodeExecutionData[]> {
-	let decoded: ReturnType<typeof decodeBody>;
-	try {
-		decoded = decodeBody(response, settings.format);
-	} catch (error) {
+	const decoded = decodeBody(response, settings.format);
+	if (decoded.kind === 'invalid-json') {
 		throw new NodeOperationError(ctx.getNode(), 'The response is not valid JSON', {
 			itemIndex: i,
-			description: `Set Response Format to Text or Autodetect to receive it anyway. ${(error as Error).message}`,
+			description: `Set Response Format to Text or Autodetect to receive it anyway. ${decoded.problem}`,
 		});
 	}
 	const field = settings.outputPropertyName || 'data';

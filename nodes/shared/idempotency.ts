@@ -10,7 +10,6 @@ export function idempotencyKeyProblem(key: unknown): string | undefined {
 	if (text.length > RETRY_LIMITS.idempotencyKeyLength) {
 		return `is ${text.length} characters long; at most ${RETRY_LIMITS.idempotencyKeyLength} are allowed`;
 	}
-	// eslint-disable-next-line no-control-regex
 	if (/[\x00-\x1f\x7f]/.test(text)) return 'contains control characters';
 	if (!/^[\x20-\x7e]+$/.test(text)) return 'contains characters outside printable ASCII, which HTTP headers cannot carry safely';
 	return undefined;

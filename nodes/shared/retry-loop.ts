@@ -231,9 +231,9 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 		if (decision.delayReason === 'backoff') previousDelay = delayBefore;
 		try {
 			await runtime.sleep(delayBefore, signal);
-		} catch (error) {
-			if (error instanceof CancelledError || signal?.aborted) return cancelled();
-			throw error;
+		} catch {
+			// the sleeper rejects only when the signal aborts (see Runtime.sleep)
+			return cancelled();
 		}
 	}
 }

@@ -41,7 +41,6 @@ export const optionsProperties: INodeProperties[] = [
 								description: 'Input will be split in batches to throttle requests. -1 for disabled. 0 will be treated as 1.',
 							},
 							{
-								// eslint-disable-next-line n8n-nodes-base/node-param-display-name-miscased
 								displayName: 'Batch Interval (ms)',
 								name: 'batchInterval',
 								type: 'number',
@@ -59,7 +58,6 @@ export const optionsProperties: INodeProperties[] = [
 				type: 'boolean',
 				noDataExpression: true,
 				default: false,
-				// eslint-disable-next-line n8n-nodes-base/node-param-description-wrong-for-ignore-ssl-issues
 				description: 'Whether to download the response even if SSL certificate validation is not possible',
 			},
 			{

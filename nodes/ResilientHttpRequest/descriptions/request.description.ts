@@ -147,7 +147,6 @@ export const requestProperties: INodeProperties[] = [
 			{ name: 'Form URL Encoded', value: 'form-urlencoded' },
 			{ name: 'Form-Data', value: 'multipart-form-data' },
 			{ name: 'JSON', value: 'json' },
-			// eslint-disable-next-line n8n-nodes-base/node-param-display-name-miscased
 			{ name: 'n8n Binary File', value: 'binaryData' },
 			{ name: 'Raw', value: 'raw' },
 		],
@@ -211,7 +210,6 @@ export const requestProperties: INodeProperties[] = [
 						name: 'parameterType',
 						type: 'options',
 						options: [
-							// eslint-disable-next-line n8n-nodes-base/node-param-display-name-miscased
 							{ name: 'n8n Binary File', value: 'formBinaryData' },
 							{ name: 'Form Data', value: 'formData' },
 						],
