@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The one test command (README: `npm test`): lint, build, unit tests, engine tests, then
+# end-to-end tests in a real n8n that loads the built package. Fails on the first error.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+step() { printf '\n=== %s ===\n' "$*"; }
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "install dependencies"
+  npm ci --no-audit --no-fund
+fi
+
+step "lint"
+npm run --silent lint
+
+step "build"
+npm run --silent build
+
+step "unit and engine tests (jest)"
+npx jest --ci
+
+step "end-to-end tests in real n8n"
+bash test/e2e/run.sh
