@@ -144,18 +144,12 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
 
 	const failure = outcome.failure;
-	if (story.stoppedBecause === 'cancelled') throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled', { itemIndex: i });
+	if (story.stoppedBecause === 'cancelled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	if (settings.neverError && failure.kind === 'status' && Buffer.isBuffer(failure.body)) {
 		const response: HttpResponse = { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
 		return withStory(await responseToItems(ctx, i, response, settings.response, spec.url), settings.storyField, story, i);
 	}
 	const details = errorDetails(failure, story);
-	if (ctx.continueOnFail()) {
-		const item = ctx.getInputData()[i];
-		const json: IDataObject = { ...item.json, error: details };
-		if (settings.storyField) json[settings.storyField] = story as unknown as IDataObject;
-		return [{ json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } }];
-	}
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
@@ -164,7 +158,20 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	});
 	// NodeApiError swaps messages that mention common error codes for generic texts; ours says more
 	nodeError.message = story.summary;
+	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
+	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
 	throw new ItemFailedError(nodeError);
+}
+
+/**
+ * The input item, whole (json and binary), with `error` added. n8n sends an item to the error
+ * output only when its json has no key besides `error`; it then merges the input item's json
+ * back in through the paired item. With "continue (regular output)" we merge it ourselves.
+ */
+function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): INodeExecutionData {
+	const item = ctx.getInputData()[i];
+	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error: details } : { ...item.json, error: details };
+	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
@@ -180,15 +187,15 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {
-				const item = items[i];
-				results[i] = [{ json: { ...item.json, error: { message: inner.message, ...(inner instanceof NodeOperationError && inner.description ? { description: inner.description } : {}) } }, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } }];
+				const description = inner instanceof NodeApiError || inner instanceof NodeOperationError ? inner.description : undefined;
+				results[i] = [failedItem(ctx, i, { message: inner.message, ...(description ? { description } : {}) })];
 			} else {
 				failures.set(i, inner);
 			}
 		}
 	});
 
-	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was cancelled');
+	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was canceled');
 	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
 	return [results.flat()];
 }

@@ -142,6 +142,8 @@ export interface ServerDelayOptions {
 const RESET_HEADERS = ['ratelimit-reset', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 
 function rateLimitExhausted(h: Record<string, string>): boolean {
+	// The RateLimit header carries its own remaining counter: `r=0` (draft 8+) or `remaining=0` (earlier drafts).
+	if (h['ratelimit'] !== undefined && /(?:^|[,;\s])(?:r|remaining)=0(?![\d.])/i.test(h['ratelimit'])) return true;
 	return Object.entries(h).some(([name, value]) => /(^|-)remaining(-|$)/.test(name) && value.trim() === '0');
 }
 

@@ -1,0 +1,71 @@
+/** Small builders for engine-test workflows around the Resilient HTTP Request node. */
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
+import type { Runtime } from '../../nodes/shared/runtime';
+import { runWorkflow, type RunWorkflowOptions, type WorkflowJson, type WorkflowRunResult } from './harness';
+
+export const RESILIENT_HTTP = 'n8n-nodes-resilient-http.resilientHttpRequest';
+export const ITEMS_SOURCE = 'engine-test.itemsSource';
+
+/** Emits the items it was built with: how a test feeds json and binary into the node under test. */
+export function itemsSource(items: INodeExecutionData[]): INodeType {
+	return {
+		description: {
+			displayName: 'Items',
+			name: 'itemsSource',
+			group: ['transform'],
+			version: 1,
+			description: 'Emits fixed test items',
+			defaults: { name: 'Items' },
+			inputs: [NodeConnectionTypes.Main],
+			outputs: [NodeConnectionTypes.Main],
+			properties: [],
+		},
+		async execute(this: IExecuteFunctions) {
+			return [items.map((item, index) => ({ ...item, pairedItem: { item: 0 }, json: { ...item.json } }))];
+		},
+	};
+}
+
+export interface HttpNodeOptions {
+	onError?: INode['onError'];
+	credentials?: INode['credentials'];
+}
+
+/** Start -> Items -> HTTP -> OK (output 0) / Failed (output 1, when the error output is on). */
+export function httpWorkflow(parameters: IDataObject, options: HttpNodeOptions = {}): WorkflowJson {
+	const http: INode = {
+		id: 'http',
+		name: 'HTTP',
+		type: RESILIENT_HTTP,
+		typeVersion: 1,
+		position: [200, 0],
+		parameters,
+		...(options.onError ? { onError: options.onError } : {}),
+		...(options.credentials ? { credentials: options.credentials } : {}),
+	};
+	const noOp = (name: string, y: number): INode => ({ id: name, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [400, y], parameters: {} });
+	return {
+		nodes: [
+			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'items', name: 'Items', type: ITEMS_SOURCE, typeVersion: 1, position: [100, 0], parameters: {} },
+			http,
+			noOp('OK', 0),
+			noOp('Failed', 200),
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'HTTP', type: 'main', index: 0 }]] },
+			HTTP: { main: [[{ node: 'OK', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** Runs the workflow with the given items fed into the HTTP node. */
+export async function runHttp(workflow: WorkflowJson, items: INodeExecutionData[], runtime: Runtime, extra: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
+	return await runWorkflow(workflow, {
+		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime), [ITEMS_SOURCE]: itemsSource(items) },
+		...extra,
+	});
+}
