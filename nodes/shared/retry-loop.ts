@@ -66,10 +66,15 @@ function unexpectedFailure(error: unknown): AttemptFailure {
 /** Runs one attempt, bounded by its timeout and the parent signal. */
 async function runAttempt<T>(fn: AttemptFn<T>, attempt: number, timeoutMs: number, runtime: Runtime, parent?: AbortSignal): Promise<AttemptResult<T>> {
 	const controller = new AbortController();
-	const onParentAbort = () => controller.abort(new CancelledError());
-	parent?.addEventListener('abort', onParentAbort, { once: true });
+	let onParentAbort = () => {};
 	let cancelTimer = () => {};
 	const timedOut = new Promise<AttemptResult<T>>((resolve) => {
+		// Cancellation ends the attempt at once, even if the attempt function ignores its signal.
+		onParentAbort = () => {
+			controller.abort(new CancelledError());
+			resolve({ ok: false, failure: unexpectedFailure(new CancelledError()) });
+		};
+		parent?.addEventListener('abort', onParentAbort, { once: true });
 		if (timeoutMs <= 0) return;
 		cancelTimer = runtime.startTimer(timeoutMs, () => {
 			resolve({ ok: false, failure: timeoutFailure(timeoutMs) });
@@ -221,7 +226,8 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 			const extra: Partial<RetryStory> = {};
 			if (decision.retryAfterMs !== undefined) {
 				extra.retryAfterMs = decision.retryAfterMs;
-				extra.retryAt = new Date(runtime.now() + decision.retryAfterMs).toISOString();
+				// A Date cannot pass 8.64e15 ms: a huge Retry-After must not throw a RangeError here.
+				extra.retryAt = new Date(Math.min(runtime.now() + decision.retryAfterMs, 8.64e15)).toISOString();
 			}
 			return { ok: false, failure, story: story.build(decision.stop, summarize(decision.stop, decision.why ?? describeAttemptOutcome(record), story), extra) };
 		}

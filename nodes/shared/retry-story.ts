@@ -43,10 +43,11 @@ export interface RetryStory {
 
 /** 12.3 s, 850 ms, 2 min 5 s: short and readable in the n8n output panel. */
 export function formatDuration(ms: number): string {
-	if (ms < 1000) return `${Math.round(ms)} ms`;
-	if (ms < 60_000) return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
-	const minutes = Math.floor(ms / 60_000);
-	const seconds = Math.round((ms % 60_000) / 1000);
+	// Compare rounded values, so that 999.6 ms is not "1000 ms" nor 119.7 s "1 min 60 s".
+	if (Math.round(ms) < 1000) return `${Math.round(ms)} ms`;
+	if (Math.round(ms / 100) < 600) return `${(ms / 1000).toFixed(1).replace(/\.0$/, '')} s`;
+	const minutes = Math.floor(Math.round(ms / 1000) / 60);
+	const seconds = Math.round(ms / 1000) % 60;
 	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
 
