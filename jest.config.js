@@ -2,11 +2,13 @@
 const base = {
   preset: 'ts-jest',
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json', isolatedModules: true }] },
+  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: 'tsconfig.json' }] },
 };
 module.exports = {
+  // engine tests run real HTTP against local servers; no test sleeps seconds, this is a safety net
+  testTimeout: 30000,
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
-    { ...base, displayName: 'engine', testMatch: ['<rootDir>/test/engine/**/*.test.ts'], testTimeout: 30000 },
+    { ...base, displayName: 'engine', testMatch: ['<rootDir>/test/engine/**/*.test.ts'] },
   ],
 };

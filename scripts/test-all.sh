@@ -14,6 +14,9 @@ fi
 step "lint"
 npm run --silent lint
 
+step "type-check (sources and tests)"
+npx tsc --noEmit -p tsconfig.json
+
 step "build"
 npm run --silent build
 

@@ -1,0 +1,213 @@
+/**
+ * Request features users rely on in HTTP Request, executed in n8n-core: auth, bodies, responses,
+ * redirects, batching, and clear errors for bad parameters.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { systemRuntime } from '../../nodes/shared/runtime';
+import { startLocalServer, type LocalHandler, type LocalServer } from './local-server';
+import { createVirtualRuntime } from './virtual-runtime';
+import { httpWorkflow, runHttp } from './workflow-builders';
+
+const servers: LocalServer[] = [];
+async function server(handler: LocalHandler, clock?: () => number): Promise<LocalServer> {
+	const s = await startLocalServer(handler, clock ? { clock } : {});
+	servers.push(s);
+	return s;
+}
+afterEach(async () => {
+	await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const echo: LocalHandler = (req) => ({ status: 200, body: { method: req.method, url: req.url, headers: req.headers, body: req.body } });
+const SECRET = 'sk_live_very_secret_value';
+
+describe('authentication', () => {
+	it.each([
+		['httpHeaderAuth', { name: 'X-Api-Key', value: SECRET }, (h: IDataObject) => h['x-api-key']],
+		['httpBearerAuth', { token: SECRET }, (h: IDataObject) => h.authorization],
+		['httpBasicAuth', { user: 'me', password: SECRET }, (h: IDataObject) => h.authorization],
+	])('%s credentials reach the server and never the output', async (type, data, pick) => {
+		const upstream = await server(echo);
+		const wf = httpWorkflow({ url: `${upstream.url}/me`, authentication: 'genericCredentialType', genericAuthType: type }, { credentials: { [type]: { id: '1', name: 'cred' } } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: { [type]: data } });
+
+		expect(run.status).toBe('success');
+		const sent = String(pick(upstream.requests[0].headers as IDataObject));
+		expect(sent).toContain(type === 'httpBasicAuth' ? Buffer.from(`me:${SECRET}`).toString('base64') : SECRET);
+		const story = JSON.stringify(run.jsonOf('HTTP')[0]._retry);
+		expect(story).not.toContain(SECRET);
+		expect(story).not.toContain(Buffer.from(`me:${SECRET}`).toString('base64'));
+	});
+
+	it('query auth adds the parameter', async () => {
+		const upstream = await server(echo);
+		const wf = httpWorkflow({ url: `${upstream.url}/q`, authentication: 'genericCredentialType', genericAuthType: 'httpQueryAuth' }, { credentials: { httpQueryAuth: { id: '1', name: 'q' } } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: { httpQueryAuth: { name: 'api_key', value: SECRET } } });
+		expect(upstream.requests[0].url).toBe(`/q?api_key=${SECRET}`);
+		expect(JSON.stringify(run.jsonOf('HTTP')[0]._retry)).not.toContain(SECRET);
+	});
+
+	it('does not send credentials to another origin on a redirect, but does on the same origin', async () => {
+		const other = await server(echo);
+		const first = await server((req) =>
+			req.url === '/start' ? { status: 302, headers: { location: '/same' } } : req.url === '/same' ? { status: 307, headers: { location: `${other.url}/elsewhere` } } : { status: 404 },
+		);
+		const wf = httpWorkflow(
+			{ url: `${first.url}/start`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', sendHeaders: true, headerParameters: { parameters: [{ name: 'Cookie', value: 'session=abc' }, { name: 'X-Trace', value: 't1' }] } },
+			{ credentials: { httpHeaderAuth: { id: '1', name: 'h' } } },
+		);
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: { httpHeaderAuth: { name: 'Authorization', value: `Bearer ${SECRET}` } } });
+
+		expect(run.status).toBe('success');
+		expect(first.requests.map((r) => r.url)).toEqual(['/start', '/same']);
+		expect(first.requests[1].headers.authorization).toBe(`Bearer ${SECRET}`);
+		expect(other.requests).toHaveLength(1);
+		expect(other.requests[0].headers.authorization).toBeUndefined();
+		expect(other.requests[0].headers.cookie).toBeUndefined();
+		expect(other.requests[0].headers['x-trace']).toBe('t1');
+	});
+});
+
+describe('bodies', () => {
+	it('sends JSON from fields, form-urlencoded, raw and query parameters', async () => {
+		const upstream = await server(echo);
+		const runtime = createVirtualRuntime();
+		const base = { method: 'PUT', url: `${upstream.url}/b`, sendBody: true };
+		await runHttp(httpWorkflow({ ...base, contentType: 'json', specifyBody: 'keypair', bodyParameters: { parameters: [{ name: 'a', value: '={{ $json.x }}' }] }, sendQuery: true, queryParameters: { parameters: [{ name: 'p', value: '1' }, { name: 'p', value: '2' }] }, options: { queryParameterArrays: 'repeat' } }), [{ json: { x: 'hello' } }], runtime);
+		await runHttp(httpWorkflow({ ...base, contentType: 'form-urlencoded', bodyParameters: { parameters: [{ name: 'a', value: 'b c' }] } }), [{ json: {} }], runtime);
+		await runHttp(httpWorkflow({ ...base, contentType: 'raw', rawContentType: 'text/csv', body: 'a,b\n1,2' }), [{ json: {} }], runtime);
+
+		const [json, form, raw] = upstream.requests;
+		expect(JSON.parse(json.body)).toEqual({ a: 'hello' });
+		expect(json.headers['content-type']).toBe('application/json');
+		expect(json.url).toBe('/b?p=1&p=2');
+		expect(form.body).toBe('a=b+c');
+		expect(form.headers['content-type']).toBe('application/x-www-form-urlencoded');
+		expect(raw.body).toBe('a,b\n1,2');
+		expect(raw.headers['content-type']).toBe('text/csv');
+	});
+
+	it('sends multipart form-data with a binary field, the same bytes on every attempt', async () => {
+		const upstream = await server((_req, n) => (n === 0 ? { status: 503 } : { status: 200, body: { ok: true } }));
+		const file = { data: Buffer.from('file-content-123').toString('base64'), mimeType: 'text/plain', fileName: 'note.txt' };
+		const wf = httpWorkflow({
+			method: 'PUT',
+			url: `${upstream.url}/upload`,
+			sendBody: true,
+			contentType: 'multipart-form-data',
+			bodyParameters: { parameters: [{ parameterType: 'formData', name: 'title', value: 'Hi' }, { parameterType: 'formBinaryData', name: 'file', inputDataFieldName: 'doc' }] },
+		});
+		const run = await runHttp(wf, [{ json: {}, binary: { doc: file } }], createVirtualRuntime());
+
+		expect(run.status).toBe('success');
+		expect(upstream.requests).toHaveLength(2);
+		for (const req of upstream.requests) {
+			expect(req.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+			expect(req.body).toContain('name="title"\r\n\r\nHi\r\n');
+			expect(req.body).toContain('name="file"; filename="note.txt"\r\nContent-Type: text/plain\r\n\r\nfile-content-123\r\n');
+		}
+		expect(upstream.requests[0].body).toBe(upstream.requests[1].body);
+	});
+
+	it('sends an n8n binary file as the body', async () => {
+		const upstream = await server(echo);
+		const file = { data: Buffer.from('%PDF-1.4 fake').toString('base64'), mimeType: 'application/pdf', fileName: 'a.pdf' };
+		await runHttp(httpWorkflow({ method: 'PUT', url: `${upstream.url}/f`, sendBody: true, contentType: 'binaryData', inputDataFieldName: 'data' }), [{ json: {}, binary: { data: file } }], createVirtualRuntime());
+		expect(upstream.requests[0].body).toBe('%PDF-1.4 fake');
+		expect(upstream.requests[0].headers['content-type']).toBe('application/pdf');
+	});
+});
+
+describe('responses', () => {
+	it('splits a JSON array into items, keeps an empty array as one item, and wraps text', async () => {
+		const upstream = await server((req) =>
+			req.url === '/list' ? { status: 200, body: [{ a: 1 }, { a: 2 }] } : req.url === '/empty' ? { status: 200, body: [] } : { status: 200, headers: { 'content-type': 'text/plain' }, body: 'plain words' },
+		);
+		const runtime = createVirtualRuntime();
+		const list = await runHttp(httpWorkflow({ url: `${upstream.url}/list` }), [{ json: {} }], runtime);
+		const empty = await runHttp(httpWorkflow({ url: `${upstream.url}/empty` }), [{ json: {} }], runtime);
+		const text = await runHttp(httpWorkflow({ url: `${upstream.url}/text` }), [{ json: {} }], runtime);
+
+		expect(list.jsonOf('HTTP').map((j) => j.a)).toEqual([1, 2]);
+		expect(list.outputOf('HTTP').every((o) => (o.pairedItem as IDataObject).item === 0)).toBe(true);
+		expect(empty.jsonOf('HTTP')).toHaveLength(1);
+		expect(empty.jsonOf('HTTP')[0].data).toEqual([]);
+		expect(text.jsonOf('HTTP')[0].data).toBe('plain words');
+	});
+
+	it('returns the full response, a file into a binary field, and never errors when asked', async () => {
+		const upstream = await server((req) =>
+			req.url === '/file'
+				? { status: 200, headers: { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="pic.png"' }, body: Buffer.from([137, 80, 78, 71]) }
+				: { status: 404, headers: { 'x-request-id': 'r1' }, body: { message: 'missing' } },
+		);
+		const runtime = createVirtualRuntime();
+		const full = await runHttp(httpWorkflow({ url: `${upstream.url}/nope`, options: { response: { response: { fullResponse: true, neverError: true } } } }), [{ json: {} }], runtime);
+		const file = await runHttp(httpWorkflow({ url: `${upstream.url}/file`, options: { response: { response: { responseFormat: 'file', outputPropertyName: 'pic' } } } }), [{ json: {} }], runtime);
+
+		expect(full.status).toBe('success');
+		expect(full.jsonOf('HTTP')[0]).toMatchObject({ statusCode: 404, body: { message: 'missing' }, headers: { 'x-request-id': 'r1' } });
+		const binary = file.outputOf('HTTP')[0].binary?.pic;
+		expect(binary).toMatchObject({ mimeType: 'image/png', fileName: 'pic.png' });
+	});
+});
+
+describe('scheduling', () => {
+	it('spaces batches by the batch interval and limits items in flight', async () => {
+		// real time here: the interval is a pause between real request starts
+		let inFlight = 0;
+		let maxInFlight = 0;
+		const upstream = await server(async () => {
+			inFlight++;
+			maxInFlight = Math.max(maxInFlight, inFlight);
+			await new Promise((r) => setTimeout(r, 30));
+			inFlight--;
+			return { status: 200, body: { ok: true } };
+		});
+		const wf = httpWorkflow({ url: `${upstream.url}/x`, options: { batching: { batch: { batchSize: 4, batchInterval: 150 } }, maxConcurrency: 2 } });
+		const run = await runHttp(wf, Array.from({ length: 8 }, (_, n) => ({ json: { n } })), systemRuntime);
+
+		expect(run.jsonOf('HTTP')).toHaveLength(8);
+		const times = upstream.requests.map((r) => r.receivedAt);
+		expect(times[4] - times[0]).toBeGreaterThanOrEqual(150);
+		expect(maxInFlight).toBe(2);
+	});
+
+	it('stops retrying when the next wait would pass the total deadline', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const runtime = createVirtualRuntime();
+		const wf = httpWorkflow({ url: `${upstream.url}/x`, maxAttempts: 10, retryOptions: { baseDelay: 1000, jitter: 'none', totalDeadline: 5000 } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, [{ json: {} }], runtime);
+
+		// waits 1 s, 2 s: the third (4 s) would end after 5 s
+		expect(runtime.sleeps).toEqual([1000, 2000]);
+		expect(upstream.requests).toHaveLength(3);
+		expect(run.jsonOf('HTTP', 1)[0].error).toMatchObject({ reason: 'deadline-exceeded' });
+	});
+});
+
+describe('parameter errors name the parameter and the item', () => {
+	it.each([
+		[{ maxAttempts: 0 }, /Parameter "Max Attempts" must be at least 1/],
+		[{ retryOnStatusCodes: '429, 5x' }, /Parameter "Retry On Status Codes" is invalid: "5x"/],
+		[{ retryOptions: { baseDelay: -5 } }, /Parameter "Base Delay \(Ms\)" must be at least 0/],
+		[{ method: 'POST', idempotencyKeyMode: 'expression', idempotencyKey: '={{ $json.missing }}' }, /Parameter "Key" \(the idempotency key\) must be text/],
+		[{ url: 'ftp://example.com/x' }, /Unsupported URL protocol/],
+		[{ url: 'not a url' }, /Invalid URL/],
+	])('%j', async (parameters, message) => {
+		const upstream = await server(echo);
+		const run = await runHttp(httpWorkflow({ url: `${upstream.url}/x`, ...parameters }), [{ json: {} }], createVirtualRuntime());
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(message);
+		expect(upstream.requests).toHaveLength(0);
+	});
+
+	it('with the error output, a bad item goes there and the others still succeed', async () => {
+		const upstream = await server(echo);
+		const wf = httpWorkflow({ url: `={{ $json.url }}` }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, [{ json: { url: `${upstream.url}/ok` } }, { json: { url: 'nope' } }], createVirtualRuntime());
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(1);
+		const [bad] = run.jsonOf('HTTP', 1);
+		expect(bad).toMatchObject({ url: 'nope', error: { message: expect.stringMatching(/Invalid URL/) } });
+	});
+});
