@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { systemRuntime } from '../../nodes/shared/runtime';
-import { startLocalServer, type LocalHandler, type LocalServer } from './local-server';
+import { startLocalServer, type LocalHandler, type LocalHandlerResult, type LocalServer } from './local-server';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
 
@@ -129,14 +129,14 @@ describe('responses', () => {
 		const text = await runHttp(httpWorkflow({ url: `${upstream.url}/text` }), [{ json: {} }], runtime);
 
 		expect(list.jsonOf('HTTP').map((j) => j.a)).toEqual([1, 2]);
-		expect(list.outputOf('HTTP').every((o) => (o.pairedItem as IDataObject).item === 0)).toBe(true);
+		expect(list.outputOf('HTTP').map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 		expect(empty.jsonOf('HTTP')).toHaveLength(1);
 		expect(empty.jsonOf('HTTP')[0].data).toEqual([]);
 		expect(text.jsonOf('HTTP')[0].data).toBe('plain words');
 	});
 
 	it('returns the full response, a file into a binary field, and never errors when asked', async () => {
-		const upstream = await server((req) =>
+		const upstream = await server((req): LocalHandlerResult =>
 			req.url === '/file'
 				? { status: 200, headers: { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="pic.png"' }, body: Buffer.from([137, 80, 78, 71]) }
 				: { status: 404, headers: { 'x-request-id': 'r1' }, body: { message: 'missing' } },
