@@ -144,7 +144,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
 
 	const failure = outcome.failure;
-	if (story.stoppedBecause === 'cancelled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
+	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	if (settings.neverError && failure.kind === 'status' && Buffer.isBuffer(failure.body)) {
 		const response: HttpResponse = { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
 		return withStory(await responseToItems(ctx, i, response, settings.response, spec.url), settings.storyField, story, i);

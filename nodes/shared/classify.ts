@@ -10,9 +10,10 @@ export type FailureKind = 'status' | 'network' | 'timeout';
  * Whether the server may have processed the request.
  * 'no': the request provably never reached it (refused, DNS failure, unreachable, TLS handshake).
  * 'maybe': the connection broke or timed out after the request may have been sent.
+ * 'refused': the server answered that it refused the request without processing it (429).
  * 'yes': the server answered with a status.
  */
-export type ReachedServer = 'no' | 'maybe' | 'yes';
+export type ReachedServer = 'no' | 'maybe' | 'refused' | 'yes';
 
 export interface AttemptFailure {
 	kind: FailureKind;
@@ -102,7 +103,8 @@ export function classifyStatus(status: number, statusText: string | undefined, r
 		status,
 		statusText,
 		message: `${status}${statusText ? ` ${statusText}` : ''}`,
-		reachedServer: 'yes',
+		// RFC 6585: a 429 is the rate limiter refusing the request, before any work is done
+		reachedServer: status === 429 ? 'refused' : 'yes',
 		transient: retryOn.has(status),
 	};
 }

@@ -5,8 +5,11 @@ export type IdempotencyMode = 'off' | 'generate' | 'expression';
 /** Returns an error message, or undefined when the key is usable as a header value. */
 export function idempotencyKeyProblem(key: unknown): string | undefined {
 	if (typeof key !== 'string' && typeof key !== 'number') return `must be text, got ${key === null ? 'null' : typeof key}`;
+	if (typeof key === 'number' && !Number.isFinite(key)) return `must be text or a finite number, got ${key}`;
 	const text = String(key);
 	if (text.trim() === '') return 'is empty';
+	// HTTP trims header values: the server would see another key than the one in the story
+	if (text !== text.trim()) return 'has leading or trailing spaces';
 	if (text.length > RETRY_LIMITS.idempotencyKeyLength) {
 		return `is ${text.length} characters long; at most ${RETRY_LIMITS.idempotencyKeyLength} are allowed`;
 	}

@@ -172,12 +172,13 @@ function suffixedResets(h: Record<string, string>, nowMs: number): ServerDelay |
  */
 export function serverRequestedDelay(headers: HeaderBag | undefined, nowMs: number, options: ServerDelayOptions): ServerDelay | undefined {
 	const h = normalizeHeaders(headers);
+	// retry-after-ms (OpenAI) is the same instruction as Retry-After, only more precise
+	if (h['retry-after-ms'] !== undefined && /^\d+(\.\d+)?$/.test(h['retry-after-ms'].trim())) {
+		return { delayMs: clampDelay(parseFloat(h['retry-after-ms'])), header: 'retry-after-ms', kind: 'retry-after' };
+	}
 	if (h['retry-after'] !== undefined) {
 		const ms = parseRetryAfter(h['retry-after'], nowMs);
 		if (ms !== undefined) return { delayMs: ms, header: 'retry-after', kind: 'retry-after' };
-	}
-	if (h['retry-after-ms'] !== undefined && /^\d+(\.\d+)?$/.test(h['retry-after-ms'].trim())) {
-		return { delayMs: clampDelay(parseFloat(h['retry-after-ms'])), header: 'retry-after-ms', kind: 'retry-after' };
 	}
 	if (!options.readRateLimitHeaders) return undefined;
 	if (options.status !== 429 && !rateLimitExhausted(h)) return undefined;

@@ -143,10 +143,16 @@ function decide(failure: AttemptFailure, attempt: number, policy: RetryPolicy, r
 				retryAfterMs: requested.delayMs,
 			};
 		}
-		// A little spread on top, never below: items told the same Retry-After should not return in the same millisecond.
+		// Never earlier than asked. The backoff still applies when it is longer (a `Retry-After: 0`
+		// must not turn the remaining attempts into a burst), and a little spread on top keeps items
+		// told the same Retry-After from returning in the same millisecond.
+		const backoff = computeBackoffDelay(policy.backoff, attempt, () => runtime.random(), previousDelayMs);
 		const spread = Math.min(1000, requested.delayMs * 0.1) * runtime.random();
-		const delayMs = Math.min(Math.ceil(requested.delayMs + spread), Math.max(requested.delayMs, Math.floor(remaining) - 1));
-		return { delayMs, delayReason: requested.kind, delayHeader: requested.header };
+		const wanted = Math.max(Math.ceil(requested.delayMs + spread), backoff);
+		const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remaining) - 1));
+		return backoff > requested.delayMs + spread
+			? { delayMs, delayReason: 'backoff' }
+			: { delayMs, delayReason: requested.kind, delayHeader: requested.header };
 	}
 	const delayMs = computeBackoffDelay(policy.backoff, attempt, () => runtime.random(), previousDelayMs);
 	if (delayMs >= remaining) {
@@ -187,8 +193,8 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 	let previousDelay: number | undefined;
 
 	const cancelled = (): RetryOutcome<T> => {
-		const failure: AttemptFailure = { kind: 'network', code: 'ECANCELED', message: 'the execution was cancelled', reachedServer: 'maybe', transient: false };
-		return { ok: false, failure, story: story.build('cancelled', `Cancelled after ${story.history.length} attempt(s): the execution was cancelled`) };
+		const failure: AttemptFailure = { kind: 'network', code: 'ECANCELED', message: 'the execution was canceled', reachedServer: 'maybe', transient: false };
+		return { ok: false, failure, story: story.build('canceled', `Canceled after ${story.history.length} attempt(s): the execution was canceled`) };
 	};
 
 	for (let attempt = 1; ; attempt++) {

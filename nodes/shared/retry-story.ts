@@ -8,7 +8,7 @@ export type StopReason =
 	| 'deadline-exceeded'
 	| 'retry-after-too-long'
 	| 'not-safe-to-retry'
-	| 'cancelled';
+	| 'canceled';
 
 export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
 

@@ -13,7 +13,7 @@ export interface Runtime {
 }
 
 export class CancelledError extends Error {
-	constructor(message = 'The execution was cancelled') {
+	constructor(message = 'The execution was canceled') {
 		super(message);
 		this.name = 'CancelledError';
 	}

@@ -23,7 +23,7 @@ export function itemsSource(items: INodeExecutionData[]): INodeType {
 			properties: [],
 		},
 		async execute(this: IExecuteFunctions) {
-			return [items.map((item, index) => ({ ...item, pairedItem: { item: 0 }, json: { ...item.json } }))];
+			return [items.map((item) => ({ ...item, pairedItem: { item: 0 }, json: { ...item.json } }))];
 		},
 	};
 }
@@ -41,7 +41,7 @@ export function httpWorkflow(parameters: IDataObject, options: HttpNodeOptions =
 		type: RESILIENT_HTTP,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters,
+		parameters: parameters as INode['parameters'],
 		...(options.onError ? { onError: options.onError } : {}),
 		...(options.credentials ? { credentials: options.credentials } : {}),
 	};

@@ -56,7 +56,7 @@ describe('classifyStatus', () => {
 		const transient: number[] = [];
 		for (let status = 400; status <= 599; status++) {
 			const failure = classifyStatus(status, undefined, DEFAULT_LIST);
-			expect(failure).toMatchObject({ kind: 'status', status, reachedServer: 'yes' });
+			expect(failure).toMatchObject({ kind: 'status', status, reachedServer: status === 429 ? 'refused' : 'yes' });
 			if (failure!.transient) transient.push(status);
 		}
 		expect(transient).toEqual([408, 429, 500, 502, 503, 504]);

@@ -50,6 +50,11 @@ describe('isSafeToRetry', () => {
 		expect(isSafeToRetry(tlsReset, ctx(method)).safe).toBe(true);
 	});
 
+	it.each(['POST', 'PATCH'])('a 429 is safe to retry for %s: the server refused it without processing it', (method) => {
+		const refused = classifyStatus(429, 'Too Many Requests', parseStatusList('429'))!;
+		expect(isSafeToRetry(refused, ctx(method))).toEqual({ safe: true, why: 'the server refused the request without processing it (429)' });
+	});
+
 	it('the unsafe message names the method and says the server may have processed it', () => {
 		const verdict = isSafeToRetry(maybeReached, ctx('post'));
 		expect(verdict.safe).toBe(false);

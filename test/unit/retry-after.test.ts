@@ -267,7 +267,7 @@ describe('serverRequestedDelay', () => {
 		expect(delay({ 'retry-after-ms': '-5' })).toBeUndefined();
 	});
 
-	it('Retry-After wins over retry-after-ms and over every reset header', () => {
+	it('retry-after-ms (more precise) wins over Retry-After, and both over every reset header', () => {
 		const headers = {
 			'Retry-After': '2',
 			'retry-after-ms': '900',
@@ -278,7 +278,9 @@ describe('serverRequestedDelay', () => {
 			'x-ratelimit-reset-requests': '6m0s',
 			'x-ratelimit-remaining-requests': '0',
 		};
-		expect(delay(headers)).toEqual({ delayMs: 2 * SECOND, header: 'retry-after', kind: 'retry-after' });
+		expect(delay(headers)).toEqual({ delayMs: 900, header: 'retry-after-ms', kind: 'retry-after' });
+		const { 'retry-after-ms': _ms, ...withoutMs } = headers;
+		expect(delay(withoutMs)).toEqual({ delayMs: 2 * SECOND, header: 'retry-after', kind: 'retry-after' });
 	});
 
 	it('falls through an unparseable Retry-After to the next source', () => {

@@ -203,10 +203,10 @@ describe('runWithRetry', () => {
 			expect(rt.sleepDurations).toEqual([2200, 51_000]);
 		});
 
-		it('honours Retry-After over a longer backoff', async () => {
+		it('waits the longer of Retry-After and the backoff: never earlier than the server asks, never a burst', async () => {
 			const rt = new FakeRuntime({ random: () => 0 });
 			await run(rt, [{ status: 503 }, { status: 503 }, { status: 503, headers: { 'retry-after': '1' } }, { status: 200 }], { backoff: { strategy: 'none', baseDelayMs: 5000, maxDelayMs: 60_000 } });
-			expect(rt.sleepDurations).toEqual([5000, 10_000, 1000]);
+			expect(rt.sleepDurations).toEqual([5000, 10_000, 20_000]);
 		});
 
 		it('honours a rate-limit reset on a 429, naming the header', async () => {
@@ -265,10 +265,10 @@ describe('runWithRetry', () => {
 			expect(Number.isFinite(Date.parse(outcome.story.retryAt!))).toBe(true);
 		});
 
-		it('Retry-After 0 retries at once', async () => {
+		it('Retry-After 0 falls back to the backoff instead of a burst of immediate retries', async () => {
 			const rt = new FakeRuntime();
 			await run(rt, [{ status: 503, headers: { 'retry-after': '0' } }, { status: 200 }]);
-			expect(rt.sleepDurations).toEqual([0]);
+			expect(rt.sleepDurations).toEqual([1000]);
 		});
 	});
 
@@ -406,11 +406,11 @@ describe('runWithRetry', () => {
 			const { outcome, calls } = await run(rt, [{ status: 503 }], { backoff: { strategy: 'none', baseDelayMs: 10_000, maxDelayMs: 30_000 } }, controller.signal);
 			expect(calls).toHaveLength(1);
 			expect(outcome.ok).toBe(false);
-			expect(outcome.story.stoppedBecause).toBe('cancelled');
+			expect(outcome.story.stoppedBecause).toBe('canceled');
 			expect(outcome.story.elapsedMs).toBe(500);
 			expect(rt.sleeps).toEqual([{ ms: 10_000, startedAt: START, outcome: 'cancelled', endedAt: START + 500 }]);
 			expect(!outcome.ok && outcome.failure.code).toBe('ECANCELED');
-			expect(outcome.story.summary).toBe('Cancelled after 1 attempt(s): the execution was cancelled');
+			expect(outcome.story.summary).toBe('Canceled after 1 attempt(s): the execution was canceled');
 		});
 
 		it('before the first attempt: no attempt at all', async () => {
@@ -419,7 +419,7 @@ describe('runWithRetry', () => {
 			controller.abort();
 			const { outcome, calls } = await run(rt, [{ status: 200 }], {}, controller.signal);
 			expect(calls).toHaveLength(0);
-			expect(outcome.story).toMatchObject({ stoppedBecause: 'cancelled', attempts: 0, history: [] });
+			expect(outcome.story).toMatchObject({ stoppedBecause: 'canceled', attempts: 0, history: [] });
 		});
 
 		it('during an attempt: the attempt signal aborts and the loop stops as cancelled', async () => {
@@ -429,7 +429,7 @@ describe('runWithRetry', () => {
 			const { outcome, calls } = await run(rt, ['hang-until-aborted'], {}, controller.signal);
 			expect(calls).toHaveLength(1);
 			expect(calls[0].ctx.signal.aborted).toBe(true);
-			expect(outcome.story.stoppedBecause).toBe('cancelled');
+			expect(outcome.story.stoppedBecause).toBe('canceled');
 			expect(outcome.story.elapsedMs).toBe(700);
 		});
 
@@ -439,7 +439,7 @@ describe('runWithRetry', () => {
 			rt.at(700, () => controller.abort());
 			const { outcome, calls } = await run(rt, ['hang'], { attemptTimeoutMs: 30_000 }, controller.signal);
 			expect(calls).toHaveLength(1);
-			expect(outcome.story.stoppedBecause).toBe('cancelled');
+			expect(outcome.story.stoppedBecause).toBe('canceled');
 			expect(outcome.story.elapsedMs).toBe(700);
 		});
 	});
