@@ -2,8 +2,9 @@
  * The per-item retry loop: attempt, classify, decide, wait, again. Pure policy: the attempt itself,
  * the clock, the random source and the sleeper are injected, so both nodes and the tests share it.
  */
-import { computeBackoffDelay, type BackoffParams } from './backoff';
+import type { BackoffParams } from './backoff';
 import type { AttemptFailure } from './classify';
+import { planDelay } from './delay-plan';
 import { isSafeToRetry } from './method-safety';
 import { serverRequestedDelay } from './retry-after';
 import { describeAttemptOutcome, formatDuration, type AttemptRecord, type DelayReason, type RetryStory, type StopReason } from './retry-story';
@@ -133,32 +134,29 @@ function decide(failure: AttemptFailure, attempt: number, policy: RetryPolicy, r
 
 	const now = runtime.now();
 	const requested = failure.headers ? serverRequestedDelay(failure.headers, now, { readRateLimitHeaders: policy.readRateLimitHeaders, status: failure.status }) : undefined;
-	const remaining = deadlineAt === undefined ? Infinity : deadlineAt - now;
-	if (requested) {
-		if (requested.delayMs > policy.maxServerDelayMs || requested.delayMs >= remaining) {
-			const limit = requested.delayMs > policy.maxServerDelayMs ? `more than Max Server Delay (${formatDuration(policy.maxServerDelayMs)})` : 'more than the total deadline leaves';
+	const plan = planDelay({
+		retry: attempt,
+		backoff: policy.backoff,
+		...(requested ? { requested } : {}),
+		maxServerDelayMs: policy.maxServerDelayMs,
+		remainingMs: deadlineAt === undefined ? Infinity : deadlineAt - now,
+		...(previousDelayMs !== undefined ? { previousDelayMs } : {}),
+		random: () => runtime.random(),
+	});
+	switch (plan.kind) {
+		case 'server-delay-too-long': {
+			const limit = plan.limit === 'max-server-delay' ? `more than Max Server Delay (${formatDuration(policy.maxServerDelayMs)})` : 'more than the total deadline leaves';
 			return {
 				stop: 'retry-after-too-long',
-				why: `The server asked to wait ${formatDuration(requested.delayMs)} (${requested.header}), ${limit}; last ${last}`,
-				retryAfterMs: requested.delayMs,
+				why: `The server asked to wait ${formatDuration(plan.requested.delayMs)} (${plan.requested.header}), ${limit}; last ${last}`,
+				retryAfterMs: plan.requested.delayMs,
 			};
 		}
-		// Never earlier than asked. The backoff still applies when it is longer (a `Retry-After: 0`
-		// must not turn the remaining attempts into a burst), and a little spread on top keeps items
-		// told the same Retry-After from returning in the same millisecond.
-		const backoff = computeBackoffDelay(policy.backoff, attempt, () => runtime.random(), previousDelayMs);
-		const spread = Math.min(1000, requested.delayMs * 0.1) * runtime.random();
-		const wanted = Math.max(Math.ceil(requested.delayMs + spread), backoff);
-		const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remaining) - 1));
-		return backoff > requested.delayMs + spread
-			? { delayMs, delayReason: 'backoff' }
-			: { delayMs, delayReason: requested.kind, delayHeader: requested.header };
+		case 'deadline':
+			return { stop: 'deadline-exceeded', why: `the next retry (in ${formatDuration(plan.delayMs)}) would start after the total deadline; last ${last}` };
+		case 'wait':
+			return { delayMs: plan.delayMs, delayReason: plan.reason, ...(plan.header ? { delayHeader: plan.header } : {}) };
 	}
-	const delayMs = computeBackoffDelay(policy.backoff, attempt, () => runtime.random(), previousDelayMs);
-	if (delayMs >= remaining) {
-		return { stop: 'deadline-exceeded', why: `the next retry (in ${formatDuration(delayMs)}) would start after the total deadline; last ${last}` };
-	}
-	return { delayMs, delayReason: 'backoff' };
 }
 
 function describeFailure(failure: AttemptFailure): string {

@@ -1,0 +1,47 @@
+/**
+ * How long to wait before the next attempt, given the backoff and what the server asked for.
+ * Shared by the HTTP node's retry loop and the Backoff Delay node, so both wait the same way.
+ */
+import { computeBackoffDelay, type BackoffParams } from './backoff';
+import type { ServerDelay } from './retry-after';
+import type { DelayReason } from './retry-story';
+
+export interface DelayPlanInput {
+	/** 1-based retry number: 1 is the wait before the second attempt. */
+	retry: number;
+	backoff: BackoffParams;
+	/** The server's requested wait, if any. */
+	requested?: ServerDelay;
+	/** Longest server-requested wait accepted. */
+	maxServerDelayMs: number;
+	/** Time left before the total deadline (Infinity: none). */
+	remainingMs: number;
+	previousDelayMs?: number;
+	random: () => number;
+}
+
+export type DelayPlan =
+	| { kind: 'wait'; delayMs: number; reason: DelayReason; header?: string }
+	/** The server asked for more than allowed, or more than the deadline leaves. */
+	| { kind: 'server-delay-too-long'; requested: ServerDelay; limit: 'max-server-delay' | 'deadline' }
+	/** The backoff wait would end after the deadline. */
+	| { kind: 'deadline'; delayMs: number };
+
+export function planDelay(input: DelayPlanInput): DelayPlan {
+	const { requested, remainingMs } = input;
+	const backoff = computeBackoffDelay(input.backoff, input.retry, input.random, input.previousDelayMs);
+	if (!requested) {
+		return backoff >= remainingMs ? { kind: 'deadline', delayMs: backoff } : { kind: 'wait', delayMs: backoff, reason: 'backoff' };
+	}
+	if (requested.delayMs > input.maxServerDelayMs) return { kind: 'server-delay-too-long', requested, limit: 'max-server-delay' };
+	if (requested.delayMs >= remainingMs) return { kind: 'server-delay-too-long', requested, limit: 'deadline' };
+	// Never earlier than asked. The backoff still applies when it is longer (a `Retry-After: 0`
+	// must not turn the remaining attempts into a burst), and a little spread on top keeps items
+	// told the same Retry-After from returning in the same millisecond.
+	const spread = Math.min(1000, requested.delayMs * 0.1) * input.random();
+	const wanted = Math.max(Math.ceil(requested.delayMs + spread), backoff);
+	const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remainingMs) - 1));
+	return backoff > requested.delayMs + spread
+		? { kind: 'wait', delayMs, reason: 'backoff' }
+		: { kind: 'wait', delayMs, reason: requested.kind, header: requested.header };
+}
