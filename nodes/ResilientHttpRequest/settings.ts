@@ -3,9 +3,9 @@
  * NodeOperationError that names the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import { JITTER_STRATEGIES, type JitterStrategy } from '../shared/backoff';
-import { parseStatusList, type StatusSet } from '../shared/classify';
+import type { JitterStrategy } from '../shared/backoff';
+import type { StatusSet } from '../shared/classify';
+import { jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
 import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
 import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/idempotency';
 import type { ResponseSettings } from './response';
@@ -30,47 +30,25 @@ export interface RetrySettings {
 	response: ResponseSettings;
 }
 
-function fail(ctx: IExecuteFunctions, i: number, parameter: string, problem: string): never {
-	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem}`, {
-		itemIndex: i,
-		description: `Item ${i}: fix "${parameter}" in the node's parameters.`,
-	});
-}
-
-function numberParameter(ctx: IExecuteFunctions, i: number, label: string, raw: unknown, { integer = false, min = 0, max = RETRY_LIMITS.maxDelayMs }: { integer?: boolean; min?: number; max?: number }): number {
-	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-	if (typeof value !== 'number' || !Number.isFinite(value)) fail(ctx, i, label, `must be a number, got ${JSON.stringify(raw)}`);
-	if (integer && !Number.isInteger(value)) fail(ctx, i, label, `must be a whole number, got ${value}`);
-	if (value < min) fail(ctx, i, label, `must be at least ${min}, got ${value}`);
-	if (value > max) fail(ctx, i, label, `must be at most ${max}, got ${value}`);
-	return value;
-}
-
 export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySettings {
 	const retryOptions = ctx.getNodeParameter('retryOptions', i, {}) as IDataObject;
 	const opt = <T>(name: string, fallback: T): T => (retryOptions[name] === undefined ? fallback : (retryOptions[name] as T));
 
 	const maxAttempts = numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts });
-	let retryOn: StatusSet;
-	try {
-		retryOn = parseStatusList(String(ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses)));
-	} catch (error) {
-		fail(ctx, i, 'Retry On Status Codes', `is invalid: ${(error as Error).message}`);
-	}
+	const retryOn = statusListParameter(ctx, i, ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses));
 	const baseDelayMs = numberParameter(ctx, i, 'Base Delay (Ms)', opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), {});
 	const maxDelayMs = numberParameter(ctx, i, 'Max Delay (Ms)', opt('maxDelay', RETRY_DEFAULTS.maxDelayMs), {});
-	const jitter = opt<string>('jitter', RETRY_DEFAULTS.jitter);
-	if (!JITTER_STRATEGIES.includes(jitter as JitterStrategy)) fail(ctx, i, 'Jitter', `must be one of ${JITTER_STRATEGIES.join(', ')}, got "${jitter}"`);
+	const jitter = jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter));
 
 	const idempotencyMode = ctx.getNodeParameter('idempotencyKeyMode', i, 'off') as IdempotencyMode;
 	const idempotencyHeader = String(opt('idempotencyHeaderName', RETRY_DEFAULTS.idempotencyHeader)).trim();
 	const headerProblem = headerNameProblem(idempotencyHeader);
-	if (idempotencyMode !== 'off' && headerProblem) fail(ctx, i, 'Header Name for Idempotency Key', `is invalid: ${headerProblem}`);
+	if (idempotencyMode !== 'off' && headerProblem) parameterError(ctx, i, 'Header Name for Idempotency Key', `is invalid: ${headerProblem}`);
 	let idempotencyKey: string | undefined;
 	if (idempotencyMode === 'expression') {
 		const raw = ctx.getNodeParameter('idempotencyKey', i, '') as unknown;
 		const problem = idempotencyKeyProblem(raw);
-		if (problem) fail(ctx, i, 'Key', `(the idempotency key) ${problem}`);
+		if (problem) parameterError(ctx, i, 'Key', `(the idempotency key) ${problem}`);
 		idempotencyKey = String(raw);
 	}
 
@@ -81,7 +59,7 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 		retryOn,
 		baseDelayMs,
 		maxDelayMs,
-		jitter: jitter as JitterStrategy,
+		jitter,
 		totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', RETRY_DEFAULTS.totalDeadlineMs), {}),
 		attemptTimeoutMs: numberParameter(ctx, i, 'Attempt Timeout (Ms)', opt('attemptTimeout', RETRY_DEFAULTS.attemptTimeoutMs), {}),
 		maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', RETRY_DEFAULTS.maxServerDelayMs), {}),

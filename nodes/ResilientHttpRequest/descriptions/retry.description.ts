@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { baseDelayProperty, jitterProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/backoff-properties';
 import { RETRY_DEFAULTS, RETRY_LIMITS } from '../../shared/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
@@ -18,15 +19,7 @@ export const retryProperties: INodeProperties[] = [
 		default: RETRY_DEFAULTS.maxAttempts,
 		description: 'How many times to try each item in all, the first attempt included. 1 turns retries off.',
 	},
-	{
-		displayName: 'Retry On Status Codes',
-		name: 'retryOnStatusCodes',
-		type: 'string',
-		default: RETRY_DEFAULTS.retryOnStatuses,
-		placeholder: '408, 429, 5xx',
-		description:
-			'Response statuses worth another try, comma-separated. Classes like 5xx and ranges like 500-504 are accepted. Every other status is final at once: a 400, 401, 403, 404 or 422 needs a fixed request, not a retry.',
-	},
+	retryOnStatusCodesProperty,
 	{
 		displayName: 'Idempotency Key',
 		name: 'idempotencyKeyMode',
@@ -73,14 +66,7 @@ export const retryProperties: INodeProperties[] = [
 				default: RETRY_DEFAULTS.attemptTimeoutMs,
 				description: 'How long one attempt may take, from connecting to the last byte of the response. A timed-out attempt counts as a transient failure. 0 means no limit.',
 			},
-			{
-				displayName: 'Base Delay (Ms)',
-				name: 'baseDelay',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: RETRY_DEFAULTS.baseDelayMs,
-				description: 'The backoff before the first retry; it doubles on each further retry, up to Max Delay',
-			},
+			baseDelayProperty,
 			{
 				displayName: 'Header Name for Idempotency Key',
 				name: 'idempotencyHeaderName',
@@ -88,27 +74,8 @@ export const retryProperties: INodeProperties[] = [
 				default: RETRY_DEFAULTS.idempotencyHeader,
 				description: 'Stripe, Adyen, PayPal (PayPal-Request-Id) and others name it differently',
 			},
-			{
-				displayName: 'Jitter',
-				name: 'jitter',
-				type: 'options',
-				options: [
-					{ name: 'Full', value: 'full', description: 'Random between 0 and the backoff: the least load on a struggling server (AWS recommendation)' },
-					{ name: 'Equal', value: 'equal', description: 'Half the backoff plus a random half: keeps a minimum wait' },
-					{ name: 'Decorrelated', value: 'decorrelated', description: 'Random between the base and three times the previous delay, capped without piling up at the cap' },
-					{ name: 'None', value: 'none', description: 'Exact exponential backoff: clients that failed together retry together' },
-				],
-				default: RETRY_DEFAULTS.jitter,
-				description: 'How the backoff is randomised so that many items or workflows do not retry in lock-step',
-			},
-			{
-				displayName: 'Max Delay (Ms)',
-				name: 'maxDelay',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: RETRY_DEFAULTS.maxDelayMs,
-				description: 'No backoff wait is longer than this',
-			},
+			jitterProperty,
+			maxDelayProperty,
 			{
 				displayName: 'Max Server-Requested Delay (Ms)',
 				name: 'maxServerDelay',

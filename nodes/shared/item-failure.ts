@@ -1,0 +1,100 @@
+/**
+ * Reads what went wrong from an item that reached a retry loop: from the Resilient HTTP Request
+ * error output, from n8n's HTTP Request error output, from a full response (Never Error on), or
+ * from any node's "continue on fail" error. Pure: works on the item's json.
+ */
+import type { ServerDelay } from './retry-after';
+import { parseRetryAfter, parseResetValue, serverRequestedDelay } from './retry-after';
+
+type Json = Record<string, unknown>;
+
+export interface ItemFailure {
+	/** The item carries a failure (an error, or a response status of 400 or more). */
+	failed: boolean;
+	status?: number;
+	code?: string;
+	message?: string;
+	/** Set when the item came from the Resilient HTTP Request error output. */
+	resilientReason?: string;
+	/** A wait the server asked for, as found on the item. */
+	serverDelay?: ServerDelay;
+}
+
+function isObject(value: unknown): value is Json {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function numberOf(value: unknown): number | undefined {
+	if (typeof value === 'number' && Number.isFinite(value)) return value;
+	if (typeof value === 'string' && /^\d{3}$/.test(value.trim())) return Number(value);
+	return undefined;
+}
+
+/** Codes like ECONNRESET; axios' own ERR_BAD_RESPONSE only says "a status error". */
+function errorCodeOf(value: unknown): string | undefined {
+	return typeof value === 'string' && /^E[A-Z0-9_]+$/.test(value) && value !== 'ERR_BAD_RESPONSE' && value !== 'ERR_BAD_REQUEST' ? value : undefined;
+}
+
+function headersFrom(...candidates: unknown[]): Json | undefined {
+	return candidates.find(isObject);
+}
+
+/** The wait the Resilient HTTP Request node handed over: retryAt is absolute, so it is preferred. */
+function resilientDelay(error: Json, nowMs: number): ServerDelay | undefined {
+	if (typeof error.retryAt === 'string') {
+		const at = Date.parse(error.retryAt);
+		if (Number.isFinite(at)) return { delayMs: Math.max(0, at - nowMs), header: 'retryAt', kind: 'retry-after' };
+	}
+	const ms = numberOf(error.retryAfterMs);
+	return ms === undefined ? undefined : { delayMs: Math.max(0, ms), header: 'retryAfterMs', kind: 'retry-after' };
+}
+
+export function readItemFailure(json: Json, nowMs: number): ItemFailure {
+	const error = json.error;
+	if (isObject(error)) {
+		const response = isObject(error.response) ? error.response : {};
+		const status = numberOf(error.status) ?? numberOf(error.statusCode) ?? numberOf(response.status) ?? numberOf(error.httpCode);
+		const code = errorCodeOf(error.code) ?? errorCodeOf(error.httpCode);
+		const headers = headersFrom(response.headers, error.headers);
+		const resilientReason = typeof error.reason === 'string' ? error.reason : undefined;
+		const serverDelay = resilientDelay(error, nowMs) ?? (headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true, ...(status !== undefined ? { status } : {}) }) : undefined);
+		return {
+			failed: true,
+			...(status !== undefined ? { status } : {}),
+			...(code ? { code } : {}),
+			...(typeof error.message === 'string' ? { message: error.message } : {}),
+			...(resilientReason ? { resilientReason } : {}),
+			...(serverDelay ? { serverDelay } : {}),
+		};
+	}
+	if (typeof error === 'string' && error !== '') return { failed: true, message: error };
+	const statusCode = numberOf(json.statusCode);
+	if (statusCode !== undefined) {
+		if (statusCode < 400) return { failed: false, status: statusCode };
+		const headers = headersFrom(json.headers);
+		const serverDelay = headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true, status: statusCode }) : undefined;
+		return { failed: true, status: statusCode, ...(typeof json.statusMessage === 'string' ? { message: json.statusMessage } : {}), ...(serverDelay ? { serverDelay } : {}) };
+	}
+	// Nothing says what failed (a polling loop, a Code node's own "not ready yet"): still a failure.
+	return { failed: true };
+}
+
+/**
+ * A wait given by an expression: a number is milliseconds; text is a Retry-After value
+ * (seconds or HTTP-date) or a date (ISO 8601). Undefined when empty; throws on garbage.
+ */
+export function parseWaitValue(value: unknown, nowMs: number): number | undefined {
+	if (value === undefined || value === null || value === '') return undefined;
+	if (typeof value === 'number') {
+		if (!Number.isFinite(value) || value < 0) throw new Error(`must be a number of milliseconds of 0 or more, got ${value}`);
+		return value;
+	}
+	if (value instanceof Date) return Math.max(0, value.getTime() - nowMs);
+	if (typeof value === 'string') {
+		const ms = parseRetryAfter(value, nowMs) ?? parseResetValue(value, nowMs);
+		if (ms !== undefined) return ms;
+		const date = Date.parse(value);
+		if (Number.isFinite(date)) return Math.max(0, date - nowMs);
+	}
+	throw new Error(`must be milliseconds, a Retry-After value or a date, got ${JSON.stringify(value)}`);
+}

@@ -1,0 +1,41 @@
+/** Reading node parameters with errors that name the parameter and the item. */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { JITTER_STRATEGIES, type JitterStrategy } from './backoff';
+import { parseStatusList, type StatusSet } from './classify';
+import { RETRY_LIMITS } from './defaults';
+
+export function parameterError(ctx: IExecuteFunctions, i: number, parameter: string, problem: string): never {
+	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem}`, {
+		itemIndex: i,
+		description: `Item ${i}: fix "${parameter}" in the node's parameters.`,
+	});
+}
+
+export interface NumberLimits {
+	integer?: boolean;
+	min?: number;
+	max?: number;
+}
+
+export function numberParameter(ctx: IExecuteFunctions, i: number, label: string, raw: unknown, { integer = false, min = 0, max = RETRY_LIMITS.maxDelayMs }: NumberLimits = {}): number {
+	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+	if (typeof value !== 'number' || !Number.isFinite(value)) parameterError(ctx, i, label, `must be a number, got ${JSON.stringify(raw)}`);
+	if (integer && !Number.isInteger(value)) parameterError(ctx, i, label, `must be a whole number, got ${value}`);
+	if (value < min) parameterError(ctx, i, label, `must be at least ${min}, got ${value}`);
+	if (value > max) parameterError(ctx, i, label, `must be at most ${max}, got ${value}`);
+	return value;
+}
+
+export function jitterParameter(ctx: IExecuteFunctions, i: number, raw: unknown): JitterStrategy {
+	if (!JITTER_STRATEGIES.includes(raw as JitterStrategy)) parameterError(ctx, i, 'Jitter', `must be one of ${JITTER_STRATEGIES.join(', ')}, got ${JSON.stringify(raw)}`);
+	return raw as JitterStrategy;
+}
+
+export function statusListParameter(ctx: IExecuteFunctions, i: number, raw: unknown): StatusSet {
+	try {
+		return parseStatusList(String(raw));
+	} catch (error) {
+		parameterError(ctx, i, 'Retry On Status Codes', `is invalid: ${(error as Error).message}`);
+	}
+}
