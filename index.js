@@ -2,4 +2,5 @@
 // be required directly too (for example by tests or other tools).
 module.exports = {
 	ResilientHttpRequest: require('./dist/nodes/ResilientHttpRequest/ResilientHttpRequest.node.js').ResilientHttpRequest,
+	BackoffDelay: require('./dist/nodes/BackoffDelay/BackoffDelay.node.js').BackoffDelay,
 };

@@ -1,0 +1,145 @@
+/**
+ * The Backoff Delay node's execute(): decide each item's route and delay with the shared policy
+ * core, wait once for the longest delay, and route the items to Retry or Give up.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { BackoffLoopPolicy, BackoffDecision } from '../shared/backoff-decision';
+import { decideBackoff } from '../shared/backoff-decision';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
+import { parseWaitValue, readItemFailure, type ItemFailure } from '../shared/item-failure';
+import { jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
+import { formatDuration } from '../shared/retry-story';
+import type { Runtime } from '../shared/runtime';
+import { BACKOFF_DEFAULTS } from './description';
+import { readLoopState, type BackoffAnnotation } from './state';
+
+interface ItemSettings {
+	policy: BackoffLoopPolicy;
+	stateField: string;
+	serverWait: unknown;
+}
+
+function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	const opt = (name: string, fallback: unknown) => (options[name] === undefined ? fallback : options[name]);
+	const onlyTransient = ctx.getNodeParameter('onlyTransient', i, true) as boolean;
+	const stateField = String(opt('stateField', BACKOFF_DEFAULTS.stateField)).trim();
+	if (stateField === '') parameterError(ctx, i, 'Backoff Field', 'must not be empty: the node keeps the attempt number there');
+	return {
+		stateField,
+		serverWait: opt('serverWait', ''),
+		policy: {
+			maxAttempts: numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts }),
+			backoff: {
+				strategy: jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter)),
+				baseDelayMs: numberParameter(ctx, i, 'Base Delay (Ms)', opt('baseDelay', RETRY_DEFAULTS.baseDelayMs)),
+				maxDelayMs: numberParameter(ctx, i, 'Max Delay (Ms)', opt('maxDelay', RETRY_DEFAULTS.maxDelayMs)),
+			},
+			totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', 0)),
+			maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs)),
+			onlyTransient,
+			retryOn: statusListParameter(ctx, i, onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses),
+		},
+	};
+}
+
+function lastFailure(failure: ItemFailure): IDataObject {
+	return {
+		...(failure.status !== undefined ? { status: failure.status } : {}),
+		...(failure.code ? { code: failure.code } : {}),
+		...(failure.message ? { message: failure.message } : {}),
+	};
+}
+
+function annotate(decision: BackoffDecision, failure: ItemFailure, attemptsMade: number, firstFailureAt: number, maxAttempts: number, nowMs: number): BackoffAnnotation {
+	const common = { maxAttempts, firstFailureAt: new Date(firstFailureAt).toISOString(), lastFailure: lastFailure(failure) };
+	if (decision.route === 'give-up') {
+		return { attempt: attemptsMade, ...common, giveUpReason: decision.reason, message: decision.message, ...(decision.serverDelay ? { serverDelayMs: decision.serverDelay.delayMs } : {}) };
+	}
+	return {
+		attempt: decision.nextAttempt,
+		...common,
+		delayMs: decision.delayMs,
+		delayReason: decision.delayReason,
+		...(decision.delayHeader ? { delayHeader: decision.delayHeader } : {}),
+		nextAttemptAt: new Date(nowMs + decision.delayMs).toISOString(),
+	};
+}
+
+interface Routed {
+	index: number;
+	item: INodeExecutionData;
+	annotation: BackoffAnnotation;
+	field: string;
+}
+
+function routedItem(source: INodeExecutionData, index: number, json: IDataObject): INodeExecutionData {
+	return { json, ...(source.binary ? { binary: source.binary } : {}), pairedItem: { item: index } };
+}
+
+export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const mode = ctx.getNodeParameter('mode', 0, 'wait') as 'wait' | 'computeOnly';
+	const nowMs = runtime.now();
+	const retry: Routed[] = [];
+	const giveUp: INodeExecutionData[] = [];
+
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const settings = readItemSettings(ctx, i);
+			const json = items[i].json;
+			const state = readLoopState(json, settings.stateField, nowMs);
+			if ('problem' in state) {
+				throw new NodeOperationError(ctx.getNode(), `Field "${settings.stateField}" of item ${i} ${state.problem}`, {
+					itemIndex: i,
+					description: 'The node counts attempts in this field. Remove it from the item, or choose another Backoff Field.',
+				});
+			}
+			const failure = readItemFailure(json, nowMs);
+			try {
+				const override = parseWaitValue(settings.serverWait, nowMs);
+				if (override !== undefined) failure.serverDelay = { delayMs: override, header: 'Server-Requested Wait', kind: 'retry-after' };
+			} catch (error) {
+				parameterError(ctx, i, 'Server-Requested Wait', (error as Error).message);
+			}
+			const decision = decideBackoff(failure, state, settings.policy, nowMs, () => runtime.random());
+			const annotation = annotate(decision, failure, state.attemptsMade, state.firstFailureAt, settings.policy.maxAttempts, nowMs);
+			const out = routedItem(items[i], i, { ...json, [settings.stateField]: annotation });
+			if (decision.route === 'retry') retry.push({ index: i, item: out, annotation, field: settings.stateField });
+			else giveUp.push(out);
+		} catch (error) {
+			// NodeOperationError hands back an error that already is one, unchanged
+			if (!ctx.continueOnFail()) throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+			// a broken item must not loop: it leaves through Give up (or the error output)
+			giveUp.push(routedItem(items[i], i, { error: { message: (error as Error).message } }));
+		}
+	}
+
+	if (retry.length === 0) return [[], giveUp];
+	const longest = Math.max(...retry.map((r) => r.annotation.delayMs ?? 0));
+	const waitUntil = new Date(nowMs + longest).toISOString();
+	for (const r of retry) r.annotation.waitUntil = waitUntil;
+	const retryItems = retry.map((r) => r.item);
+	if (mode === 'computeOnly') return [retryItems, giveUp];
+
+	const limit = numberParameter(ctx, 0, 'In-Process Wait Limit (Ms)', (ctx.getNodeParameter('options', 0, {}) as IDataObject).inProcessWaitLimit ?? BACKOFF_DEFAULTS.inProcessWaitLimitMs);
+	if (longest > limit && giveUp.length === 0) {
+		// n8n resumes a waiting node by passing its input through its first output: the decision
+		// and the annotations must already be on the input items, and every item goes to Retry.
+		for (const r of retry) items[r.index].json[r.field] = r.annotation;
+		await ctx.putExecutionToWait(new Date(nowMs + longest));
+		return [items.map((item, index) => routedItem(item, index, item.json))];
+	}
+	if (longest > limit) {
+		ctx.logger.warn(
+			`Backoff Delay waits ${formatDuration(longest)} in process, not in n8n's waiting state: some items of this pass go to Give up, and a resumed execution can only continue on Retry. This wait does not survive a restart.`,
+		);
+	}
+	try {
+		await runtime.sleep(longest, ctx.getExecutionCancelSignal?.());
+	} catch {
+		throw new NodeOperationError(ctx.getNode(), 'The execution was canceled');
+	}
+	return [retryItems, giveUp];
+}

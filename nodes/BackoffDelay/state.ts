@@ -1,0 +1,39 @@
+/** The loop state the node keeps on each item, and the annotations it writes. */
+import type { IDataObject } from 'n8n-workflow';
+import type { LoopState } from '../shared/backoff-decision';
+
+/** What is written on every item the node routes. */
+export interface BackoffAnnotation extends IDataObject {
+	/** The attempt the next request will be (on Retry), or the attempts made (on Give up). */
+	attempt: number;
+	maxAttempts: number;
+	firstFailureAt: string;
+	/** Retry only. */
+	delayMs?: number;
+	delayReason?: string;
+	delayHeader?: string;
+	nextAttemptAt?: string;
+	/** When the items of this pass resume: the longest delay among them (one wait for all). */
+	waitUntil?: string;
+	/** Give up only. */
+	giveUpReason?: string;
+	message?: string;
+	lastFailure?: IDataObject;
+}
+
+export type StateProblem = { problem: string };
+
+/** Reads the state an earlier pass left on the item; undefined on the first pass. */
+export function readLoopState(json: IDataObject, field: string, nowMs: number): LoopState | StateProblem {
+	const raw = json[field];
+	if (raw === undefined || raw === null) return { attemptsMade: 1, firstFailureAt: nowMs };
+	if (typeof raw !== 'object' || Array.isArray(raw)) return { problem: `holds ${JSON.stringify(raw)}, not the node's state object` };
+	const state = raw as IDataObject;
+	const attempt = typeof state.attempt === 'string' && state.attempt.trim() !== '' ? Number(state.attempt) : state.attempt;
+	if (typeof attempt !== 'number' || !Number.isInteger(attempt) || attempt < 1) {
+		return { problem: `has attempt ${JSON.stringify(state.attempt)}, which is not an attempt number (a whole number of 1 or more)` };
+	}
+	const first = typeof state.firstFailureAt === 'string' ? Date.parse(state.firstFailureAt) : NaN;
+	const previous = typeof state.delayMs === 'number' && state.delayReason === 'backoff' ? state.delayMs : undefined;
+	return { attemptsMade: attempt, firstFailureAt: Number.isFinite(first) ? first : nowMs, ...(previous !== undefined ? { previousDelayMs: previous } : {}) };
+}
