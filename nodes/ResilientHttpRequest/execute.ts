@@ -8,6 +8,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutio
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
 import { runItemPool } from '../shared/item-pool';
+import { serverRequestedDelay } from '../shared/retry-after';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
 import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
@@ -103,15 +104,26 @@ function failureBody(failure: AttemptFailure): unknown {
 	return decoded.value;
 }
 
-function errorDetails(failure: AttemptFailure, story: RetryStory): IDataObject {
+/**
+ * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
+ * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
+ */
+function errorDetails(failure: AttemptFailure, story: RetryStory, settings: RetrySettings, nowMs: number): IDataObject {
 	const body = failureBody(failure);
+	let retryAfter: IDataObject = {};
+	if (story.retryAfterMs !== undefined) {
+		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
+	} else if (failure.headers) {
+		const requested = serverRequestedDelay(failure.headers, nowMs, { readRateLimitHeaders: settings.readRateLimitHeaders, ...(failure.status !== undefined ? { status: failure.status } : {}) });
+		if (requested) retryAfter = { retryAfterMs: requested.delayMs, retryAt: new Date(Math.min(nowMs + requested.delayMs, 8.64e15)).toISOString() };
+	}
 	return {
 		message: story.summary,
 		...(failure.status !== undefined ? { status: failure.status } : {}),
 		...(failure.statusText ? { statusText: failure.statusText } : {}),
 		...(failure.code ? { code: failure.code } : {}),
 		reason: story.stoppedBecause,
-		...(story.retryAfterMs !== undefined ? { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt } : {}),
+		...retryAfter,
 		...(body !== undefined ? { body: body as IDataObject } : {}),
 	};
 }
@@ -149,7 +161,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 		const response: HttpResponse = { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
 		return withStory(await responseToItems(ctx, i, response, settings.response, spec.url), settings.storyField, story, i);
 	}
-	const details = errorDetails(failure, story);
+	const details = errorDetails(failure, story, settings, runtime.now());
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,

@@ -1,0 +1,173 @@
+/**
+ * The Backoff Delay node as the body of a retry loop, in n8n's engine: behind our HTTP node and
+ * behind n8n's own HTTP Request, against a real local server, on virtual time.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { systemRuntime } from '../../nodes/shared/runtime';
+import { startLocalServer, type LocalHandler, type LocalServer } from './local-server';
+import { createVirtualRuntime } from './virtual-runtime';
+import { loopWorkflow, requestNode, runHttp } from './workflow-builders';
+
+const servers: LocalServer[] = [];
+async function server(handler: LocalHandler, clock?: () => number): Promise<LocalServer> {
+	const s = await startLocalServer(handler, clock ? { clock } : {});
+	servers.push(s);
+	return s;
+}
+afterEach(async () => {
+	await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const backoffOf = (json: IDataObject) => json._backoff as IDataObject;
+
+describe.each(['resilient', 'core'] as const)('a loop with %s HTTP Request -> Backoff Delay -> back', (kind) => {
+	it('succeeds after three failures, counting attempts on the item', async () => {
+		const upstream = await server((_req, n) => (n < 3 ? { status: 503, body: { busy: true } } : { status: 200, body: { done: true } }));
+		const runtime = createVirtualRuntime();
+		const run = await runHttp(loopWorkflow(requestNode(kind, { url: `${upstream.url}/job` }), { maxAttempts: 5 }), [{ json: { id: 'job-1' } }], runtime);
+
+		expect(run.status).toBe('success');
+		expect(upstream.requests).toHaveLength(4);
+		expect(run.runsOf('Backoff')).toBe(3);
+		expect(run.jsonOf('OK')).toEqual([expect.objectContaining({ done: true })]);
+		expect(runtime.sleeps).toHaveLength(3);
+		// the attempt written on the item grows pass after pass: 2, 3, 4
+		expect([0, 1, 2].map((r) => backoffOf(run.jsonOf('Backoff', 0, r)[0]).attempt)).toEqual([2, 3, 4]);
+		expect(run.jsonOf('Backoff', 0, 0)[0].id).toBe('job-1');
+	});
+
+	it('gives up after Max Attempts with the original item intact', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const runtime = createVirtualRuntime();
+		const file = { data: Buffer.from('keep me').toString('base64'), mimeType: 'text/plain', fileName: 'k.txt' };
+		const run = await runHttp(loopWorkflow(requestNode(kind, { url: `${upstream.url}/down` }), { maxAttempts: 3 }), [{ json: { order: 42, note: 'x' }, binary: { doc: file } }], runtime);
+
+		expect(upstream.requests).toHaveLength(3);
+		const [gaveUp] = run.outputOf('Gave up');
+		expect(gaveUp.json).toMatchObject({ order: 42, note: 'x', _backoff: { giveUpReason: 'attempts-exhausted', attempt: 3, maxAttempts: 3 } });
+		// n8n's HTTP Request drops binary data on its error output; ours keeps the whole item
+		if (kind === 'resilient') expect(gaveUp.binary?.doc?.fileName).toBe('k.txt');
+		expect(runtime.sleeps).toHaveLength(2);
+	});
+
+	it('sends a non-retryable status to Give up without waiting', async () => {
+		const upstream = await server(() => ({ status: 404, body: { message: 'no such thing' } }));
+		const runtime = createVirtualRuntime();
+		const run = await runHttp(loopWorkflow(requestNode(kind, { url: `${upstream.url}/missing` }), {}), [{ json: { id: 9 } }], runtime);
+
+		expect(upstream.requests).toHaveLength(1);
+		expect(runtime.sleeps).toHaveLength(0);
+		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ giveUpReason: 'not-retryable', lastFailure: { status: 404 } });
+	});
+});
+
+describe('Retry-After', () => {
+	it('from the Resilient HTTP Request error output: the wait is never shorter', async () => {
+		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '7' } } : { status: 200, body: { ok: 1 } }), runtime.now);
+		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/rl` }), { options: { baseDelay: 10 } }), [{ json: {} }], runtime);
+
+		expect(run.status).toBe('success');
+		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(7000);
+		expect(upstream.requests[1].receivedAt - upstream.requests[0].receivedAt).toBeGreaterThanOrEqual(7000);
+		expect(backoffOf(run.jsonOf('Backoff')[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retryAt' });
+	});
+
+	it('from a core HTTP Request with full response and Never Error', async () => {
+		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '5' } } : { status: 200, body: { ok: 1 } }), runtime.now);
+		const http = requestNode('core', { url: `${upstream.url}/rl`, options: { response: { response: { fullResponse: true, neverError: true } } } });
+		const run = await runHttp(loopWorkflow(http, {}, { successOutputToBackoff: true }), [{ json: {} }], runtime);
+
+		expect(upstream.requests).toHaveLength(2);
+		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(5000);
+		expect(backoffOf(run.jsonOf('Backoff', 0, 0)[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retry-after' });
+		// the 200 response is no failure: it leaves the loop through Give up, marked as such
+		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ giveUpReason: 'not-a-failure' });
+	});
+
+	it('a Server-Requested Wait expression overrides what is on the item', async () => {
+		const upstream = await server((_req, n) => (n === 0 ? { status: 503 } : { status: 200, body: {} }));
+		const runtime = createVirtualRuntime();
+		await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { serverWait: '={{ 12000 }}', baseDelay: 1 } }), [{ json: {} }], runtime);
+		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(12000);
+	});
+});
+
+describe('waiting', () => {
+	it('one wait for the longest delay of the pass; each item keeps its own nextAttemptAt', async () => {
+		const runtime = createVirtualRuntime();
+		const upstream = await server((req) => {
+			const n = Number(new URL(req.url, 'http://x').searchParams.get('n'));
+			return { status: 429, headers: { 'retry-after': String(n) } };
+		});
+		const wf = loopWorkflow(requestNode('resilient', { url: `={{ "${upstream.url}/x?n=" + $json.n }}` }), { maxAttempts: 2, options: { baseDelay: 1 } });
+		const run = await runHttp(wf, [{ json: { n: 2 } }, { json: { n: 9 } }], runtime);
+
+		expect(runtime.sleeps).toHaveLength(1);
+		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(9000);
+		const pass = run.jsonOf('Backoff').map(backoffOf);
+		expect(pass[0].waitUntil).toBe(pass[1].waitUntil);
+		expect(Date.parse(String(pass[0].nextAttemptAt))).toBeLessThan(Date.parse(String(pass[1].nextAttemptAt)));
+	});
+
+	it('puts the execution into n8n\'s waiting state for a wait over the in-process limit, with the decision on the items', async () => {
+		const upstream = await server(() => ({ status: 503, headers: { 'retry-after': '120' } }));
+		const runtime = createVirtualRuntime();
+		const started = Date.now();
+		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), {}), [{ json: { id: 'w' } }], runtime);
+
+		expect(run.status).toBe('waiting');
+		expect(run.waitTill!.getTime() - started).toBeGreaterThanOrEqual(120_000);
+		expect(runtime.sleeps).toHaveLength(0);
+		// the node's input (what n8n passes on when it resumes) already carries the decision
+		const input = run.run.data.executionData!.nodeExecutionStack[0];
+		expect(input.node.name).toBe('Backoff');
+		expect(input.data.main[0]![0].json).toMatchObject({ id: 'w', _backoff: { attempt: 2, delayReason: 'retry-after' } });
+	});
+
+	it('compute-only mode annotates and routes without waiting', async () => {
+		const upstream = await server(() => ({ status: 502 }));
+		const runtime = createVirtualRuntime();
+		const wf = loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { mode: 'computeOnly', maxAttempts: 3 });
+		const run = await runHttp(wf, [{ json: {} }], runtime);
+		expect(runtime.sleeps).toHaveLength(0);
+		expect(upstream.requests).toHaveLength(3);
+		expect(backoffOf(run.jsonOf('Backoff', 0, 0)[0])).toMatchObject({ attempt: 2, delayReason: 'backoff' });
+		expect(typeof backoffOf(run.jsonOf('Backoff', 0, 0)[0]).nextAttemptAt).toBe('string');
+	});
+
+	it('cancelling the execution ends an in-process wait at once', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const started = Date.now();
+		const run = await runHttp(
+			loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { baseDelay: 30_000, maxDelay: 30_000, jitter: 'none' } }),
+			[{ json: {} }],
+			systemRuntime,
+			{ cancelAfterMs: 300 },
+		);
+		expect(run.status).toBe('canceled');
+		expect(Date.now() - started).toBeLessThan(5000);
+	});
+});
+
+describe('bad input', () => {
+	it('an attempt field that is not a number fails with the field and the item named', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), {}), [{ json: { _backoff: { attempt: 'three' } } }], createVirtualRuntime());
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(/Field "_backoff" of item 0 has attempt "three", which is not an attempt number/);
+	});
+
+	it.each([
+		[{ maxAttempts: 0 }, /Parameter "Max Attempts" must be at least 1/],
+		[{ options: { baseDelay: -1 } }, /Parameter "Base Delay \(Ms\)" must be at least 0/],
+		[{ options: { maxDelay: 'soon' } }, /Parameter "Max Delay \(Ms\)" must be a number/],
+		[{ options: { serverWait: 'whenever' } }, /Parameter "Server-Requested Wait" must be milliseconds, a Retry-After value or a date/],
+	])('%j fails with the parameter named', async (parameters, message) => {
+		const upstream = await server(() => ({ status: 503 }));
+		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), parameters), [{ json: {} }], createVirtualRuntime());
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toMatch(message);
+	});
+});
