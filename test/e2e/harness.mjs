@@ -1,0 +1,469 @@
+// End-to-end harness: drives a real n8n (installed by scripts/install-n8n.sh, run with Node 24)
+// from tests that run on the machine's Node (20+). Plain ESM, no build step.
+//
+// Every n8n process it starts is tracked by PID and killed (its whole process group: n8n spawns a
+// task runner) when the test process exits, is interrupted, or a test fails. With RH_E2E_PIDFILE
+// set (test/e2e/run.sh sets it), each PID is also written there so run.sh can clean up after a
+// test process that was killed hard.
+import { execFileSync, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const PACKAGE_NAME = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).name;
+
+// User folders live outside the repo on purpose: walking up from a package installed below the
+// repo would find the repo's node_modules, so a dependency missing from package.json would still
+// load here but not on a user's machine. RH_E2E_TMP overrides the location.
+export const TMP_BASE = process.env.RH_E2E_TMP || path.join(os.tmpdir(), 'n8n-nodes-resilient-http-e2e');
+
+/** Paths from scripts/n8n-env.sh (the one place that names versions and folders). */
+export const env = (() => {
+	const out = execFileSync(
+		'bash',
+		['-c', 'source scripts/n8n-env.sh && printf "%s\\n" "$NODE24_BIN" "$N8N_BIN" "$N8N_HOME" "$N8N_VERSION"'],
+		{ cwd: REPO, encoding: 'utf8' },
+	);
+	const [NODE24_BIN, N8N_BIN, N8N_HOME, N8N_VERSION] = out.trim().split('\n');
+	return { NODE24_BIN, N8N_BIN, N8N_HOME, N8N_VERSION };
+})();
+
+// ---------------------------------------------------------------------------------------------
+// Process tracking and cleanup
+
+const children = new Set();
+let handlersInstalled = false;
+
+function killGroup(child, signal) {
+	if (child.exitCode !== null || child.signalCode !== null) return;
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			process.kill(child.pid, signal);
+		} catch {
+			/* already gone */
+		}
+	}
+}
+
+function installHandlers() {
+	if (handlersInstalled) return;
+	handlersInstalled = true;
+	process.on('exit', () => {
+		for (const child of children) killGroup(child, 'SIGKILL');
+	});
+	for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+		process.once(signal, () => {
+			for (const child of children) killGroup(child, 'SIGKILL');
+			process.exit(128 + (os.constants.signals[signal] ?? 1));
+		});
+	}
+}
+
+function track(child) {
+	installHandlers();
+	children.add(child);
+	if (process.env.RH_E2E_PIDFILE) fs.appendFileSync(process.env.RH_E2E_PIDFILE, `${child.pid}\n`);
+	child.once('exit', () => children.delete(child));
+	return child;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+export async function freePort() {
+	return await new Promise((resolve, reject) => {
+		const srv = net.createServer();
+		srv.unref();
+		srv.on('error', reject);
+		srv.listen(0, '127.0.0.1', () => {
+			const { port } = srv.address();
+			srv.close(() => resolve(port));
+		});
+	});
+}
+
+/** Environment for an n8n process using userFolder. */
+export async function n8nEnv(userFolder, extra = {}) {
+	return {
+		...process.env,
+		PATH: `${env.NODE24_BIN}:${process.env.PATH}`,
+		N8N_USER_FOLDER: userFolder,
+		DB_TYPE: 'sqlite',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		// Every n8n command (execute too) opens a task broker port (default 5679): a fresh port
+		// per process lets tests run next to each other and next to `npm start`.
+		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
+		NODE_ENV: 'production',
+		...extra,
+	};
+}
+
+/**
+ * Runs `n8n <args>` to completion with the user folder's environment.
+ * Resolves { exitCode, signal, stdout, stderr, durationMs }; kills the run after timeoutMs.
+ */
+export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra = {} } = {}) {
+	const started = Date.now();
+	const child = track(
+		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, ...args], {
+			cwd: userFolder,
+			env: await n8nEnv(userFolder, extra),
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		}),
+	);
+	let stdout = '';
+	let stderr = '';
+	child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+	child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+	const timer = setTimeout(() => {
+		stderr += `\n[harness] killed after ${timeoutMs} ms`;
+		killGroup(child, 'SIGKILL');
+	}, timeoutMs);
+	const [exitCode, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
+	clearTimeout(timer);
+	// n8n's task runner is a child in the same process group: do not leave it behind.
+	killGroup(child, 'SIGKILL');
+	return { exitCode, signal, stdout, stderr, durationMs: Date.now() - started };
+}
+
+// ---------------------------------------------------------------------------------------------
+// User folders, import, execute
+
+let packedTarball;
+/** Packs the repo once per process (or uses RH_E2E_TARBALL, which run.sh sets). */
+export function packTarball() {
+	if (process.env.RH_E2E_TARBALL) return process.env.RH_E2E_TARBALL;
+	if (packedTarball) return packedTarball;
+	const dir = path.join(TMP_BASE, `pack-${process.pid}-${randomBytes(3).toString('hex')}`);
+	fs.mkdirSync(dir, { recursive: true });
+	const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: REPO, encoding: 'utf8' })
+		.trim()
+		.split('\n')
+		.pop();
+	packedTarball = path.join(dir, name);
+	return packedTarball;
+}
+
+/**
+ * A fresh n8n user folder (own SQLite database) with this package installed:
+ * tarball: true  -> `npm pack` + install like n8n's community-package installer,
+ * tarball: false -> dev copy of package.json + dist/ (scripts/link-package.sh default),
+ * link: false    -> no package at all (core nodes only).
+ */
+export async function prepareUserFolder({ tarball = false, link = true } = {}) {
+	fs.mkdirSync(TMP_BASE, { recursive: true });
+	const dir = fs.mkdtempSync(path.join(TMP_BASE, 'uf-'));
+	if (link) {
+		const args = [path.join(REPO, 'scripts/link-package.sh'), dir];
+		if (tarball) args.push(`--tarball=${packTarball()}`);
+		execFileSync('bash', args, { cwd: REPO, stdio: ['ignore', 'ignore', 'pipe'] });
+	}
+	return dir;
+}
+
+function writeTemp(userFolder, prefix, data) {
+	const file = path.join(userFolder, `${prefix}-${randomBytes(4).toString('hex')}.json`);
+	fs.writeFileSync(file, JSON.stringify(data, null, 2));
+	return file;
+}
+
+function assertOk(what, result) {
+	if (result.exitCode !== 0) {
+		throw new Error(`${what} failed (exit ${result.exitCode}):\n${result.stdout.slice(-4000)}\n${result.stderr.slice(-4000)}`);
+	}
+	return result;
+}
+
+/** Imports a workflow (object, array of objects, or path to a JSON file). Give each a fixed `id`. */
+export async function importWorkflow(userFolder, workflowJson) {
+	const file = typeof workflowJson === 'string' ? path.resolve(workflowJson) : writeTemp(userFolder, 'workflow', workflowJson);
+	return assertOk('n8n import:workflow', await runN8n(userFolder, ['import:workflow', `--input=${file}`]));
+}
+
+/** Imports credentials: [{ id, name, type, data: { ...plain values } }] (n8n encrypts `data`). */
+export async function importCredentials(userFolder, credentials) {
+	const file = writeTemp(userFolder, 'credentials', Array.isArray(credentials) ? credentials : [credentials]);
+	return assertOk('n8n import:credentials', await runN8n(userFolder, ['import:credentials', `--input=${file}`]));
+}
+
+/** Marks a workflow active (needed before `n8n start` for webhook/trigger workflows). */
+export async function publishWorkflow(userFolder, id) {
+	return assertOk('n8n publish:workflow', await runN8n(userFolder, ['publish:workflow', `--id=${id}`]));
+}
+
+/**
+ * The run data n8n prints: a pretty-printed JSON object that starts at the first line beginning
+ * with '{' and ends at a line beginning with '}' (log lines may follow it).
+ */
+export function parseExecuteOutput(stdout) {
+	const lines = stdout.split('\n');
+	const start = lines.findIndex((l) => l.startsWith('{'));
+	if (start < 0) return undefined;
+	for (let end = start; end < lines.length; end++) {
+		if (!lines[end].startsWith('}') && end !== start) continue;
+		try {
+			return JSON.parse(lines.slice(start, end + 1).join('\n'));
+		} catch {
+			/* keep looking */
+		}
+	}
+	return undefined;
+}
+
+/**
+ * `n8n execute --id=ID --rawOutput` (boots n8n: about 2 s here).
+ * Resolves { exitCode, output, stdout, stderr, durationMs }; output is the parsed run data
+ * (exit 0: success; exit 1: the workflow failed, output still holds the run data).
+ */
+export async function executeWorkflow(userFolder, id, { timeoutMs = 120_000, env: extra } = {}) {
+	const result = await runN8n(userFolder, ['execute', `--id=${id}`, '--rawOutput'], { timeoutMs, env: extra });
+	return { ...result, output: parseExecuteOutput(result.stdout) };
+}
+
+/** Per node: { status, error, items: json of main output 0, all: every output } of its last run. */
+export function nodeResults(output) {
+	const runData = output?.data?.resultData?.runData ?? {};
+	const result = {};
+	for (const [name, runs] of Object.entries(runData)) {
+		const run = runs[runs.length - 1];
+		const main = run?.data?.main ?? [];
+		result[name] = {
+			status: run?.executionStatus,
+			error: run?.error,
+			items: (main[0] ?? []).map((i) => i.json),
+			all: main.map((out) => (out ?? []).map((i) => i.json)),
+			runs: runs.length,
+		};
+	}
+	return result;
+}
+
+// ---------------------------------------------------------------------------------------------
+// n8n server
+
+const servers = new Set();
+
+/**
+ * `n8n start` on 127.0.0.1:port (a free one by default); resolves once /healthz/readiness
+ * answers 200 (about 12 s). Returns { url, port, pid, logs(), stop() }.
+ */
+export async function startN8n(userFolder, { port, env: extra = {}, readyTimeoutMs = 90_000 } = {}) {
+	port ??= await freePort();
+	const child = track(
+		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, 'start'], {
+			cwd: userFolder,
+			env: await n8nEnv(userFolder, { N8N_PORT: String(port), N8N_SECURE_COOKIE: 'false', ...extra }),
+			detached: true,
+			stdio: ['ignore', 'pipe', 'pipe'],
+		}),
+	);
+	let output = '';
+	const keep = (c) => {
+		output += c;
+		if (output.length > 200_000) output = output.slice(-100_000);
+	};
+	child.stdout.setEncoding('utf8').on('data', keep);
+	child.stderr.setEncoding('utf8').on('data', keep);
+	const url = `http://127.0.0.1:${port}`;
+	const handle = {
+		url,
+		port,
+		pid: child.pid,
+		child,
+		logs: () => output,
+		stop: () => stopN8n(handle),
+	};
+	servers.add(handle);
+	const deadline = Date.now() + readyTimeoutMs;
+	for (;;) {
+		if (child.exitCode !== null || child.signalCode !== null) {
+			servers.delete(handle);
+			throw new Error(`n8n start exited early (${child.exitCode ?? child.signalCode}):\n${output.slice(-4000)}`);
+		}
+		const status = await new Promise((resolve) => {
+			const req = http.get(`${url}/healthz/readiness`, (res) => {
+				res.resume();
+				resolve(res.statusCode);
+			});
+			req.on('error', () => resolve(0));
+			req.setTimeout(2000, () => req.destroy());
+		});
+		if (status === 200) return handle;
+		if (Date.now() > deadline) {
+			await stopN8n(handle);
+			throw new Error(`n8n did not become ready within ${readyTimeoutMs} ms:\n${output.slice(-4000)}`);
+		}
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+/** Stops one server (SIGTERM, SIGKILL after graceMs) or, without a handle, every server started. */
+export async function stopN8n(handle, { graceMs = 10_000 } = {}) {
+	const targets = handle ? [handle] : [...servers];
+	await Promise.all(
+		targets.map(async (h) => {
+			servers.delete(h);
+			const { child } = h;
+			if (child.exitCode !== null || child.signalCode !== null) return;
+			const exited = new Promise((resolve) => child.once('exit', resolve));
+			killGroup(child, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+			await exited;
+			clearTimeout(timer);
+			killGroup(child, 'SIGKILL'); // task runner, if still there
+		}),
+	);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Flaky HTTP server
+
+function json(res, status, body, headers = {}) {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.end(text);
+}
+
+/**
+ * A local HTTP server on 127.0.0.1 (random port) whose paths fail on purpose. Counters are per
+ * key, so give each test its own key.
+ *   /fail/:n/:key              503 for the first n requests, then 200 JSON
+ *   /status/:code/:n/:key      status `code` for the first n requests, then 200 JSON
+ *   /429/:seconds/:key         first request 429 with `Retry-After: seconds`, then 200
+ *   /429date/:seconds/:key     same, Retry-After as an HTTP-date (now + seconds)
+ *   /drop-after-processing/:key  reads the body, records it as processed, and on the first
+ *                              request destroys the socket without answering; 200 later
+ *   /down                      always 503
+ *   /hang                      never answers
+ *   /echo                      200 { method, path, query, headers, body }
+ * `scenarios` adds or overrides routes by first path segment:
+ *   { custom: (req, res, ctx) => ... } with ctx = { parts, body, count, entry, json }.
+ * log: one entry per request { method, path, headers, body, time (epoch ms), t (ms since start),
+ *   key, scenario, status (or 'dropped' / 'hung') }.
+ */
+export async function startFlakyServer(scenarios = {}) {
+	const log = [];
+	const counts = new Map();
+	const processed = [];
+	const t0 = performance.now();
+	const next = (key) => {
+		const n = (counts.get(key) ?? 0) + 1;
+		counts.set(key, n);
+		return n;
+	};
+	const builtIn = {
+		fail: (req, res, { parts, count, entry }) => {
+			const n = Number(parts[1]);
+			if (count <= n) json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		status: (req, res, { parts, count, entry }) => {
+			const code = Number(parts[1]);
+			const n = Number(parts[2]);
+			if (count <= n) json(res, (entry.status = code), { error: `status ${code}`, attempt: count });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		429: (req, res, { parts, count, entry }) => {
+			if (count === 1) json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': String(parts[1]) });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		'429date': (req, res, { parts, count, entry }) => {
+			if (count === 1) {
+				const date = new Date(Date.now() + Number(parts[1]) * 1000).toUTCString();
+				json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': date });
+			} else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		'drop-after-processing': (req, res, { count, entry, body }) => {
+			processed.push({ key: entry.key, body, time: entry.time });
+			entry.processed = true;
+			if (count === 1) {
+				entry.status = 'dropped';
+				req.socket.destroy();
+			} else {
+				json(res, (entry.status = 200), {
+					ok: true,
+					key: entry.key,
+					attempt: count,
+					processedCount: processed.filter((p) => p.key === entry.key).length,
+				});
+			}
+		},
+		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
+		hang: (req, res, { entry }) => {
+			entry.status = 'hung';
+		},
+		echo: (req, res, { entry, body, query }) =>
+			json(res, (entry.status = 200), { method: req.method, path: entry.path, query, headers: req.headers, body }),
+	};
+	const routes = { ...builtIn, ...scenarios };
+
+	const server = http.createServer((req, res) => {
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			const url = new URL(req.url, 'http://127.0.0.1');
+			const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+			const scenario = parts[0] ?? '';
+			const key = parts.length > 1 ? parts[parts.length - 1] : scenario;
+			const raw = Buffer.concat(chunks).toString('utf8');
+			let body = raw;
+			if (raw && /json/.test(req.headers['content-type'] ?? '')) {
+				try {
+					body = JSON.parse(raw);
+				} catch {
+					/* keep raw */
+				}
+			}
+			const count = next(`${scenario}:${key}`);
+			const entry = {
+				method: req.method,
+				path: url.pathname,
+				url: req.url,
+				headers: req.headers,
+				body,
+				time: Date.now(),
+				t: Math.round(performance.now() - t0),
+				scenario,
+				key,
+				count,
+				status: undefined,
+			};
+			log.push(entry);
+			const handler = routes[scenario];
+			if (!handler) return json(res, (entry.status = 404), { error: `no scenario ${scenario}` });
+			try {
+				handler(req, res, { parts, body, count, entry, json, query: Object.fromEntries(url.searchParams) });
+			} catch (error) {
+				json(res, (entry.status = 500), { error: String(error) });
+			}
+		});
+	});
+	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address();
+	return {
+		url: `http://127.0.0.1:${port}`,
+		port,
+		log,
+		processed,
+		/** Log entries whose path starts with prefix (e.g. '/fail/2/k1'). */
+		requests: (prefix = '/') => log.filter((e) => e.path.startsWith(prefix)),
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+/** A fresh key for flaky-server paths. */
+export const uniqueKey = (prefix = 'k') => `${prefix}-${randomBytes(4).toString('hex')}`;

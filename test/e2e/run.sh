@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# End-to-end tests in a real n8n (`npm run test:e2e`). Installs Node 24 + n8n when missing
+# (cached), builds when dist/ is stale, packs the package once, then runs test/e2e/*.e2e.mjs
+# with Node's test runner on the machine's Node. Extra arguments replace the file list:
+#   bash test/e2e/run.sh test/e2e/tarball-loads.e2e.mjs
+# Environment: E2E_CONCURRENCY (test files at once, default 1: each n8n boot takes a core),
+# RH_E2E_TMP (user folders; default $TMPDIR/n8n-nodes-resilient-http-e2e, kept after the run
+# for inspection and wiped at the next run).
+set -euo pipefail
+repo="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$repo"
+source scripts/n8n-env.sh
+
+[ -d node_modules ] || npm ci
+bash scripts/install-n8n.sh
+
+entry="$(node -p "(require('./package.json').n8n.nodes || [])[0] || ''")"
+if [ -z "$entry" ] || [ ! -f "$entry" ] || [ -n "$(find nodes credentials package.json tsconfig.json \
+    tsconfig.build.json gulpfile.js -newer "$entry" -type f 2>/dev/null | head -n 1)" ]; then
+  echo "[e2e] building"
+  npm run --silent build
+fi
+
+export RH_E2E_TMP="${RH_E2E_TMP:-${TMPDIR:-/tmp}/n8n-nodes-resilient-http-e2e}"
+rm -rf "$RH_E2E_TMP"
+mkdir -p "$RH_E2E_TMP/pack"
+export RH_E2E_PIDFILE="$RH_E2E_TMP/pids"
+: > "$RH_E2E_PIDFILE"
+
+# n8n processes the tests started and did not stop (a test process killed hard): their PIDs are
+# in the PID file; each leads its own process group (n8n + its task runner).
+cleanup() {
+  local pid
+  while read -r pid; do
+    [ -n "$pid" ] || continue
+    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q n8n; then
+      echo "[e2e] killing leftover n8n process group $pid"
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done < "$RH_E2E_PIDFILE"
+}
+trap cleanup EXIT
+
+tarball="$(npm pack --silent --pack-destination "$RH_E2E_TMP/pack" | tail -n 1)"
+export RH_E2E_TARBALL="$RH_E2E_TMP/pack/$tarball"
+
+if [ $# -gt 0 ]; then files=("$@"); else files=(test/e2e/*.e2e.mjs); fi
+started=$(date +%s)
+status=0
+node --test --test-concurrency="${E2E_CONCURRENCY:-1}" "${files[@]}" || status=$?
+echo "[e2e] ${#files[@]} file(s) in $(( $(date +%s) - started )) s, exit $status (user folders: $RH_E2E_TMP)"
+exit "$status"
