@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { systemRuntime, type Runtime } from '../shared/runtime';
 import { optionsProperties } from './descriptions/options.description';
-import { requestProperties } from './descriptions/request.description';
+import { GENERIC_AUTH_TYPES, requestProperties } from './descriptions/request.description';
 import { retryProperties } from './descriptions/retry.description';
 import { executeResilientHttpRequest } from './execute';
 
@@ -24,7 +24,7 @@ export class ResilientHttpRequest implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: ['httpBasicAuth', 'httpBearerAuth', 'httpHeaderAuth', 'httpQueryAuth', 'oAuth2Api'].map(genericCredential),
+		credentials: GENERIC_AUTH_TYPES.map(genericCredential),
 		hints: [
 			{
 				message: 'Retry On Fail is on in the node settings: it re-sends every item of this node, including those that succeeded. This node already retries each item on its own; turn Retry On Fail off.',

@@ -199,7 +199,8 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {
-				const description = inner instanceof NodeApiError || inner instanceof NodeOperationError ? inner.description : undefined;
+				// by name: the package may load another copy of n8n-workflow than n8n's own
+				const description = ['NodeApiError', 'NodeOperationError'].includes(inner.name) ? (inner as NodeOperationError).description : undefined;
 				results[i] = [failedItem(ctx, i, { message: inner.message, ...(description ? { description } : {}) })];
 			} else {
 				failures.set(i, inner);

@@ -3,6 +3,7 @@
  * redirects, batching, and clear errors for bad parameters.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
 import { systemRuntime } from '../../nodes/shared/runtime';
 import { startLocalServer, type LocalHandler, type LocalHandlerResult, type LocalServer } from './local-server';
 import { createVirtualRuntime } from './virtual-runtime';
@@ -37,6 +38,26 @@ describe('authentication', () => {
 		const story = JSON.stringify(run.jsonOf('HTTP')[0]._retry);
 		expect(story).not.toContain(SECRET);
 		expect(story).not.toContain(Buffer.from(`me:${SECRET}`).toString('base64'));
+	});
+
+	it('OAuth2 (client credentials) fetches a token and sends it, through our credential type that extends oAuth2Api', async () => {
+		let tokenRequests = 0;
+		const upstream = await server((req) => {
+			if (req.url === '/token') {
+				tokenRequests++;
+				return { status: 200, body: { access_token: 'tok-123', token_type: 'bearer', expires_in: 3600 } };
+			}
+			return req.headers.authorization === 'Bearer tok-123' ? { status: 200, body: { me: 'ok' } } : { status: 401, body: { message: 'no token' } };
+		});
+		const wf = httpWorkflow({ url: `${upstream.url}/me`, authentication: 'genericCredentialType', genericAuthType: 'resilientHttpOAuth2Api' }, { credentials: { resilientHttpOAuth2Api: { id: '1', name: 'o' } } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), {
+			credentialTypes: [new ResilientHttpOAuth2Api()],
+			credentials: { resilientHttpOAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: `${upstream.url}/token`, clientId: 'id', clientSecret: SECRET, scope: '', authentication: 'header', authQueryParameters: '' } },
+		});
+		expect(run.status).toBe('success');
+		expect(run.jsonOf('HTTP')[0]).toMatchObject({ me: 'ok' });
+		expect(tokenRequests).toBe(1);
+		expect(JSON.stringify(run.jsonOf('HTTP')[0])).not.toContain('tok-123');
 	});
 
 	it('query auth adds the parameter', async () => {

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 /** Credential types a user can pick: n8n's own generic ones, so switching from HTTP Request keeps the credential. */
-export const GENERIC_AUTH_TYPES = ['httpBasicAuth', 'httpBearerAuth', 'httpHeaderAuth', 'httpQueryAuth', 'oAuth2Api'] as const;
+export const GENERIC_AUTH_TYPES = ['httpBasicAuth', 'httpBearerAuth', 'httpHeaderAuth', 'httpQueryAuth', 'resilientHttpOAuth2Api'] as const;
 export type GenericAuthType = (typeof GENERIC_AUTH_TYPES)[number];
 
 function keyValueCollection(name: string, displayName: string, itemName: string, show: Record<string, unknown[]>): INodeProperties {
@@ -55,7 +55,7 @@ export const requestProperties: INodeProperties[] = [
 			{
 				name: 'Generic Credential Type',
 				value: 'genericCredentialType',
-				description: "n8n's Basic, Bearer, Header, Query or OAuth2 credentials, the same ones the HTTP Request node uses",
+				description: "n8n's Basic, Bearer, Header and Query credentials, the same ones the HTTP Request node uses, or OAuth2",
 			},
 		],
 		default: 'none',
@@ -71,7 +71,7 @@ export const requestProperties: INodeProperties[] = [
 			{ name: 'Basic Auth', value: 'httpBasicAuth' },
 			{ name: 'Bearer Auth', value: 'httpBearerAuth' },
 			{ name: 'Header Auth', value: 'httpHeaderAuth' },
-			{ name: 'OAuth2 API', value: 'oAuth2Api' },
+			{ name: 'OAuth2 API', value: 'resilientHttpOAuth2Api', description: 'A Resilient HTTP OAuth2 API credential (same fields as n8n\'s OAuth2 API)' },
 			{ name: 'Query Auth', value: 'httpQueryAuth' },
 		],
 		default: 'httpHeaderAuth',

@@ -1,0 +1,215 @@
+/**
+ * The circuit breaker of one key (a host): stop calling an upstream that keeps failing, and let
+ * a single probe find out when it is back. Pure: time is a parameter, the state is a plain JSON
+ * object that a store keeps per key.
+ *
+ * State machine (port it step by step to the Redis Lua script; see window.ts for the buckets):
+ *
+ *   closed     allow: every call.
+ *              record: count the call (and the failure) in the window; a success sets the
+ *              failure streak to 0, a failure adds 1 (a window without any call ends a streak).
+ *              A failure opens it when streak >= consecutiveFailures (if > 0), or when
+ *              failures / calls in the window >= failureRatio (if > 0) with calls >= minimumCalls.
+ *   open       allow: refused while now < openUntil; from openUntil on, the call is let through
+ *              as the probe and the breaker turns half-open (probeSince = now).
+ *              record: ignored (the outcome of a call that started before the breaker opened).
+ *   half-open  allow: refused while the probe is in flight; a probe that has not reported for
+ *              breakMs (its process may have died) is given up, and the call becomes the new probe.
+ *              record: the outcome is taken as the probe's. Success: closed, openings = 0, window
+ *              and streak empty. Failure: open again for a longer break.
+ *
+ *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
+ *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
+ *
+ * In half-open every outcome counts as the probe's: the store cannot tell the probe from a call
+ * that started before the breaker opened and reports late. Either way it is fresh news of the
+ * upstream, so it is used.
+ *
+ * Forgetting: a state nobody touched for long enough is as good as none, and is reset to a fresh
+ * closed breaker (the store drops it at the same moment, see breakerForgetAt):
+ *   closed     once the window holds no call (so also no streak)
+ *   open       at openUntil + memoryMs
+ *   half-open  at probeSince + breakMs + memoryMs
+ *   memoryMs = max(windowMs, breakMs, maxBreakMs)
+ * Long enough that a workflow calling a dead host every few minutes keeps meeting an open
+ * breaker whose break keeps doubling, instead of a fresh one that needs 5 more failures.
+ */
+import type { BreakerChange, BreakerParams, BreakerSnapshot, BreakerState, BreakerVerdict } from './types';
+import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './window';
+
+/** What a store keeps per breaker key. Plain JSON. */
+export interface BreakerData {
+	state: BreakerState;
+	/** Failures in a row, while closed. */
+	consecutiveFailures: number;
+	/** Openings in a row without a successful probe. 0 while closed. */
+	openings: number;
+	/** Open: when the break ends (epoch ms). */
+	openUntil?: number;
+	/** Half-open: when the probe in flight was let through (epoch ms). */
+	probeSince?: number;
+	/** The window the buckets were counted for; a different window empties them. */
+	windowMs: number;
+	/** Closed only: at most 10 buckets, oldest first: [bucket number, calls, failures]. */
+	buckets: Bucket[];
+}
+
+/**
+ * Defaults, sized for workflows that call a third-party API in bursts of a few to a few hundred
+ * items, not for a service doing thousands of calls a second:
+ *
+ * - 5 failures in a row: as many as one item's attempts (Max Attempts 5). An upstream that is
+ *   down opens the breaker after about one item's worth of failures; the other items then fail
+ *   at once instead of spending 5 attempts and 15 s of backoff each.
+ * - 50% of at least 10 calls in 60 s: catches an upstream failing every other call, which never
+ *   makes 5 failures in a row. resilience4j also opens at 50%, but after 100 calls; Polly v8 at
+ *   10% of 100 calls in 30 s: thresholds for services. A workflow rarely makes 100 calls a
+ *   minute to one host; 10 calls is one small batch.
+ * - break 30 s: the Retry-After most upstreams ask for under load is seconds to a minute; 30 s is
+ *   also the longest backoff wait. (opossum waits 30 s, resilience4j 60 s, Polly 5 s.)
+ * - doubling to at most 5 min: a long outage costs one probe per 5 minutes per host, and items
+ *   held back by a Backoff Delay node are not turned away for longer than the item's total
+ *   deadline (also 5 min).
+ */
+export const BREAKER_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
+	consecutiveFailures: 5,
+	failureRatio: 0.5,
+	minimumCalls: 10,
+	windowMs: 60_000,
+	breakMs: 30_000,
+	maxBreakMs: 300_000,
+});
+
+export interface BreakerStep<T> {
+	data: BreakerData;
+	result: T;
+}
+
+function nonNegative(n: number): number {
+	return Number.isFinite(n) && n > 0 ? n : 0;
+}
+
+/** How long the breaker stays open at its `openings`-th opening in a row. */
+export function breakDuration(openings: number, params: BreakerParams): number {
+	const base = nonNegative(params.breakMs);
+	const cap = nonNegative(params.maxBreakMs);
+	// 2^1024 is Infinity; any exponent past 60 is far over every sane cap already.
+	const exponent = Math.min(Math.max(0, openings - 1), 60);
+	return Math.min(cap, base * 2 ** exponent);
+}
+
+function memoryMs(params: BreakerParams): number {
+	return Math.max(clampWindowMs(params.windowMs), nonNegative(params.breakMs), nonNegative(params.maxBreakMs));
+}
+
+/**
+ * From this time on the state is forgotten: a fresh closed breaker gives the same answers.
+ * A store may drop the state then.
+ */
+export function breakerForgetAt(data: BreakerData, params: BreakerParams): number {
+	switch (data.state) {
+		case 'closed':
+			return windowEmptyAt(data.buckets, data.windowMs);
+		case 'open':
+			return (data.openUntil ?? -Infinity) + memoryMs(params);
+		case 'half-open':
+			return (data.probeSince ?? -Infinity) + nonNegative(params.breakMs) + memoryMs(params);
+	}
+}
+
+function fresh(windowMs: number): BreakerData {
+	return { state: 'closed', consecutiveFailures: 0, openings: 0, windowMs, buckets: [] };
+}
+
+/** A copy of the state as it stands at `nowMs`: forgotten when idle long enough, window moved on. */
+function settle(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerData {
+	const windowMs = clampWindowMs(params.windowMs);
+	if (!data || nowMs >= breakerForgetAt(data, params)) return fresh(windowMs);
+	const copy: BreakerData = { ...data, buckets: data.windowMs === windowMs ? data.buckets : [], windowMs };
+	if (copy.state === 'closed') copy.buckets = liveBuckets(copy.buckets, currentBucket(copy.buckets, nowMs, windowMs));
+	return copy;
+}
+
+function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
+	const snapshot: BreakerSnapshot = { state: data.state, consecutiveFailures: data.consecutiveFailures, openings: data.openings };
+	if (data.state === 'open' && data.openUntil !== undefined) snapshot.openUntil = data.openUntil;
+	// Half-open: the earliest another probe may go, should the one in flight never report
+	if (data.state === 'half-open' && data.probeSince !== undefined) snapshot.openUntil = data.probeSince + nonNegative(params.breakMs);
+	return snapshot;
+}
+
+/** Asks before a call: closed lets it through, open refuses it, half-open lets one probe through. */
+export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerStep<BreakerVerdict> {
+	const next = settle(data, nowMs, params);
+	const probe = (): BreakerStep<BreakerVerdict> => {
+		next.state = 'half-open';
+		next.probeSince = nowMs;
+		delete next.openUntil;
+		return { data: next, result: { allowed: true, probe: true, snapshot: snapshotOf(next, params) } };
+	};
+	switch (next.state) {
+		case 'closed':
+			return { data: next, result: { allowed: true, probe: false, snapshot: snapshotOf(next, params) } };
+		case 'open':
+			if (next.openUntil !== undefined && nowMs < next.openUntil) return { data: next, result: { allowed: false, snapshot: snapshotOf(next, params) } };
+			return probe();
+		case 'half-open':
+			if (next.probeSince !== undefined && nowMs < next.probeSince + nonNegative(params.breakMs)) {
+				return { data: next, result: { allowed: false, snapshot: snapshotOf(next, params) } };
+			}
+			return probe();
+	}
+}
+
+function open(next: BreakerData, nowMs: number, params: BreakerParams): void {
+	next.state = 'open';
+	next.openings += 1;
+	next.openUntil = nowMs + breakDuration(next.openings, params);
+	delete next.probeSince;
+	next.buckets = [];
+}
+
+function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
+	if (params.consecutiveFailures > 0 && next.consecutiveFailures >= params.consecutiveFailures) return true;
+	if (!(params.failureRatio > 0)) return false;
+	const { a: calls, b: failures } = windowTotals(next.buckets);
+	return calls > 0 && calls >= params.minimumCalls && failures / calls >= params.failureRatio;
+}
+
+/** Records the outcome of a call the breaker let through; returns the state change it caused. */
+export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams): BreakerStep<BreakerChange | undefined> {
+	const next = settle(data, nowMs, params);
+	const from = next.state;
+	switch (next.state) {
+		case 'closed': {
+			// A whole window without a call ends a streak: failures that far apart are not an outage
+			if (next.buckets.length === 0) next.consecutiveFailures = 0;
+			addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), 1, success ? 0 : 1);
+			next.consecutiveFailures = success ? 0 : next.consecutiveFailures + 1;
+			// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
+			if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
+			open(next, nowMs, params);
+			break;
+		}
+		case 'open':
+			return { data: next, result: undefined };
+		case 'half-open':
+			if (success) {
+				next.state = 'closed';
+				next.openings = 0;
+				next.consecutiveFailures = 0;
+				delete next.probeSince;
+				next.buckets = [];
+			} else {
+				next.consecutiveFailures += 1;
+				open(next, nowMs, params);
+			}
+			break;
+	}
+	return { data: next, result: { from, to: next.state, snapshot: snapshotOf(next, params) } };
+}
+
+/** The breaker as it stands at `nowMs`, changing nothing. */
+export function breakerSnapshot(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerSnapshot {
+	return snapshotOf(settle(data, nowMs, params), params);
+}
