@@ -1,0 +1,152 @@
+/**
+ * The flaky upstream every test tier uses (engine tests in Jest, end-to-end tests against real
+ * n8n): a local HTTP server on 127.0.0.1 whose paths fail on purpose. Plain CommonJS so that both
+ * ts-jest and the ES-module e2e harness can load it.
+ */
+'use strict';
+const http = require('node:http');
+
+function json(res, status, body, headers = {}) {
+	const text = JSON.stringify(body);
+	res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+	res.end(text);
+}
+
+/**
+ * A local HTTP server on 127.0.0.1 (random port) whose paths fail on purpose. Counters are per
+ * key, so give each test its own key.
+ *   /fail/:n/:key              503 for the first n requests, then 200 JSON
+ *   /status/:code/:n/:key      status `code` for the first n requests, then 200 JSON
+ *   /429/:seconds/:key         first request 429 with `Retry-After: seconds`, then 200
+ *   /429date/:seconds/:key     same, Retry-After as an HTTP-date (now + seconds)
+ *   /drop-after-processing/:key  reads the body, records it as processed, and on the first
+ *                              request destroys the socket without answering; 200 later
+ *   /down                      always 503
+ *   /hang                      never answers
+ *   /echo                      200 { method, path, query, headers, body }
+ * `scenarios` adds or overrides routes by first path segment:
+ *   { custom: (req, res, ctx) => ... } with ctx = { parts, body, count, entry, json }.
+ * log: one entry per request { method, path, headers, body, time (epoch ms), t (ms since start),
+ *   key, scenario, status (or 'dropped' / 'hung') }.
+ */
+async function startFlakyServer(scenarios = {}) {
+	const log = [];
+	const counts = new Map();
+	const processed = [];
+	const t0 = performance.now();
+	const next = (key) => {
+		const n = (counts.get(key) ?? 0) + 1;
+		counts.set(key, n);
+		return n;
+	};
+	const builtIn = {
+		fail: (req, res, { parts, count, entry }) => {
+			const n = Number(parts[1]);
+			if (count <= n) json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		status: (req, res, { parts, count, entry }) => {
+			const code = Number(parts[1]);
+			const n = Number(parts[2]);
+			if (count <= n) json(res, (entry.status = code), { error: `status ${code}`, attempt: count });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		429: (req, res, { parts, count, entry }) => {
+			if (count === 1) json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': String(parts[1]) });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		'429date': (req, res, { parts, count, entry }) => {
+			if (count === 1) {
+				const date = new Date(Date.now() + Number(parts[1]) * 1000).toUTCString();
+				json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': date });
+			} else json(res, (entry.status = 200), { ok: true, key: entry.key, attempt: count });
+		},
+		'drop-after-processing': (req, res, { count, entry, body }) => {
+			// Like a payment API: a request whose Idempotency-Key was seen is answered, not processed again
+			const idem = req.headers['idempotency-key'];
+			const seen = idem !== undefined && processed.some((p) => p.key === entry.key && p.idempotencyKey === idem);
+			if (!seen) {
+				processed.push({ key: entry.key, idempotencyKey: idem, body, time: entry.time });
+				entry.processed = true;
+			}
+			if (count === 1) {
+				entry.status = 'dropped';
+				req.socket.destroy();
+			} else {
+				json(res, (entry.status = 200), {
+					ok: true,
+					key: entry.key,
+					attempt: count,
+					processedCount: processed.filter((p) => p.key === entry.key).length,
+				});
+			}
+		},
+		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
+		hang: (req, res, { entry }) => {
+			entry.status = 'hung';
+		},
+		echo: (req, res, { entry, body, query }) =>
+			json(res, (entry.status = 200), { method: req.method, path: entry.path, query, headers: req.headers, body }),
+	};
+	const routes = { ...builtIn, ...scenarios };
+
+	const server = http.createServer((req, res) => {
+		const chunks = [];
+		req.on('data', (c) => chunks.push(c));
+		req.on('end', () => {
+			const url = new URL(req.url, 'http://127.0.0.1');
+			const parts = url.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+			const scenario = parts[0] ?? '';
+			const key = parts.length > 1 ? parts[parts.length - 1] : scenario;
+			const raw = Buffer.concat(chunks).toString('utf8');
+			let body = raw;
+			if (raw && /json/.test(req.headers['content-type'] ?? '')) {
+				try {
+					body = JSON.parse(raw);
+				} catch {
+					/* keep raw */
+				}
+			}
+			const count = next(`${scenario}:${key}`);
+			const entry = {
+				method: req.method,
+				path: url.pathname,
+				url: req.url,
+				headers: req.headers,
+				body,
+				time: Date.now(),
+				t: Math.round(performance.now() - t0),
+				scenario,
+				key,
+				count,
+				status: undefined,
+			};
+			log.push(entry);
+			const handler = routes[scenario];
+			if (!handler) return json(res, (entry.status = 404), { error: `no scenario ${scenario}` });
+			try {
+				handler(req, res, { parts, body, count, entry, json, query: Object.fromEntries(url.searchParams) });
+			} catch (error) {
+				json(res, (entry.status = 500), { error: String(error) });
+			}
+		});
+	});
+	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address();
+	return {
+		url: `http://127.0.0.1:${port}`,
+		port,
+		log,
+		processed,
+		/** Log entries whose path starts with prefix (e.g. '/fail/2/k1'). */
+		requests: (prefix = '/') => log.filter((e) => e.path.startsWith(prefix)),
+		close: () =>
+			new Promise((resolve) => {
+				server.closeAllConnections();
+				server.close(() => resolve());
+			}),
+	};
+}
+
+
+module.exports = { startFlakyServer };
