@@ -65,11 +65,10 @@ export interface BreakerData {
  *   makes 5 failures in a row. resilience4j also opens at 50%, but after 100 calls; Polly v8 at
  *   10% of 100 calls in 30 s: thresholds for services. A workflow rarely makes 100 calls a
  *   minute to one host; 10 calls is one small batch.
- * - break 30 s: the Retry-After most upstreams ask for under load is seconds to a minute; 30 s is
- *   also the longest backoff wait. (opossum waits 30 s, resilience4j 60 s, Polly 5 s.)
- * - doubling to at most 5 min: a long outage costs one probe per 5 minutes per host, and items
- *   held back by a Backoff Delay node are not turned away for longer than the item's total
- *   deadline (also 5 min).
+ * - break 30 s: as long as the longest backoff wait (Max Delay), so a blip that backoff would
+ *   ride out costs at most one wait more. opossum also waits 30 s, resilience4j 60 s, Polly 5 s.
+ * - doubling to at most 5 min: a long outage costs one probe per 5 minutes per host, and a host
+ *   that is back is noticed within 5 minutes at worst (the default total deadline of an item).
  */
 export const BREAKER_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
 	consecutiveFailures: 5,

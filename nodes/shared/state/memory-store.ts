@@ -24,9 +24,10 @@ import { budgetForgetAt, recordFirst, tryAcquire, type BudgetData } from './budg
 import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
 
 export const MEMORY_STORE_DEFAULTS = Object.freeze({
-	/** About 2-3 MB at worst (a state is a few hundred bytes); far more hosts than a process calls. */
+	/** Far more hosts than a process calls. At worst (all 10 buckets in use) a key takes about
+	 * 1.1 KB (budget) to 1.4 KB (breaker) of heap: 10,000 keys about 15 MB, measured on Node 20. */
 	maxKeys: 10_000,
-	/** A full pass over 10,000 keys costs well under a millisecond; once a minute is plenty. */
+	/** A full pass over 10,000 keys takes about a millisecond; once a minute is plenty. */
 	sweepIntervalMs: 60_000,
 });
 

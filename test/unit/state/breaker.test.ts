@@ -1,0 +1,290 @@
+import fc from 'fast-check';
+import {
+	allowCall,
+	BREAKER_DEFAULTS,
+	breakDuration,
+	breakerForgetAt,
+	breakerSnapshot,
+	recordOutcome,
+	type BreakerData,
+} from '../../../nodes/shared/state/breaker';
+import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/state/types';
+import { FC_OPTIONS, T0 } from './fc-options';
+
+/** A breaker driven step by step on an injected clock. */
+class Driver {
+	data: BreakerData | undefined;
+	now = T0;
+	constructor(readonly params: BreakerParams = BREAKER_DEFAULTS) {}
+	advance(ms: number): this {
+		this.now += ms;
+		return this;
+	}
+	allow(): BreakerVerdict {
+		const step = allowCall(this.data, this.now, this.params);
+		this.data = step.data;
+		return step.result;
+	}
+	record(success: boolean): BreakerChange | undefined {
+		const step = recordOutcome(this.data, this.now, success, this.params);
+		this.data = step.data;
+		return step.result;
+	}
+	/** A call that is let through and fails (or succeeds). */
+	call(success: boolean): BreakerChange | undefined {
+		expect(this.allow().allowed).toBe(true);
+		return this.record(success);
+	}
+	get state() {
+		return breakerSnapshot(this.data, this.now, this.params);
+	}
+}
+
+describe('circuit breaker: defaults', () => {
+	it('has the documented defaults', () => {
+		expect(BREAKER_DEFAULTS).toEqual({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
+	});
+
+	it('breaks for 30 s, then 60 s, 2 min, 4 min, and at most 5 min', () => {
+		expect([1, 2, 3, 4, 5, 6, 100, 5000].map((k) => breakDuration(k, BREAKER_DEFAULTS))).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
+	});
+});
+
+describe('(e) circuit breaker: the state machine on an injected clock', () => {
+	it('closed -> open after 5 failures in a row; a success in between starts the count again', () => {
+		const b = new Driver();
+		for (let i = 0; i < 4; i++) expect(b.call(false)).toBeUndefined();
+		b.call(true);
+		for (let i = 0; i < 4; i++) expect(b.call(false)).toBeUndefined();
+		expect(b.state).toEqual({ state: 'closed', consecutiveFailures: 4, openings: 0 });
+		expect(b.call(false)).toEqual({ from: 'closed', to: 'open', snapshot: { state: 'open', openUntil: T0 + 30_000, consecutiveFailures: 5, openings: 1 } });
+	});
+
+	it('open: refuses every call until openUntil, then lets exactly one probe through (half-open)', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		expect(b.allow()).toEqual({ allowed: false, snapshot: { state: 'open', openUntil: T0 + 30_000, consecutiveFailures: 5, openings: 1 } });
+		b.advance(29_999);
+		expect(b.allow().allowed).toBe(false);
+		b.advance(1);
+		expect(b.allow()).toEqual({ allowed: true, probe: true, snapshot: { state: 'half-open', openUntil: T0 + 60_000, consecutiveFailures: 5, openings: 1 } });
+		// while the probe is in flight
+		for (let i = 0; i < 10; i++) expect(b.advance(1000).allow().allowed).toBe(false);
+	});
+
+	it('half-open: a successful probe closes the breaker and forgets the openings', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		b.advance(30_000).allow();
+		expect(b.advance(200).record(true)).toEqual({ from: 'half-open', to: 'closed', snapshot: { state: 'closed', consecutiveFailures: 0, openings: 0 } });
+		for (let i = 0; i < 20; i++) expect(b.allow()).toEqual({ allowed: true, probe: false, snapshot: { state: 'closed', consecutiveFailures: 0, openings: 0 } });
+		// the old failures do not count against it: 4 new ones do not open it
+		for (let i = 0; i < 4; i++) expect(b.call(false)).toBeUndefined();
+	});
+
+	it('half-open: a failed probe opens it again with the break doubled, capped at maxBreakMs', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		const breaks: number[] = [];
+		for (let k = 0; k < 7; k++) {
+			const openUntil = b.state.openUntil as number;
+			b.advance(openUntil - b.now);
+			expect(b.allow()).toMatchObject({ allowed: true, probe: true });
+			const change = b.record(false);
+			expect(change).toMatchObject({ from: 'half-open', to: 'open', snapshot: { state: 'open', openings: k + 2 } });
+			breaks.push((change?.snapshot.openUntil as number) - b.now);
+		}
+		expect(breaks).toEqual([60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
+		// and a success after all that closes it and resets the break
+		b.advance(300_000).allow();
+		b.record(true);
+		for (let i = 0; i < 5; i++) b.call(false);
+		expect(b.state.openUntil).toBe(b.now + 30_000);
+	});
+
+	it('half-open: a probe that never reports (its process died) is replaced after breakMs', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		b.advance(30_000);
+		expect(b.allow()).toMatchObject({ allowed: true, probe: true });
+		expect(b.advance(29_999).allow().allowed).toBe(false);
+		expect(b.advance(1).allow()).toMatchObject({ allowed: true, probe: true, snapshot: { state: 'half-open', openUntil: b.now + 30_000 } });
+		expect(b.allow().allowed).toBe(false);
+	});
+
+	it('opens on the failure ratio: 50% of at least 10 calls in the window, without 5 failures in a row', () => {
+		const b = new Driver();
+		const changes = [];
+		for (let i = 0; i < 10; i++) changes.push(b.advance(1000).call(i % 2 === 0));
+		// S F S F S F S F S F: 5 failures of 10 calls, never 2 in a row
+		expect(changes.slice(0, 9)).toEqual(new Array(9).fill(undefined));
+		expect(changes[9]).toMatchObject({ from: 'closed', to: 'open' });
+	});
+
+	it('does not open on the ratio below minimumCalls', () => {
+		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0 });
+		for (let i = 0; i < 9; i++) expect(b.call(false)).toBeUndefined();
+		expect(b.call(false)).toMatchObject({ to: 'open' });
+	});
+
+	it('judges the ratio over the window only: failures older than windowMs no longer count', () => {
+		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0 });
+		for (let i = 0; i < 9; i++) b.call(false);
+		b.advance(60_000);
+		// the 9 failures left the window: 9 successes and 1 failure are 10% of 10 calls
+		for (let i = 0; i < 9; i++) expect(b.call(true)).toBeUndefined();
+		expect(b.call(false)).toBeUndefined();
+		expect(b.state.state).toBe('closed');
+	});
+
+	it('a whole window without calls ends a streak of failures', () => {
+		const b = new Driver();
+		for (let i = 0; i < 4; i++) b.call(false);
+		b.advance(60_000);
+		expect(b.call(false)).toBeUndefined();
+		expect(b.state.consecutiveFailures).toBe(1);
+	});
+
+	it('ignores outcomes that arrive while open (calls that started before it opened)', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		const open = b.data;
+		expect(b.record(true)).toBeUndefined();
+		expect(b.record(false)).toBeUndefined();
+		expect(b.data).toEqual(open);
+	});
+
+	it('a clock that steps back never ends a break early', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		expect(b.advance(-3_600_000).allow().allowed).toBe(false);
+	});
+
+	it('remembers an open breaker for maxBreakMs after its break, then forgets it (a fresh closed breaker)', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		const data = b.data as BreakerData;
+		expect(breakerForgetAt(data, BREAKER_DEFAULTS)).toBe(T0 + 30_000 + 300_000);
+		expect(breakerSnapshot(data, T0 + 329_999, BREAKER_DEFAULTS)).toMatchObject({ state: 'open', openings: 1 });
+		expect(breakerSnapshot(data, T0 + 330_000, BREAKER_DEFAULTS)).toEqual({ state: 'closed', consecutiveFailures: 0, openings: 0 });
+	});
+
+	it('a closed breaker that saw no call has nothing to remember', () => {
+		const step = allowCall(undefined, T0, BREAKER_DEFAULTS);
+		expect(breakerForgetAt(step.data, BREAKER_DEFAULTS)).toBe(-Infinity);
+	});
+
+	it('switches each trigger off with 0', () => {
+		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0, failureRatio: 0 });
+		for (let i = 0; i < 1000; i++) expect(b.call(false)).toBeUndefined();
+	});
+
+	it('the state is plain JSON: a round trip changes no answer', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		b.advance(30_000).allow();
+		const copy = JSON.parse(JSON.stringify(b.data)) as BreakerData;
+		expect(copy).toEqual(b.data);
+		expect(recordOutcome(copy, b.now, false, BREAKER_DEFAULTS)).toEqual(recordOutcome(b.data, b.now, false, BREAKER_DEFAULTS));
+	});
+
+	it('does not change the state it is given', () => {
+		const b = new Driver();
+		for (let i = 0; i < 4; i++) b.call(false);
+		const frozen = JSON.parse(JSON.stringify(b.data)) as BreakerData;
+		const deepFreeze = (o: object): void => {
+			Object.freeze(o);
+			for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v as object);
+		};
+		deepFreeze(frozen);
+		expect(() => recordOutcome(frozen, b.now, false, BREAKER_DEFAULTS)).not.toThrow();
+		expect(() => allowCall(frozen, b.now + 100_000, BREAKER_DEFAULTS)).not.toThrow();
+	});
+});
+
+type Op = { kind: 'advance'; ms: number } | { kind: 'allow' } | { kind: 'report'; pick: number; success: boolean };
+
+const paramsArb: fc.Arbitrary<BreakerParams> = fc
+	.record({
+		consecutiveFailures: fc.integer({ min: 0, max: 6 }),
+		failureRatio: fc.constantFrom(0, 0.25, 0.5, 1),
+		minimumCalls: fc.integer({ min: 0, max: 12 }),
+		windowMs: fc.constantFrom(1_000, 60_000),
+		breakMs: fc.constantFrom(0, 100, 30_000),
+		maxFactor: fc.constantFrom(0.5, 1, 4, 10),
+	})
+	.map(({ maxFactor, ...p }) => ({ ...p, maxBreakMs: p.breakMs * maxFactor }));
+
+const opsArb = (params: BreakerParams): fc.Arbitrary<Op[]> =>
+	fc.array(
+		fc.oneof(
+			{ weight: 2, arbitrary: fc.integer({ min: 0, max: Math.max(10, Math.floor(params.breakMs / 3)) }).map((ms): Op => ({ kind: 'advance', ms })) },
+			{ weight: 1, arbitrary: fc.integer({ min: 0, max: Math.ceil(2 * Math.max(params.breakMs, params.maxBreakMs, 10)) }).map((ms): Op => ({ kind: 'advance', ms })) },
+			{ weight: 4, arbitrary: fc.constant<Op>({ kind: 'allow' }) },
+			{ weight: 4, arbitrary: fc.record({ pick: fc.nat(), success: fc.boolean() }).map((r): Op => ({ kind: 'report', ...r })) },
+		),
+		{ maxLength: 150 },
+	);
+
+describe('(f) circuit breaker: properties', () => {
+	it('never lets a call through while open before openUntil, and never more than one probe at a time', () => {
+		fc.assert(
+			fc.property(
+				paramsArb.chain((p) => fc.tuple(fc.constant(p), opsArb(p))),
+				([params, ops]) => {
+					const b = new Driver(params);
+					/** Calls let through and not reported yet. */
+					const inFlight: number[] = [];
+					let openUntil = -Infinity;
+					let lastOpenings = 0;
+					/** The probe let through and not answered by an outcome yet. */
+					let probeAt: number | undefined;
+					for (const op of ops) {
+						if (op.kind === 'advance') {
+							b.advance(op.ms);
+						} else if (op.kind === 'allow') {
+							const verdict = b.allow();
+							if (!verdict.allowed) {
+								expect(['open', 'half-open']).toContain(verdict.snapshot.state);
+								continue;
+							}
+							expect(b.now).toBeGreaterThanOrEqual(openUntil);
+							if (probeAt !== undefined) expect(b.now).toBeGreaterThanOrEqual(probeAt + params.breakMs);
+							expect(verdict.snapshot.state).toBe(verdict.probe ? 'half-open' : 'closed');
+							if (verdict.probe) probeAt = b.now;
+							inFlight.push(b.now);
+						} else if (inFlight.length > 0) {
+							inFlight.splice(op.pick % inFlight.length, 1);
+							const change = b.record(op.success);
+							if (!change) continue;
+							if (change.from === 'half-open') probeAt = undefined;
+							if (change.to === 'open') {
+								const openings = change.from === 'closed' ? 1 : lastOpenings + 1;
+								expect(change.snapshot.openings).toBe(openings);
+								expect(change.snapshot.openUntil).toBe(b.now + Math.min(params.maxBreakMs, params.breakMs * 2 ** (openings - 1)));
+								openUntil = change.snapshot.openUntil as number;
+								lastOpenings = openings;
+							}
+							if (change.to === 'closed') expect(change.snapshot.openings).toBe(0);
+						}
+					}
+				},
+			),
+			FC_OPTIONS,
+		);
+	});
+
+	it('with many callers asking at the same instant, exactly one probe goes through once the break ends', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 2, max: 200 }), fc.integer({ min: 0, max: 29_999 }), (callers, late) => {
+				const b = new Driver();
+				for (let i = 0; i < 5; i++) b.call(false);
+				b.advance(30_000 + late);
+				const verdicts = Array.from({ length: callers }, () => b.allow());
+				expect(verdicts.filter((v) => v.allowed)).toHaveLength(1);
+				expect(verdicts[0]).toMatchObject({ allowed: true, probe: true });
+			}),
+			FC_OPTIONS,
+		);
+	});
+});
