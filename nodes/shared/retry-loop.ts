@@ -38,6 +38,26 @@ export interface AttemptContext {
 
 export type AttemptFn<T> = (ctx: AttemptContext) => Promise<AttemptResult<T>>;
 
+/** What a guard adds to the story: the budget's or the breaker's state. */
+export type GuardNote = Pick<AttemptRecord, 'budget' | 'breaker'>;
+
+export type GuardVerdict =
+	| { allowed: true; note?: GuardNote }
+	| { allowed: false; reason: 'circuit-open' | 'retry-budget-exhausted'; message: string; note?: GuardNote; retryAt?: number };
+
+/**
+ * Limits shared beyond one item, consulted by the loop: the circuit breaker (before and after
+ * every attempt) and the retry budget (first attempts counted, every retry asked for).
+ */
+export interface RetryGuards {
+	/** Before every attempt; attempt 1 is a first attempt. A refusal sends nothing. */
+	beforeAttempt?(attempt: number): Promise<GuardVerdict>;
+	/** After every attempt; `failure` is undefined on success. */
+	afterAttempt?(attempt: number, failure: AttemptFailure | undefined): Promise<GuardNote | undefined>;
+	/** Before every retry is sent (after its wait); `retry` is 1 for the second attempt. */
+	beforeRetry?(attempt: number, failure: AttemptFailure): Promise<GuardVerdict>;
+}
+
 export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
 
 interface Decision {
@@ -182,7 +202,7 @@ function summarize(stop: StopReason, why: string, story: StoryBuilder): string {
 	}
 }
 
-export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal): Promise<RetryOutcome<T>> {
+export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, guards: RetryGuards = {}): Promise<RetryOutcome<T>> {
 	const story = new StoryBuilder(runtime, policy);
 	const deadlineAt = policy.totalDeadlineMs > 0 ? runtime.now() + policy.totalDeadlineMs : undefined;
 	let delayBefore = 0;
@@ -195,8 +215,29 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 		return { ok: false, failure, story: story.build('canceled', `Canceled after ${story.history.length} attempt(s): the execution was canceled`) };
 	};
 
+	/** A guard refused: nothing more is sent; the item stops with the guard's reason. */
+	const refused = (verdict: Extract<GuardVerdict, { allowed: false }>, last: AttemptFailure | undefined): RetryOutcome<T> => {
+		const failure: AttemptFailure = last ?? { kind: 'network', code: 'ECIRCUITOPEN', message: verdict.message, reachedServer: 'no', transient: true };
+		const extra: Partial<RetryStory> = verdict.retryAt !== undefined ? { retryAfterMs: Math.max(0, verdict.retryAt - runtime.now()), retryAt: new Date(verdict.retryAt).toISOString() } : {};
+		const n = story.history.length;
+		const summary = n === 0 ? `Not sent: ${verdict.message}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${verdict.message}`;
+		return { ok: false, failure, story: story.build(verdict.reason, summary, extra) };
+	};
+	let lastFailure: AttemptFailure | undefined;
+	let pendingNote: GuardNote = {};
+
 	for (let attempt = 1; ; attempt++) {
 		if (signal?.aborted) return cancelled();
+		// The budget is asked just before the retry is sent, after the wait: it counts real requests,
+		// and an item canceled while waiting spends nothing. It goes before the breaker, so a retry the
+		// budget refuses never holds the breaker's single probe.
+		if (attempt > 1 && lastFailure && guards.beforeRetry) {
+			const budget = await guards.beforeRetry(attempt - 1, lastFailure);
+			if (!budget.allowed) return refused(budget, lastFailure);
+			pendingNote = budget.note ?? {};
+		}
+		const admission = guards.beforeAttempt ? await guards.beforeAttempt(attempt) : undefined;
+		if (admission && !admission.allowed) return refused(admission, lastFailure);
 		const remaining = deadlineAt === undefined ? Infinity : deadlineAt - runtime.now();
 		const timeoutMs = Math.max(1, Math.min(policy.attemptTimeoutMs > 0 ? policy.attemptTimeoutMs : Infinity, remaining));
 		const startedAt = runtime.now();
@@ -208,7 +249,12 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 			delayBeforeMs: delayBefore,
 			...(delayReason ? { delayReason } : {}),
 			...(delayHeader ? { delayHeader } : {}),
+			...pendingNote,
+			...(admission?.note ?? {}),
 		};
+		pendingNote = {};
+		const afterNote = guards.afterAttempt ? await guards.afterAttempt(attempt, result.ok ? undefined : result.failure) : undefined;
+		if (afterNote) Object.assign(record, afterNote);
 		if (result.ok) {
 			if (result.status !== undefined) record.status = result.status;
 			if (result.statusText) record.statusText = result.statusText;
@@ -235,6 +281,7 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 			}
 			return { ok: false, failure, story: story.build(decision.stop, summarize(decision.stop, decision.why ?? describeAttemptOutcome(record), story), extra) };
 		}
+		lastFailure = failure;
 		delayBefore = decision.delayMs ?? 0;
 		delayReason = decision.delayReason;
 		delayHeader = decision.delayHeader;

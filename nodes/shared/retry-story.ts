@@ -8,6 +8,8 @@ export type StopReason =
 	| 'deadline-exceeded'
 	| 'retry-after-too-long'
 	| 'not-safe-to-retry'
+	| 'circuit-open'
+	| 'retry-budget-exhausted'
 	| 'canceled';
 
 export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
@@ -25,6 +27,10 @@ export interface AttemptRecord {
 	delayReason?: DelayReason;
 	/** The header a server-requested wait came from. */
 	delayHeader?: string;
+	/** The retry budget's state when it allowed this retry. */
+	budget?: Record<string, unknown>;
+	/** The circuit breaker's state after this attempt, when it changed. */
+	breaker?: Record<string, unknown>;
 }
 
 export interface RetryStory {

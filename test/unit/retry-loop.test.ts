@@ -505,3 +505,62 @@ describe('runWithRetry', () => {
 		});
 	});
 });
+
+describe('guards: circuit breaker and retry budget', () => {
+	it('a breaker that refuses the first attempt sends nothing and says until when', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 200 }]);
+		const openUntil = START + 30_000;
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy(), rt, undefined, {
+				beforeAttempt: async () => ({ allowed: false, reason: 'circuit-open', message: 'the circuit for api.example.com is open', retryAt: openUntil }),
+			}),
+		);
+		expect(fn.calls).toHaveLength(0);
+		expect(outcome.ok).toBe(false);
+		expect(outcome.story).toMatchObject({ stoppedBecause: 'circuit-open', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(openUntil).toISOString() });
+		expect(outcome.story.summary).toBe('Not sent: the circuit for api.example.com is open');
+		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ECIRCUITOPEN', reachedServer: 'no' });
+	});
+
+	it('a budget that refuses a retry stops the item with the last failure and the budget state', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }, { status: 200 }]);
+		let asked = 0;
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy(), rt, undefined, {
+				beforeRetry: async () => {
+					asked++;
+					return asked === 1
+						? { allowed: true, note: { budget: { available: 0, retries: 11 } } }
+						: { allowed: false, reason: 'retry-budget-exhausted', message: 'retry budget exhausted (11 retries for 10 first attempts in 60 s)' };
+				},
+			}),
+		);
+		expect(fn.calls).toHaveLength(2);
+		// asked after each wait, just before the retry would be sent
+		expect(rt.sleepDurations).toEqual([1000, 2000]);
+		expect(outcome.story.stoppedBecause).toBe('retry-budget-exhausted');
+		expect(outcome.story.summary).toBe('Stopped after 2 attempts: retry budget exhausted (11 retries for 10 first attempts in 60 s)');
+		// the state the budget had when it allowed the retry is on the retried attempt
+		expect(outcome.story.history[1].budget).toEqual({ available: 0, retries: 11 });
+		if (!outcome.ok) expect(outcome.failure.status).toBe(503);
+	});
+
+	it('afterAttempt sees every outcome and its note lands on the attempt', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 200 }]);
+		const seen: Array<number | undefined> = [];
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy(), rt, undefined, {
+				afterAttempt: async (_attempt, failure) => {
+					seen.push(failure?.status);
+					return failure ? { breaker: { state: 'closed', consecutiveFailures: 1 } } : undefined;
+				},
+			}),
+		);
+		expect(seen).toEqual([503, undefined]);
+		expect(outcome.story.history[0].breaker).toEqual({ state: 'closed', consecutiveFailures: 1 });
+		expect(outcome.story.history[1].breaker).toBeUndefined();
+	});
+});
