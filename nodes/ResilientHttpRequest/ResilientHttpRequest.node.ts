@@ -1,6 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { systemRuntime, type Runtime } from '../shared/runtime';
+import { getMemoryStateStore } from '../shared/state/memory-store';
+import type { StateStore } from '../shared/state/types';
+import { limitsProperties } from './descriptions/limits.description';
 import { optionsProperties } from './descriptions/options.description';
 import { GENERIC_AUTH_TYPES, requestProperties } from './descriptions/request.description';
 import { retryProperties } from './descriptions/retry.description';
@@ -34,18 +37,19 @@ export class ResilientHttpRequest implements INodeType {
 				displayCondition: '={{ $nodeSettings.retryOnFail === true }}',
 			},
 		],
-		properties: [...requestProperties, ...retryProperties, ...optionsProperties],
+		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],
 	};
 
 	/**
 	 * n8n calls `execute` with the execution context as `this`, so the runtime (clock, random,
-	 * sleeper) is captured here: n8n gets the system one, engine tests a virtual one.
+	 * sleeper) and the state store are captured here: n8n gets the system runtime and the
+	 * process-wide memory store, engine tests a virtual runtime and a store of their own.
 	 */
 	execute: (this: IExecuteFunctions) => Promise<INodeExecutionData[][]>;
 
-	constructor(runtime: Runtime = systemRuntime) {
+	constructor(runtime: Runtime = systemRuntime, memoryStore: StateStore = getMemoryStateStore()) {
 		this.execute = async function (this: IExecuteFunctions) {
-			return await executeResilientHttpRequest(this, runtime);
+			return await executeResilientHttpRequest(this, runtime, memoryStore);
 		};
 	}
 }

@@ -12,6 +12,8 @@ import { serverRequestedDelay } from '../shared/retry-after';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
 import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
+import type { StateStore } from '../shared/state/types';
+import { createGuards, readSharedLimits } from './guards';
 import type { GenericAuthType } from './descriptions/request.description';
 import { readRequestSpec, type RequestSpec } from './request-spec';
 import { decodeBody, responseToItems } from './response';
@@ -139,10 +141,11 @@ class ItemFailedError extends Error {
 	}
 }
 
-async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, signal: AbortSignal | undefined): Promise<INodeExecutionData[]> {
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i);
+	const guards = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime);
 
 	let idempotencyKey: string | undefined;
 	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();
@@ -151,7 +154,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = hasHeader(spec.headers, settings.idempotencyHeader);
 
-	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal);
+	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
 	const { story } = outcome;
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
 
@@ -186,7 +189,7 @@ function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): IN
 	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
-export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
+export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, store: StateStore): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const signal = ctx.getExecutionCancelSignal?.();
 	const schedule = readScheduleSettings(ctx);
@@ -195,7 +198,7 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 
 	await runItemPool(items.length, schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		try {
-			results[i] = await processItem(ctx, i, runtime, signal);
+			results[i] = await processItem(ctx, i, runtime, store, signal);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {

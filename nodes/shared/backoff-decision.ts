@@ -49,6 +49,9 @@ function notRetryable(failure: ItemFailure, policy: BackoffLoopPolicy): { reason
 	if (failure.resilientReason === 'final-status' || failure.resilientReason === 'not-retryable-error') {
 		return { reason: 'not-retryable', message: `${describe(failure)} is final` };
 	}
+	// Refused by a shared limit, not by the server: transient by nature (an open circuit hands on
+	// its openUntil as retryAt, so the wait lasts until the probe may go)
+	if (failure.resilientReason === 'circuit-open' || failure.resilientReason === 'retry-budget-exhausted') return undefined;
 	if (!policy.onlyTransient) return undefined;
 	if (failure.status !== undefined) {
 		const classified = classifyStatus(failure.status, undefined, policy.retryOn);

@@ -171,3 +171,19 @@ describe('bad input', () => {
 		expect(run.error?.message).toMatch(message);
 	});
 });
+
+describe('behind shared limits', () => {
+	it('an item refused by an open circuit is retried after the break, not given up', async () => {
+		const upstream = await server((_req, n) => (n < 2 ? { status: 503 } : { status: 200, body: { back: true } }));
+		const runtime = createVirtualRuntime();
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { breaker: true, breakerConsecutiveFailures: 2, breakerBreak: 20_000 } });
+		const run = await runHttp(loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10 } }), [{ json: {} }], runtime);
+
+		expect(run.jsonOf('OK')).toEqual([expect.objectContaining({ back: true })]);
+		// 503, 503 (the circuit opens), refused without a request, then a probe after the break
+		expect(upstream.requests).toHaveLength(3);
+		const refusedPass = run.jsonOf('Backoff', 0, 2)[0];
+		expect(refusedPass._backoff).toMatchObject({ lastFailure: { code: 'ECIRCUITOPEN' }, delayReason: 'retry-after' });
+		expect(runtime.sleeps[2]).toBeGreaterThanOrEqual(19_000);
+	});
+});

@@ -23,19 +23,26 @@ export function seededRandom(seed: number): () => number {
 	};
 }
 
-export function createVirtualRuntime(seed = 42): VirtualRuntime {
+/**
+ * `frozen`: sleeps take no virtual time either, so many concurrent executions all happen inside
+ * one budget window (their sleeps would otherwise add up on the one shared clock).
+ */
+export function createVirtualRuntime(seed = 42, { frozen = false }: { frozen?: boolean } = {}): VirtualRuntime & { advance(ms: number): void } {
 	let offset = 0;
 	const sleeps: number[] = [];
 	const random = seededRandom(seed);
 	return {
 		sleeps,
 		offsetMs: () => offset,
+		advance: (ms: number) => {
+			offset += ms;
+		},
 		now: () => Date.now() + offset,
 		random,
 		async sleep(ms, signal) {
 			if (signal?.aborted) throw new CancelledError();
 			sleeps.push(ms);
-			offset += ms;
+			if (!frozen) offset += ms;
 			await new Promise((resolve) => setImmediate(resolve));
 			if (signal?.aborted) throw new CancelledError();
 		},

@@ -4,6 +4,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import type { Runtime } from '../../nodes/shared/runtime';
+import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import type { StateStore } from '../../nodes/shared/state/types';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowJson, type WorkflowRunResult } from './harness';
 
 export const RESILIENT_HTTP = 'n8n-nodes-resilient-http.resilientHttpRequest';
@@ -63,11 +65,15 @@ export function httpWorkflow(parameters: IDataObject, options: HttpNodeOptions =
 	};
 }
 
-/** Runs the workflow with the given items fed into the HTTP node. */
-export async function runHttp(workflow: WorkflowJson, items: INodeExecutionData[], runtime: Runtime, extra: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
+/**
+ * Runs the workflow with the given items fed into the HTTP node. Each run gets a fresh state store
+ * (budget, breakers) unless the test passes one to share between runs.
+ */
+export async function runHttp(workflow: WorkflowJson, items: INodeExecutionData[], runtime: Runtime, extra: RunWorkflowOptions & { store?: StateStore } = {}): Promise<WorkflowRunResult> {
+	const { store = new MemoryStateStore(), ...options } = extra;
 	return await runWorkflow(workflow, {
-		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime), [BACKOFF_DELAY]: new BackoffDelay(runtime), [ITEMS_SOURCE]: itemsSource(items) },
-		...extra,
+		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, store), [BACKOFF_DELAY]: new BackoffDelay(runtime), [ITEMS_SOURCE]: itemsSource(items) },
+		...options,
 	});
 }
 

@@ -11,6 +11,7 @@ import { createVirtualRuntime, type VirtualRuntime } from './virtual-runtime';
 import { BACKOFF_DELAY, RESILIENT_HTTP } from './workflow-builders';
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
+import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 
 const WORKFLOWS = path.join(__dirname, '../../workflows');
 
@@ -35,7 +36,7 @@ beforeEach(async () => {
 afterEach(async () => upstream.close());
 
 const run = async (file: string) =>
-	await runWorkflow(loadExample(file, upstream.url), { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime), [BACKOFF_DELAY]: new BackoffDelay(runtime) } });
+	await runWorkflow(loadExample(file, upstream.url), { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, new MemoryStateStore()), [BACKOFF_DELAY]: new BackoffDelay(runtime) } });
 
 it('every example workflow has a test here and a Config node with baseUrl', () => {
 	const files = readdirSync(WORKFLOWS).filter((f) => f.endsWith('.json'));
