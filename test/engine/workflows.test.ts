@@ -6,7 +6,7 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import type { IDataObject, INode } from 'n8n-workflow';
 import { startFlakyServer, type FlakyServer } from '../support/flaky-upstream';
-import { readWorkflowFile, runWorkflow, type WorkflowJson } from './harness';
+import { readWorkflowFile, runWorkflow, type RunWorkflowOptions, type WorkflowJson } from './harness';
 import { createVirtualRuntime, type VirtualRuntime } from './virtual-runtime';
 import { BACKOFF_DELAY, RESILIENT_HTTP } from './workflow-builders';
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
@@ -35,8 +35,8 @@ beforeEach(async () => {
 });
 afterEach(async () => upstream.close());
 
-const run = async (file: string) =>
-	await runWorkflow(loadExample(file, upstream.url), { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, new MemoryStateStore()), [BACKOFF_DELAY]: new BackoffDelay(runtime) } });
+const run = async (file: string, base = upstream.url, extra: Partial<RunWorkflowOptions> = {}, store = new MemoryStateStore()) =>
+	await runWorkflow(loadExample(file, base), { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, store), [BACKOFF_DELAY]: new BackoffDelay(runtime) }, ...extra });
 
 it('every example workflow has a test here and a Config node with baseUrl', () => {
 	const files = readdirSync(WORKFLOWS).filter((f) => f.endsWith('.json'));
@@ -100,6 +100,36 @@ const TESTED: Record<string, () => Promise<void>> = {
 		expect(result.waitTill!.getTime() - started).toBeGreaterThanOrEqual(90_000);
 		expect(upstream.requests('/429/90/long-wait-report')).toHaveLength(1);
 		expect(runtime.sleeps).toHaveLength(0);
+	},
+	'06-webhook-sender-dead-letter.json': async () => {
+		// a customer endpoint: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
+		const customer = await startFlakyServer({
+			events: (_req, res, { parts, count, entry, json }) => {
+				const id = parts[1];
+				const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
+				json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
+			},
+		});
+		try {
+			const store = new MemoryStateStore();
+			const deliver = async (id: string) =>
+				await run('06-webhook-sender-dead-letter.json', customer.url, { startNodeName: 'Event received', triggerItems: [{ json: { headers: {}, query: {}, body: { id, type: 'invoice.paid' } } }] }, store);
+			const ok = await deliver('ok-1');
+			const bad = await deliver('bad-1');
+			const down = await deliver('down-1');
+
+			expect(ok.jsonOf('Delivered')).toEqual([expect.objectContaining({ received: 'ok-1' })]);
+			expect(customer.requests('/events/ok-1').map((r) => r.headers['idempotency-key'])).toEqual(['event-ok-1', 'event-ok-1']);
+			expect(customer.requests('/events/bad-1')).toHaveLength(1);
+			expect(customer.requests('/events/down-1')).toHaveLength(3);
+			const [badLetter] = bad.jsonOf('Dead letter (replay from here)');
+			expect(badLetter).toMatchObject({ event: { id: 'bad-1', type: 'invoice.paid' }, reason: 'final-status' });
+			const [downLetter] = down.jsonOf('Dead letter (replay from here)');
+			expect(downLetter).toMatchObject({ event: { id: 'down-1' }, reason: 'attempts-exhausted' });
+			expect(typeof downLetter.failedAt).toBe('string');
+		} finally {
+			await customer.close();
+		}
 	},
 };
 
