@@ -1,0 +1,79 @@
+// Example 06 under `n8n start`, called with real HTTP requests: events are forwarded with their
+// idempotency key, failures land in the dead-letter branch, and the circuit breaker stops calling
+// a customer endpoint that is down.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { REPO, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+
+const FILE = path.join(REPO, 'workflows/06-webhook-sender-dead-letter.json');
+let customer;
+let n8n;
+
+before(async () => {
+	// ok-* fail once then accept, bad-* are rejected (400), down-* always 503
+	customer = await startFlakyServer({
+		events: (_req, res, { parts, count, entry, json }) => {
+			const id = parts[1];
+			const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
+			json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
+		},
+	});
+	const workflow = JSON.parse(fs.readFileSync(FILE, 'utf8'));
+	const config = workflow.nodes.find((n) => n.name === 'Config');
+	config.parameters.assignments.assignments.find((a) => a.name === 'baseUrl').value = customer.url;
+	const userFolder = await prepareUserFolder({ tarball: true });
+	await importWorkflow(userFolder, workflow);
+	await publishWorkflow(userFolder, workflow.id);
+	n8n = await startN8n(userFolder);
+});
+after(async () => {
+	await stopN8n();
+	await customer?.close();
+});
+
+async function post(id) {
+	const res = await fetch(`${n8n.url}/webhook/forward-events`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ id, type: 'invoice.paid' }),
+	});
+	assert.equal(res.status, 200, await res.text());
+}
+
+async function waitFor(predicate, what, timeoutMs = 30_000) {
+	const deadline = Date.now() + timeoutMs;
+	while (!predicate()) {
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; customer log: ${JSON.stringify(customer.log.map((e) => [e.path, e.status]))}`);
+		await new Promise((r) => setTimeout(r, 100));
+	}
+}
+
+test('events are delivered once each, with their idempotency key, retried on a 503', async () => {
+	await Promise.all(['ok-1', 'ok-2', 'ok-3'].map(post));
+	await waitFor(() => ['ok-1', 'ok-2', 'ok-3'].every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'three deliveries');
+	for (const id of ['ok-1', 'ok-2', 'ok-3']) {
+		const requests = customer.requests(`/events/${id}`);
+		assert.deepEqual(requests.map((e) => e.status), [503, 200], id);
+		assert.deepEqual(requests.map((e) => e.headers['idempotency-key']), [`event-${id}`, `event-${id}`]);
+		assert.deepEqual(requests[1].body, { id, type: 'invoice.paid' });
+		// backoff: base 500 ms, full jitter: the retry comes after the first answer, within the cap
+		assert.ok(requests[1].time >= requests[0].time, 'retry after the failure');
+	}
+});
+
+test('a rejected event is not retried; a customer that is down opens the breaker, and later events fail fast', async () => {
+	await post('bad-1');
+	await waitFor(() => customer.requests('/events/bad-1').length === 1, 'bad-1');
+	await post('down-1');
+	await waitFor(() => customer.requests('/events/down-1').length === 3, 'down-1 attempts');
+	// 10 calls to this host in the window, 6 of them failures (3 first 503s, 3 for down-1): past the
+	// breaker's 50% of at least 10 calls, so it is open now
+	await new Promise((r) => setTimeout(r, 500));
+	await post('down-2');
+	await new Promise((r) => setTimeout(r, 2000));
+	assert.equal(customer.requests('/events/down-2').length, 0, 'while open, nothing is sent');
+	assert.equal(customer.requests('/events/bad-1').length, 1, 'a 400 is final');
+	assert.match(n8n.logs(), /circuit breaker for 127\.0\.0\.1:\d+ closed -> open/);
+});
