@@ -6,6 +6,7 @@
 // set (test/e2e/run.sh sets it), each PID is also written there so run.sh can clean up after a
 // test process that was killed hard.
 import { execFileSync, spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -230,19 +231,25 @@ export async function executeWorkflow(userFolder, id, { timeoutMs = 120_000, env
 	return { ...result, output: parseExecuteOutput(result.stdout) };
 }
 
-/** Per node: { status, error, items: json of main output 0, all: every output } of its last run. */
+/**
+ * Per node: { status, error, items: json of main output 0, all: every output } of its last run,
+ * runs (how many), and perRun: [{ status, error, all, startTime }] for every run in order (a loop runs a
+ * node several times). Takes `n8n execute` output or an execution from getExecution().
+ */
 export function nodeResults(output) {
 	const runData = output?.data?.resultData?.runData ?? {};
 	const result = {};
+	const outputs = (run) => (run?.data?.main ?? []).map((out) => (out ?? []).map((i) => i.json));
 	for (const [name, runs] of Object.entries(runData)) {
 		const run = runs[runs.length - 1];
-		const main = run?.data?.main ?? [];
+		const all = outputs(run);
 		result[name] = {
 			status: run?.executionStatus,
 			error: run?.error,
-			items: (main[0] ?? []).map((i) => i.json),
-			all: main.map((out) => (out ?? []).map((i) => i.json)),
+			items: all[0] ?? [],
+			all,
 			runs: runs.length,
+			perRun: runs.map((r) => ({ status: r?.executionStatus, error: r?.error, all: outputs(r), startTime: r?.startTime })),
 		};
 	}
 	return result;
@@ -252,17 +259,20 @@ export function nodeResults(output) {
 // n8n server
 
 const servers = new Set();
+const ACTIVATED = /Editor is now accessible via/;
 
 /**
  * `n8n start` on 127.0.0.1:port (a free one by default); resolves once /healthz/readiness
- * answers 200 (about 12 s). Returns { url, port, pid, logs(), stop() }.
+ * answers 200 and n8n has activated the published workflows (about 5-12 s). Returns
+ * { url, port, pid, logs(), stop() }.
  */
 export async function startN8n(userFolder, { port, env: extra = {}, readyTimeoutMs = 90_000 } = {}) {
 	port ??= await freePort();
 	const child = track(
 		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, 'start'], {
 			cwd: userFolder,
-			env: await n8nEnv(userFolder, { N8N_PORT: String(port), N8N_SECURE_COOKIE: 'false', ...extra }),
+			// mcp-registry fetches a catalogue from api.n8n.io at start: not needed, noisy offline (as in start.sh)
+			env: await n8nEnv(userFolder, { N8N_PORT: String(port), N8N_SECURE_COOKIE: 'false', N8N_DISABLED_MODULES: 'mcp-registry', ...extra }),
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		}),
@@ -285,6 +295,7 @@ export async function startN8n(userFolder, { port, env: extra = {}, readyTimeout
 	};
 	servers.add(handle);
 	const deadline = Date.now() + readyTimeoutMs;
+	let readySince;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
 			servers.delete(handle);
@@ -298,7 +309,11 @@ export async function startN8n(userFolder, { port, env: extra = {}, readyTimeout
 			req.on('error', () => resolve(0));
 			req.setTimeout(2000, () => req.destroy());
 		});
-		if (status === 200) return handle;
+		// Readiness turns 200 before n8n 2.41.1 activates published workflows (ActiveWorkflowManager
+		// .init comes after server.start in `n8n start`): a webhook called at once can still be
+		// "not registered" (seen on a busy machine). n8n prints the editor URL after activation.
+		if (status === 200 && ACTIVATED.test(output)) return handle;
+		if (status === 200 && (readySince ??= Date.now()) < Date.now() - 30_000) return handle;
 		if (Date.now() > deadline) {
 			await stopN8n(handle);
 			throw new Error(`n8n did not become ready within ${readyTimeoutMs} ms:\n${output.slice(-4000)}`);
@@ -332,3 +347,140 @@ export { startFlakyServer } from '../support/flaky-upstream.js';
 
 /** A fresh key for flaky-server paths. */
 export const uniqueKey = (prefix = 'k') => `${prefix}-${randomBytes(4).toString('hex')}`;
+
+/**
+ * fetch() of a production webhook of a server from startN8n, retried while n8n answers 404 "not
+ * registered" (the workflow is still being activated; no execution started). Resolves the Response.
+ */
+export async function callWebhook(server, webhookPath, init = {}, { timeoutMs = 30_000 } = {}) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const response = await fetch(`${server.url}/webhook/${webhookPath}`, init);
+		if (response.status !== 404 || Date.now() > deadline) return response;
+		const text = await response.text();
+		if (!/not registered/.test(text)) return new Response(text, { status: response.status, headers: response.headers });
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Example workflows
+
+/**
+ * An example from workflows/ with its Config node's `baseUrl` pointed at baseUrl (the one place
+ * each example names its API). Throws when the example has no Config node or no baseUrl.
+ */
+export function loadExample(file, baseUrl) {
+	const workflow = JSON.parse(fs.readFileSync(path.join(REPO, 'workflows', file), 'utf8'));
+	const config = workflow.nodes.find((n) => n.name === 'Config');
+	const base = config?.parameters?.assignments?.assignments?.find((a) => a.name === 'baseUrl');
+	if (!base) throw new Error(`${file}: no Config node with a baseUrl assignment`);
+	base.value = baseUrl;
+	return workflow;
+}
+
+/**
+ * The workflow with its manual trigger replaced by a Webhook node (GET /webhook/<path>, answers
+ * at once), so that a running `n8n start` can execute it. Publish it before starting n8n.
+ */
+export function withWebhookTrigger(workflow, { id, path: webhookPath, name = workflow.name }) {
+	const copy = structuredClone(workflow);
+	const trigger = copy.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger');
+	if (!trigger) throw new Error(`${workflow.id}: no manual trigger to replace`);
+	const oldName = trigger.name;
+	Object.assign(trigger, {
+		name: 'Webhook',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		webhookId: `e2e-${webhookPath}`,
+		parameters: { httpMethod: 'GET', path: webhookPath, responseMode: 'onReceived', options: {} },
+	});
+	copy.connections = Object.fromEntries(Object.entries(copy.connections).map(([from, c]) => [from === oldName ? 'Webhook' : from, c]));
+	return { ...copy, id, name, active: false };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The owner, n8n's REST API and stored executions
+
+/**
+ * The owner that scripts/start.sh sets up (N8N_INSTANCE_OWNER_MANAGED_BY_ENV): pass ownerEnv()
+ * to startN8n to be able to log in through restClient().
+ */
+export const OWNER = {
+	email: 'admin@example.com',
+	password: 'ResilientHttp-local1',
+	// bcrypt of the password (n8n takes a hash, never the password itself); as in scripts/start.sh
+	passwordHash: '$2a$10$gCkXwqu7ffIrG6UVIfyeT.byPkAxlKdlJwaCdX404DWjOfGwOSFAu',
+};
+
+export function ownerEnv() {
+	return {
+		N8N_INSTANCE_OWNER_MANAGED_BY_ENV: 'true',
+		N8N_INSTANCE_OWNER_EMAIL: OWNER.email,
+		N8N_INSTANCE_OWNER_FIRST_NAME: 'E2E',
+		N8N_INSTANCE_OWNER_LAST_NAME: 'Owner',
+		N8N_INSTANCE_OWNER_PASSWORD_HASH: OWNER.passwordHash,
+	};
+}
+
+/**
+ * Logs in to a server from startN8n (started with ownerEnv()) as the owner. Returns
+ * { get(path), post(path, body) } resolving the JSON `data` of n8n's REST answers (throws on a
+ * status other than 2xx).
+ */
+export async function restClient(server, { email = OWNER.email, password = OWNER.password } = {}) {
+	const browserId = `e2e-${randomBytes(4).toString('hex')}`;
+	const login = await fetch(`${server.url}/rest/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'browser-id': browserId },
+		body: JSON.stringify({ emailOrLdapLoginId: email, password }),
+	});
+	if (!login.ok) throw new Error(`n8n login failed: ${login.status} ${await login.text()}`);
+	const cookie = login.headers
+		.getSetCookie()
+		.map((c) => c.split(';')[0])
+		.join('; ');
+	const call = async (method, p, body) => {
+		const res = await fetch(`${server.url}${p}`, {
+			method,
+			headers: { cookie, 'browser-id': browserId, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+			body: body !== undefined ? JSON.stringify(body) : undefined,
+		});
+		const text = await res.text();
+		if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 1000)}`);
+		return JSON.parse(text).data;
+	};
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}) };
+}
+
+const requireFromN8n = createRequire(path.join(env.N8N_HOME, 'node_modules/n8n/package.json'));
+/** n8n stores and serves run data with `flatted` (circular-safe JSON): its own copy parses it. */
+export const parseFlatted = (text) => requireFromN8n('flatted').parse(text);
+
+/** Executions of a workflow, newest first: [{ id, status, mode, waitTill, startedAt, stoppedAt, ... }]. */
+export async function listExecutions(client, workflowId) {
+	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+	return (await client.get(`/rest/executions?filter=${filter}`)).results;
+}
+
+/** One execution with its run data parsed: { id, status, finished, waitTill, data: { resultData, ... } }. */
+export async function getExecution(client, id) {
+	const execution = await client.get(`/rest/executions/${id}`);
+	return { ...execution, data: typeof execution.data === 'string' ? parseFlatted(execution.data) : execution.data };
+}
+
+/** Polls check() every intervalMs until it returns a truthy value (resolved), or throws after timeoutMs. */
+export async function waitFor(check, { timeoutMs, intervalMs = 500, what = 'condition' }) {
+	const deadline = Date.now() + timeoutMs;
+	let last;
+	for (;;) {
+		try {
+			const value = await check();
+			if (value) return value;
+		} catch (error) {
+			last = error;
+		}
+		if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${last.message}` : ''}`);
+		await new Promise((r) => setTimeout(r, intervalMs));
+	}
+}
