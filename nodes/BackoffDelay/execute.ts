@@ -125,11 +125,13 @@ export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runti
 
 	const limit = numberParameter(ctx, 0, 'In-Process Wait Limit (Ms)', (ctx.getNodeParameter('options', 0, {}) as IDataObject).inProcessWaitLimit ?? BACKOFF_DEFAULTS.inProcessWaitLimitMs);
 	if (longest > limit && giveUp.length === 0) {
-		// n8n resumes a waiting node by passing its input through its first output: the decision
-		// and the annotations must already be on the input items, and every item goes to Retry.
-		for (const r of retry) items[r.index].json[r.field] = r.annotation;
+		// n8n resumes a waiting node by passing the input of its execution-stack entry through its
+		// first output: that input must carry the decision, and every item goes to Retry. The entry
+		// gets new items: the old ones are shared with the upstream node's output and other branches.
+		const executeData = ctx.getExecuteData();
+		executeData.data = { ...executeData.data, main: [retryItems, ...executeData.data.main.slice(1)] };
 		await ctx.putExecutionToWait(new Date(nowMs + longest));
-		return [items.map((item, index) => routedItem(item, index, item.json))];
+		return [retryItems];
 	}
 	if (longest > limit) {
 		ctx.logger.warn(

@@ -250,18 +250,12 @@ describe('long Backoff Delay through n8n waiting state (example 05)', { timeout:
 		console.log(`wait tracker on server 2:\n${trackerLines.slice(-8).join('\n')}`);
 	});
 
-	// A known bug, kept as a failing test (reported as TODO so that it does not fail `npm test`;
-	// remove `todo` to make it fail hard). To survive the wait, Backoff Delay writes its _backoff
-	// annotation into its *input* items in place before putExecutionToWait (n8n resumes a waiting
-	// node by passing its stored input through). n8n 2.41.1 hands a node the very array and item
-	// objects of the upstream node's output (WorkflowExecute.addNodeToBeExecuted:
-	// `connectionDataArray[index] = nodeSuccessData[outputIndex]`), and they are stored with shared
-	// references (flatted), so the annotation also shows up in Fetch report's recorded error output
-	// and in every other node fed by that output - but only when the wait is longer than the
-	// In-Process Wait Limit (the in-process path builds new items).
+	// Before a long wait Backoff Delay puts its decision on new items in its execution-stack entry
+	// (n8n resumes a waiting node by passing that input through). It must not change the items it
+	// received: n8n hands a node the very array and objects of the upstream node's output
+	// (`connectionDataArray[index] = nodeSuccessData[outputIndex]`), shared with other branches.
 	test(
 		'C: a second node on the error output gets the failure as Fetch report emitted it, and Fetch report\'s recorded output is unchanged',
-		{ todo: 'Backoff Delay mutates its input items before a long wait: the _backoff annotation leaks to the upstream output and to sibling branches' },
 		async () => {
 			const s = scenario.logger;
 			const execution = await finished(client2, s);

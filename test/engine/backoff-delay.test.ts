@@ -124,6 +124,8 @@ describe('waiting', () => {
 		const input = run.run.data.executionData!.nodeExecutionStack[0];
 		expect(input.node.name).toBe('Backoff');
 		expect(input.data.main[0]![0].json).toMatchObject({ id: 'w', _backoff: { attempt: 2, delayReason: 'retry-after' } });
+		// ...without touching the items the upstream node emitted (shared with its other branches)
+		expect(run.jsonOf('HTTP', 1)[0]._backoff).toBeUndefined();
 	});
 
 	it('compute-only mode annotates and routes without waiting', async () => {
