@@ -68,6 +68,8 @@ export N8N_DIAGNOSTICS_ENABLED=false
 export N8N_VERSION_NOTIFICATIONS_ENABLED=false
 export N8N_TEMPLATES_ENABLED=false
 export N8N_PERSONALIZATION_ENABLED=false
+# the editor would fetch the verified community-node catalogue from the internet and log failures offline
+export N8N_VERIFIED_PACKAGES_ENABLED=false
 # A catalogue of MCP servers fetched from api.n8n.io at start: not needed here, and noisy offline.
 export N8N_DISABLED_MODULES="${N8N_DISABLED_MODULES:-mcp-registry}"
 # Plain http on loopback only: let every browser keep the session cookie.

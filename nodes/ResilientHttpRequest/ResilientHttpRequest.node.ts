@@ -21,22 +21,13 @@ export class ResilientHttpRequest implements INodeType {
 		icon: { light: 'file:resilientHttpRequest.svg', dark: 'file:resilientHttpRequest.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{$parameter["method"] + ": " + $parameter["url"]}}',
+		subtitle: '={{ $parameter["method"] + " · " + $parameter["maxAttempts"] + " attempts" }}',
 		description: 'Makes an HTTP request and retries each item on its own, with backoff, jitter, Retry-After and idempotency keys',
 		defaults: { name: 'Resilient HTTP Request', color: '#0004F5' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: GENERIC_AUTH_TYPES.map(genericCredential),
-		hints: [
-			{
-				message: 'Retry On Fail is on in the node settings: it re-sends every item of this node, including those that succeeded. This node already retries each item on its own; turn Retry On Fail off.',
-				type: 'warning',
-				location: 'outputPane',
-				whenToDisplay: 'always',
-				displayCondition: '={{ $nodeSettings.retryOnFail === true }}',
-			},
-		],
 		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],
 	};
 
