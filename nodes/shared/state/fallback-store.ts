@@ -1,0 +1,199 @@
+/**
+ * A state store that never fails a request because of the store: it asks a primary (Redis) and,
+ * when the primary errs or does not answer in time, answers from a fallback (the process's memory
+ * store) instead.
+ *
+ * - Outage: the first failure logs one warning (`warn`), then every call goes to the fallback
+ *   for `cooldownMs` without trying the primary (a dead Redis costs nothing per call). After the
+ *   cooldown, one call tries the primary again (the others keep using the fallback while it
+ *   does); a success ends the outage (`info`, if given), a failure starts another cooldown
+ *   without a new warning. One warning per outage, never one per call.
+ * - Time: the cooldown runs on the callers' clock (`nowMs` of the calls), like everything else.
+ * - During an outage the fallback's counts are this process's only; they are not copied to Redis
+ *   afterwards (Redis's own state then resumes where it was). Budgets and breakers are then per
+ *   worker for a while: more permissive, never wrong in a way that fails a request.
+ * - `lastSource()` tells whether the last answer came from the primary or the fallback, for the
+ *   retry story.
+ */
+import { getMemoryStateStore } from './memory-store';
+import { connectionId, getRedisStateStore, messageOf, type RedisConnection, type RedisStateStoreOptions } from './redis-store';
+import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
+
+export const FALLBACK_STORE_DEFAULTS = Object.freeze({
+	/** After a failure, the primary is left alone this long (callers' clock). */
+	cooldownMs: 30_000,
+	/** A primary call that takes longer is answered from the fallback (the Redis store fails within about 1 s by itself). */
+	timeoutMs: 2_000,
+});
+
+export type StateSource = 'redis' | 'memory' | 'memory-fallback';
+
+export interface FallbackStateStoreOptions {
+	/** Logged once per outage, e.g. n8n's `this.logger.warn`. */
+	warn: (message: string) => void;
+	/** Logged when the primary answers again after an outage. */
+	info?: (message: string) => void;
+	cooldownMs?: number;
+	timeoutMs?: number;
+}
+
+class PrimaryTimeoutError extends Error {
+	constructor(ms: number) {
+		super(`no answer within ${ms} ms`);
+		this.name = 'PrimaryTimeoutError';
+	}
+}
+
+export class FallbackStateStore implements StateStore {
+	/** The primary's kind: the store the user chose. */
+	readonly kind: StateStore['kind'];
+	private warnSink: (message: string) => void;
+	private infoSink: ((message: string) => void) | undefined;
+	private readonly cooldownMs: number;
+	private readonly timeoutMs: number;
+	/** In an outage: the primary failed and has not answered since. */
+	private down = false;
+	/** The primary is not asked before this time (callers' clock). */
+	private retryAt = -Infinity;
+	private source: StateSource;
+	private outages = 0;
+
+	constructor(
+		readonly primary: StateStore,
+		readonly fallback: StateStore,
+		options: FallbackStateStoreOptions,
+	) {
+		this.kind = primary.kind;
+		this.source = primary.kind;
+		this.warnSink = options.warn;
+		this.infoSink = options.info;
+		this.cooldownMs = options.cooldownMs ?? FALLBACK_STORE_DEFAULTS.cooldownMs;
+		this.timeoutMs = options.timeoutMs ?? FALLBACK_STORE_DEFAULTS.timeoutMs;
+		if (!(this.cooldownMs >= 0)) throw new Error(`cooldownMs must be 0 or more, not ${this.cooldownMs}`);
+		if (!(this.timeoutMs > 0)) throw new Error(`timeoutMs must be more than 0, not ${this.timeoutMs}`);
+	}
+
+	/** Where the last answer came from: the primary (its kind), or the fallback during an outage. */
+	lastSource(): StateSource {
+		return this.source;
+	}
+
+	/** Whether the primary is considered down (calls go to the fallback). */
+	get degraded(): boolean {
+		return this.down;
+	}
+
+	/** Outages seen so far (each logged one warning). */
+	get outageCount(): number {
+		return this.outages;
+	}
+
+	/** Where the warnings go from now on (a process-wide store takes the latest execution's logger). */
+	setLoggers(warn: (message: string) => void, info?: (message: string) => void): void {
+		this.warnSink = warn;
+		this.infoSink = info;
+	}
+
+	recordFirstAttempt(key: string, nowMs: number, params: BudgetParams): Promise<BudgetSnapshot> {
+		return this.call(nowMs, (store) => store.recordFirstAttempt(key, nowMs, params));
+	}
+
+	tryAcquireRetry(key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict> {
+		return this.call(nowMs, (store) => store.tryAcquireRetry(key, nowMs, params));
+	}
+
+	breakerAllows(key: string, nowMs: number, params: BreakerParams): Promise<BreakerVerdict> {
+		return this.call(nowMs, (store) => store.breakerAllows(key, nowMs, params));
+	}
+
+	breakerRecord(key: string, nowMs: number, success: boolean, params: BreakerParams): Promise<BreakerChange | undefined> {
+		return this.call(nowMs, (store) => store.breakerRecord(key, nowMs, success, params));
+	}
+
+	private async call<T>(nowMs: number, step: (store: StateStore) => Promise<T>): Promise<T> {
+		if (this.down && !(nowMs >= this.retryAt)) return this.fromFallback(step);
+		// Healthy, or the cooldown is over: this call tries the primary. While it does, other calls
+		// of an outage stay on the fallback (one probe per cooldown, not a burst).
+		const probe = this.down;
+		if (probe) this.retryAt = nowMs + this.cooldownMs;
+		let result: T;
+		try {
+			result = await this.withTimeout(step(this.primary));
+		} catch (error) {
+			this.primaryFailed(nowMs, error);
+			return this.fromFallback(step);
+		}
+		// Only the probe ends an outage: a call that started before it began may still succeed late
+		if (probe && this.down) {
+			this.down = false;
+			this.log(this.infoSink, `Resilient HTTP: the ${this.primary.kind} state store answers again; retry budgets and circuit breakers are shared again`);
+		}
+		this.source = this.primary.kind;
+		return result;
+	}
+
+	private primaryFailed(nowMs: number, error: unknown): void {
+		this.retryAt = nowMs + this.cooldownMs;
+		if (this.down) return;
+		this.down = true;
+		this.outages += 1;
+		const reason = messageOf(error);
+		this.log(
+			this.warnSink,
+			`Resilient HTTP: the ${this.primary.kind} state store failed (${reason}); using this process's memory for retry budgets and circuit breakers until it answers again (next try in ${Math.round(this.cooldownMs / 1000)} s). Requests are not affected.`,
+		);
+	}
+
+	private async fromFallback<T>(step: (store: StateStore) => Promise<T>): Promise<T> {
+		this.source = 'memory-fallback';
+		return step(this.fallback);
+	}
+
+	private withTimeout<T>(promise: Promise<T>): Promise<T> {
+		return new Promise<T>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new PrimaryTimeoutError(this.timeoutMs)), this.timeoutMs);
+			promise.then(
+				(value) => {
+					clearTimeout(timer);
+					resolve(value);
+				},
+				(error: unknown) => {
+					clearTimeout(timer);
+					reject(error);
+				},
+			);
+		});
+	}
+
+	/** A logger that throws must not fail the request either. */
+	private log(sink: ((message: string) => void) | undefined, message: string): void {
+		try {
+			sink?.(message);
+		} catch {
+			// nothing left to report it to
+		}
+	}
+}
+
+const processStores = new Map<string, FallbackStateStore>();
+
+/**
+ * The store a node uses in queue mode: the process-wide Redis store for the connection, falling
+ * back to the process's memory store. One per connection and process, so an outage warns once per
+ * process; `warn` / `info` replace the previous loggers (the latest execution's).
+ */
+export function getRedisStateStoreWithFallback(
+	connection: RedisConnection,
+	loggers: { warn: (message: string) => void; info?: (message: string) => void },
+	options: RedisStateStoreOptions = {},
+): FallbackStateStore {
+	const id = `${connectionId(connection)}|${options.keyPrefix ?? ''}`;
+	let store = processStores.get(id);
+	if (store === undefined) {
+		store = new FallbackStateStore(getRedisStateStore(connection, options), getMemoryStateStore(), loggers);
+		processStores.set(id, store);
+	} else {
+		store.setLoggers(loggers.warn, loggers.info);
+	}
+	return store;
+}
