@@ -7,8 +7,10 @@
 #   scripts/redis-test-server.sh stop    stops it (by its PID) and removes its dir
 #   scripts/redis-test-server.sh url     prints the line again when it runs
 #
-# Use:   export "$(bash scripts/redis-test-server.sh start)"
+# Use (a failed start stops a `set -e` script; `export "$(...)"` alone would hide the failure):
 #        trap 'bash scripts/redis-test-server.sh stop' EXIT
+#        redis_env="$(bash scripts/redis-test-server.sh start)"
+#        export "$redis_env"
 # stdout carries only the RH_TEST_REDIS_URL line; progress goes to stderr. A second `start` while
 # one runs prints the running one's line. RH_REDIS_TEST_DIR moves the state dir (default
 # $TMPDIR/n8n-nodes-resilient-http-redis): pid, port, env, redis.log.
