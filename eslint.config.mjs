@@ -18,7 +18,7 @@ export default [
 	n8nCommunityNodesPlugin.configs.recommendedWithoutN8nCloudSupport,
 	{
 		rules: {
-			// The node offers n8n's own generic credentials (Header, Basic, Bearer, Query, OAuth2) so that
+			// The node offers n8n's own generic credentials (Basic, Bearer, Header, Query) so that
 			// switching from HTTP Request keeps the user's credential; verified to work in real n8n.
 			'@n8n/community-nodes/no-credential-reuse': 'off',
 			// No public contact address exists yet; the author field names the maintainers.
@@ -31,12 +31,5 @@ export default [
 		// its own queue (5.3.2), and `require`d only when a Redis store is used.
 		files: ['package.json'],
 		rules: { '@n8n/community-nodes/no-runtime-dependencies': 'off' },
-	},
-	{
-		// n8n's declarative credential `test` can only send an HTTP request; Redis is not HTTP. The
-		// credential is tested by the node that offers it (`testedBy` + testRedisCredential in
-		// nodes/shared/state/redis-store.ts); this rule is satisfied once a node declares that.
-		files: ['credentials/ResilientHttpRedis.credentials.ts'],
-		rules: { '@n8n/community-nodes/credential-test-required': 'off' },
 	},
 ];

@@ -21,6 +21,7 @@ step "build"
 npm run --silent build
 
 step "unit and engine tests (jest)"
+[ -n "${RH_TEST_REDIS_URL:-}" ] || echo "RH_TEST_REDIS_URL not set: the Redis store tests are reported as skipped (.ci/run starts a Redis)"
 npx jest --ci
 
 step "end-to-end tests in real n8n"

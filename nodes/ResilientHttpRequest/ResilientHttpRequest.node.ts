@@ -2,6 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescrip
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { systemRuntime, type Runtime } from '../shared/runtime';
 import { getMemoryStateStore } from '../shared/state/memory-store';
+import { testRedisCredential } from '../shared/state/redis-store';
 import type { StateStore } from '../shared/state/types';
 import { limitsProperties } from './descriptions/limits.description';
 import { optionsProperties } from './descriptions/options.description';
@@ -27,9 +28,14 @@ export class ResilientHttpRequest implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: GENERIC_AUTH_TYPES.map(genericCredential),
+		credentials: [
+			...GENERIC_AUTH_TYPES.map(genericCredential),
+			{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } },
+		],
 		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],
 	};
+
+	methods = { credentialTest: { resilientHttpRedisConnectionTest: testRedisCredential } };
 
 	/**
 	 * n8n calls `execute` with the execution context as `this`, so the runtime (clock, random,

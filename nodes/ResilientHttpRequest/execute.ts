@@ -14,6 +14,7 @@ import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
 import type { StateStore } from '../shared/state/types';
 import { createGuards, readSharedLimits } from './guards';
+import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { readRequestSpec, type RequestSpec } from './request-spec';
 import { decodeBody, responseToItems } from './response';
@@ -189,8 +190,9 @@ function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): IN
 	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
-export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, store: StateStore): Promise<INodeExecutionData[][]> {
+export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
+	const store = await selectStateStore(ctx, memoryStore);
 	const signal = ctx.getExecutionCancelSignal?.();
 	const schedule = readScheduleSettings(ctx);
 	const results: INodeExecutionData[][] = new Array(items.length);

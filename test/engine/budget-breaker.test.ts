@@ -3,7 +3,9 @@
  * one budget; a breaker stops calling a host that is down. Virtual time throughout.
  */
 import type { IDataObject } from 'n8n-workflow';
+import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
 import { startFlakyServer, type FlakyServer } from '../support/flaky-upstream';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
@@ -105,5 +107,21 @@ describe('circuit breaker per host', () => {
 		} finally {
 			await server.close();
 		}
+	});
+});
+
+describe('shared state in Redis (queue mode)', () => {
+	// the process-wide Redis clients reconnect in the background: close them, or Jest cannot exit
+	afterAll(async () => closeRedisStateStores());
+
+	it('an unreachable Redis never fails a request: budgets fall back to this process', async () => {
+		const runtime = createVirtualRuntime();
+		const closed = await startFlakyServer();
+		const port = closed.port;
+		await closed.close();
+		const wf = httpWorkflow({ url: `${upstream.url}/fail/1/redis-down`, stateStore: 'redis' }, { credentials: { resilientHttpRedis: { id: 'r', name: 'redis' } } });
+		const run = await runHttp(wf, [{ json: {} }], runtime, { credentialTypes: [new ResilientHttpRedis()], credentials: { resilientHttpRedis: { host: '127.0.0.1', port, database: 0, user: '', password: '', ssl: false } } });
+		expect(run.status).toBe('success');
+		expect(run.jsonOf('HTTP')[0]._retry).toMatchObject({ attempts: 2, stoppedBecause: 'success' });
 	});
 });

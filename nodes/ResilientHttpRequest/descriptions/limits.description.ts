@@ -5,6 +5,18 @@ import { BUDGET_DEFAULTS } from '../../shared/state/budget';
 /** The limits shared beyond one item: a retry budget (on by default) and a circuit breaker (optional). */
 export const limitsProperties: INodeProperties[] = [
 	{
+		displayName: 'Shared State',
+		name: 'stateStore',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'This n8n Process (Memory)', value: 'memory', description: 'For a single n8n process (the usual setup)' },
+			{ name: 'Redis (Queue Mode)', value: 'redis', description: "For n8n in queue mode with several workers: the budget and breakers live in Redis, shared by all workers" },
+		],
+		default: 'memory',
+		description: 'Where the retry budget and circuit breakers are kept',
+	},
+	{
 		displayName: 'Retry Budget and Circuit Breaker',
 		name: 'sharedLimits',
 		type: 'collection',
