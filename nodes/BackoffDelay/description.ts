@@ -1,6 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../shared/backoff-properties';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../shared/backoff-properties';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -29,14 +28,7 @@ export const backoffDelayProperties: INodeProperties[] = [
 		],
 		default: 'wait',
 	},
-	{
-		displayName: 'Max Attempts',
-		name: 'maxAttempts',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: RETRY_LIMITS.maxAttempts },
-		default: RETRY_DEFAULTS.maxAttempts,
-		description: 'Attempts per item in all, the first one included. An item that has used them goes to Give up.',
-	},
+	maxAttemptsProperty,
 	{
 		displayName: 'Only Retry Transient Failures',
 		name: 'onlyTransient',

@@ -1,6 +1,6 @@
 /** Backoff parameters shared by both nodes: same names, defaults and help text everywhere. */
 import type { INodeProperties } from 'n8n-workflow';
-import { RETRY_DEFAULTS } from './defaults';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from './defaults';
 
 export const baseDelayProperty: INodeProperties = {
 	displayName: 'Base Delay (Ms)',
@@ -42,4 +42,13 @@ export const retryOnStatusCodesProperty: INodeProperties = {
 	placeholder: '408, 429, 5xx',
 	description:
 		'Response statuses worth another try, comma-separated. Classes like 5xx and ranges like 500-504 are accepted. Every other status is final at once: a 400, 401, 403, 404 or 422 needs a fixed request, not a retry.',
+};
+
+export const maxAttemptsProperty: INodeProperties = {
+	displayName: 'Max Attempts',
+	name: 'maxAttempts',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: RETRY_LIMITS.maxAttempts },
+	default: RETRY_DEFAULTS.maxAttempts,
+	description: 'How many times to try each item in all, the first attempt included. 1 turns retries off.',
 };

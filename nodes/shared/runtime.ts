@@ -46,3 +46,20 @@ export const systemRuntime: Runtime = {
 		return () => clearTimeout(timer);
 	},
 };
+
+/** The promise's outcome, or `onTimeout()`'s error after `ms` (the timer never outlives it). */
+export function withTimeout<T>(promise: Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
+	return new Promise<T>((resolve, reject) => {
+		const timer = setTimeout(() => reject(onTimeout()), ms);
+		promise.then(
+			(value) => {
+				clearTimeout(timer);
+				resolve(value);
+			},
+			(error: unknown) => {
+				clearTimeout(timer);
+				reject(error);
+			},
+		);
+	});
+}

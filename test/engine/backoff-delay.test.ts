@@ -4,19 +4,11 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { systemRuntime } from '../../nodes/shared/runtime';
-import { startLocalServer, type LocalHandler, type LocalServer } from './local-server';
+import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
-const servers: LocalServer[] = [];
-async function server(handler: LocalHandler, clock?: () => number): Promise<LocalServer> {
-	const s = await startLocalServer(handler, clock ? { clock } : {});
-	servers.push(s);
-	return s;
-}
-afterEach(async () => {
-	await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLocalServers();
 
 const backoffOf = (json: IDataObject) => json._backoff as IDataObject;
 

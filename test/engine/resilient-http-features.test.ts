@@ -5,19 +5,12 @@
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
 import { systemRuntime } from '../../nodes/shared/runtime';
-import { startLocalServer, type LocalHandler, type LocalHandlerResult, type LocalServer } from './local-server';
+import type { LocalHandler, LocalHandlerResult } from './local-server';
+import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
 
-const servers: LocalServer[] = [];
-async function server(handler: LocalHandler, clock?: () => number): Promise<LocalServer> {
-	const s = await startLocalServer(handler, clock ? { clock } : {});
-	servers.push(s);
-	return s;
-}
-afterEach(async () => {
-	await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLocalServers();
 
 const echo: LocalHandler = (req) => ({ status: 200, body: { method: req.method, url: req.url, headers: req.headers, body: req.body } });
 const SECRET = 'sk_live_very_secret_value';

@@ -5,19 +5,11 @@
 import type { IDataObject } from 'n8n-workflow';
 import { systemRuntime } from '../../nodes/shared/runtime';
 import type { RetryStory } from '../../nodes/shared/retry-story';
-import { startLocalServer, type LocalHandler, type LocalServer } from './local-server';
+import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
 
-const servers: LocalServer[] = [];
-async function server(handler: LocalHandler, clock?: () => number): Promise<LocalServer> {
-	const s = await startLocalServer(handler, clock ? { clock } : {});
-	servers.push(s);
-	return s;
-}
-afterEach(async () => {
-	await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const server = useLocalServers();
 
 /** The retry story: top level on success items, inside `error` on failed ones. */
 const story = (json: IDataObject): RetryStory => (json._retry ?? (json.error as IDataObject)._retry) as unknown as RetryStory;

@@ -3,6 +3,7 @@
  * (and are recorded), while attempt timeouts use real timers, since real HTTP takes real time.
  */
 import { CancelledError, type Runtime } from '../../nodes/shared/runtime';
+import { mulberry32 } from '../unit/fake-runtime';
 
 export interface VirtualRuntime extends Runtime {
 	/** Every sleep the code asked for, in order (ms). */
@@ -11,17 +12,8 @@ export interface VirtualRuntime extends Runtime {
 	offsetMs(): number;
 }
 
-/** mulberry32: a tiny seeded PRNG, so jitter is reproducible. */
-export function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+/** Seeded, so jitter is reproducible (the unit tests' mulberry32). */
+export const seededRandom = mulberry32;
 
 /**
  * `frozen`: sleeps take no virtual time either, so many concurrent executions all happen inside

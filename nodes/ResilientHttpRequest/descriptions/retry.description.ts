@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/backoff-properties';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../../shared/defaults';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/backoff-properties';
+import { RETRY_DEFAULTS } from '../../shared/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -11,14 +11,7 @@ export const retryProperties: INodeProperties[] = [
 		type: 'notice',
 		default: '',
 	},
-	{
-		displayName: 'Max Attempts',
-		name: 'maxAttempts',
-		type: 'number',
-		typeOptions: { minValue: 1, maxValue: RETRY_LIMITS.maxAttempts },
-		default: RETRY_DEFAULTS.maxAttempts,
-		description: 'How many times to try each item in all, the first attempt included. 1 turns retries off.',
-	},
+	maxAttemptsProperty,
 	retryOnStatusCodesProperty,
 	{
 		displayName: 'Idempotency Key',

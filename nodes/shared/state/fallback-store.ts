@@ -15,6 +15,7 @@
  * - `lastSource()` tells whether the last answer came from the primary or the fallback, for the
  *   retry story.
  */
+import { withTimeout } from '../runtime';
 import { getMemoryStateStore } from './memory-store';
 import { connectionId, getRedisStateStore, messageOf, type RedisConnection, type RedisStateStoreOptions } from './redis-store';
 import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
@@ -150,19 +151,7 @@ export class FallbackStateStore implements StateStore {
 	}
 
 	private withTimeout<T>(promise: Promise<T>): Promise<T> {
-		return new Promise<T>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new PrimaryTimeoutError(this.timeoutMs)), this.timeoutMs);
-			promise.then(
-				(value) => {
-					clearTimeout(timer);
-					resolve(value);
-				},
-				(error: unknown) => {
-					clearTimeout(timer);
-					reject(error);
-				},
-			);
-		});
+		return withTimeout(promise, this.timeoutMs, () => new PrimaryTimeoutError(this.timeoutMs));
 	}
 
 	/** A logger that throws must not fail the request either. */

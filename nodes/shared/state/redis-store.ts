@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import type { Redis, RedisOptions } from 'ioredis';
 import type { ICredentialDataDecryptedObject, ICredentialsDecrypted, ICredentialTestFunctions, INodeCredentialTestResult } from 'n8n-workflow';
+import { withTimeout } from '../runtime';
 import { clampWindowMs } from './window';
 import { BREAKER_SCRIPT, BUDGET_SCRIPT } from './redis-scripts';
 import type { BreakerChange, BreakerParams, BreakerSnapshot, BreakerState, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
@@ -309,19 +310,7 @@ export class RedisStateStore implements StateStore {
 	/** The command's answer, or an error after commandTimeoutMs (a hung Redis). */
 	private timed<T>(command: Promise<T>): Promise<T> {
 		const ms = this.options.commandTimeoutMs;
-		return new Promise<T>((resolve, reject) => {
-			const timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-			command.then(
-				(value) => {
-					clearTimeout(timer);
-					resolve(value);
-				},
-				(error: unknown) => {
-					clearTimeout(timer);
-					reject(error);
-				},
-			);
-		});
+		return withTimeout(command, ms, () => new Error(`no answer within ${ms} ms`));
 	}
 
 	private wrap(error: unknown): Error {
