@@ -13,7 +13,7 @@ import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/re
 import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards, readSharedLimits } from './guards';
+import { createGuards, isLoopRetry, readSharedLimits } from './guards';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { readRequestSpec, type RequestSpec } from './request-spec';
@@ -146,7 +146,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i);
-	const guards = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime);
+	const guards = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(ctx.getInputData()[i].json));
 
 	let idempotencyKey: string | undefined;
 	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();

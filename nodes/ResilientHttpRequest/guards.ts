@@ -82,14 +82,41 @@ function warnOncePerWindow(ctx: IExecuteFunctions, key: string, nowMs: number, w
 	ctx.logger.warn(`Resilient HTTP Request "${ctx.getNode().name}" in workflow "${ctx.getWorkflow().name ?? ctx.getWorkflow().id}": ${message}. Items that would retry go to the error output until the window frees up.`);
 }
 
-export function createGuards(ctx: IExecuteFunctions, store: StateStore, limits: SharedLimits, runtime: Runtime): RetryGuards {
+/**
+ * An item that comes back through a Backoff Delay loop (its `_backoff.attempt` is 2 or more) is a
+ * retry, not a first attempt: its first request here asks the budget like any retry, so loops
+ * cannot bypass it.
+ */
+export function isLoopRetry(json: IDataObject): boolean {
+	const state = json._backoff;
+	if (typeof state !== 'object' || state === null || Array.isArray(state)) return false;
+	const attempt = (state as IDataObject).attempt;
+	return typeof attempt === 'number' && attempt >= 2;
+}
+
+export function createGuards(ctx: IExecuteFunctions, store: StateStore, limits: SharedLimits, runtime: Runtime, loopRetry = false): RetryGuards {
 	const { budget, breaker } = limits;
 	const guards: RetryGuards = {};
+	const askBudget = async (): Promise<GuardVerdict> => {
+		if (!budget) return { allowed: true };
+		const now = runtime.now();
+		const verdict = await store.tryAcquireRetry(budget.key, now, budget.params);
+		if (verdict.allowed) return { allowed: true, note: { budget: budgetNote(verdict.snapshot) } };
+		const message = describeBudgetRefusal(verdict.snapshot, budget.params);
+		warnOncePerWindow(ctx, budget.key, now, budget.params.windowMs, message);
+		return { allowed: false, reason: 'retry-budget-exhausted', message, note: { budget: budgetNote(verdict.snapshot) } };
+	};
 	if (budget || breaker) {
 		guards.beforeAttempt = async (attempt): Promise<GuardVerdict> => {
 			const now = runtime.now();
-			const note: GuardNote = {};
-			if (budget && attempt === 1) note.budget = budgetNote(await store.recordFirstAttempt(budget.key, now, budget.params));
+			let note: GuardNote = {};
+			if (budget && attempt === 1 && loopRetry) {
+				const verdict = await askBudget();
+				if (!verdict.allowed) return verdict;
+				note = { ...verdict.note };
+			} else if (budget && attempt === 1) {
+				note.budget = budgetNote(await store.recordFirstAttempt(budget.key, now, budget.params));
+			}
 			if (breaker) {
 				const verdict = await store.breakerAllows(breaker.key, now, breaker.params);
 				if (!verdict.allowed) {
@@ -115,15 +142,6 @@ export function createGuards(ctx: IExecuteFunctions, store: StateStore, limits: 
 			return { breaker: { ...breakerNote(change.snapshot), changed: `${change.from} -> ${change.to}` } };
 		};
 	}
-	if (budget) {
-		guards.beforeRetry = async (): Promise<GuardVerdict> => {
-			const now = runtime.now();
-			const verdict = await store.tryAcquireRetry(budget.key, now, budget.params);
-			if (verdict.allowed) return { allowed: true, note: { budget: budgetNote(verdict.snapshot) } };
-			const message = describeBudgetRefusal(verdict.snapshot, budget.params);
-			warnOncePerWindow(ctx, budget.key, now, budget.params.windowMs, message);
-			return { allowed: false, reason: 'retry-budget-exhausted', message, note: { budget: budgetNote(verdict.snapshot) } };
-		};
-	}
+	if (budget) guards.beforeRetry = askBudget;
 	return guards;
 }

@@ -28,7 +28,7 @@ export interface LoopState {
 	previousDelayMs?: number;
 }
 
-export type GiveUpReason = 'attempts-exhausted' | 'deadline-exceeded' | 'not-retryable' | 'not-safe-to-retry' | 'server-delay-too-long' | 'not-a-failure';
+export type GiveUpReason = 'attempts-exhausted' | 'deadline-exceeded' | 'not-retryable' | 'not-safe-to-retry' | 'server-delay-too-long' | 'retry-budget-exhausted' | 'not-a-failure';
 
 export type BackoffDecision =
 	| { route: 'retry'; nextAttempt: number; delayMs: number; delayReason: DelayReason; delayHeader?: string }
@@ -49,9 +49,13 @@ function notRetryable(failure: ItemFailure, policy: BackoffLoopPolicy): { reason
 	if (failure.resilientReason === 'final-status' || failure.resilientReason === 'not-retryable-error') {
 		return { reason: 'not-retryable', message: `${describe(failure)} is final` };
 	}
-	// Refused by a shared limit, not by the server: transient by nature (an open circuit hands on
-	// its openUntil as retryAt, so the wait lasts until the probe may go)
-	if (failure.resilientReason === 'circuit-open' || failure.resilientReason === 'retry-budget-exhausted') return undefined;
+	// A spent retry budget means a storm: stop retrying, keep the item for replay
+	if (failure.resilientReason === 'retry-budget-exhausted') {
+		return { reason: 'retry-budget-exhausted', message: 'The retry budget is spent: too many retries for the traffic; keep the item for replay' };
+	}
+	// An open circuit is transient by nature: it hands on its openUntil as retryAt, so the wait
+	// lasts until the probe may go
+	if (failure.resilientReason === 'circuit-open') return undefined;
 	if (!policy.onlyTransient) return undefined;
 	if (failure.status !== undefined) {
 		const classified = classifyStatus(failure.status, undefined, policy.retryOn);

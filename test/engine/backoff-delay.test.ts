@@ -181,3 +181,18 @@ describe('behind shared limits', () => {
 		expect(runtime.sleeps[2]).toBeGreaterThanOrEqual(19_000);
 	});
 });
+
+describe('loops cannot bypass the retry budget', () => {
+	it('each pass back through Resilient HTTP Request is a retry for the budget; a spent budget gives up', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const runtime = createVirtualRuntime(11, { frozen: true });
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { budgetPercent: 0, budgetMinRetries: 2 } });
+		const run = await runHttp({ ...loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10 } }), id: 'loop-budget' }, Array.from({ length: 5 }, (_, n) => ({ json: { n } })), runtime);
+
+		// 5 first attempts + the 2 retries the budget allows
+		expect(upstream.requests).toHaveLength(7);
+		const gaveUp = run.runsOf('Gave up') > 0 ? [0, 1, 2].flatMap((r) => (r < run.runsOf('Gave up') ? run.jsonOf('Gave up', 0, r) : [])) : [];
+		expect(gaveUp).toHaveLength(5);
+		expect(gaveUp.every((j) => (j._backoff as IDataObject).giveUpReason === 'retry-budget-exhausted')).toBe(true);
+	});
+});
