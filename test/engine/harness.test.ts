@@ -52,7 +52,11 @@ afterEach(() => {
 	nock.cleanAll();
 	expect(pending).toEqual([]);
 });
-afterAll(() => nock.enableNetConnect());
+// nock patches node's own http module, which Jest shares between the test files of a worker: unpatch it
+afterAll(() => {
+	nock.enableNetConnect();
+	nock.restore();
+});
 
 describe('runWorkflow with core nodes', () => {
 	test('(a) Manual Trigger -> HTTP Request v4.2 GET returns the JSON body as the item', async () => {

@@ -225,3 +225,28 @@ describe('parameter errors name the parameter and the item', () => {
 		expect(bad).toMatchObject({ url: 'nope', error: { message: expect.stringMatching(/Invalid URL/) } });
 	});
 });
+
+describe('proxy', () => {
+	it('sends the request through the proxy, with the proxy credentials, never echoing them', async () => {
+		// a forward proxy that answers itself: enough to see what reached it
+		const proxy = await server((req) => ({ status: 200, body: { viaProxy: req.url, auth: req.headers['proxy-authorization'] ?? null } }));
+		const target = 'http://upstream.invalid:8080/resource';
+		const wf = httpWorkflow({ url: target, options: { proxy: `http://me:${SECRET}@127.0.0.1:${proxy.port}` } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime());
+
+		expect(run.status).toBe('success');
+		const [item] = run.jsonOf('HTTP');
+		expect(String(item.viaProxy)).toContain('upstream.invalid:8080/resource');
+		expect(item.auth).toBe(`Basic ${Buffer.from(`me:${SECRET}`).toString('base64')}`);
+		expect(JSON.stringify(item._retry)).not.toContain(SECRET);
+	});
+
+	it('a proxy that is not a URL fails without echoing its value', async () => {
+		const wf = httpWorkflow({ url: 'http://127.0.0.1:9/x', options: { proxy: `http://me:${SECRET}@[bad` } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime());
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toBe('Parameter "Proxy" is not a valid URL');
+		// (the error also carries n8n's copy of the node and its parameters, as every node error does)
+		expect(`${run.error?.message} ${run.error?.description}`).not.toContain(SECRET);
+	});
+});
