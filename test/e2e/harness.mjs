@@ -88,7 +88,10 @@ export async function freePort() {
 	});
 }
 
-/** Environment for an n8n process using userFolder. */
+/** Environment given to prepareUserFolder({ env }): applies to every n8n command on that folder. */
+const folderEnvs = new Map();
+
+/** Environment for an n8n process using userFolder (the folder's env from prepareUserFolder, then extra). */
 export async function n8nEnv(userFolder, extra = {}) {
 	return {
 		...process.env,
@@ -104,6 +107,7 @@ export async function n8nEnv(userFolder, extra = {}) {
 		// per process lets tests run next to each other and next to `npm start`.
 		N8N_RUNNERS_BROKER_PORT: String(await freePort()),
 		NODE_ENV: 'production',
+		...folderEnvs.get(userFolder),
 		...extra,
 	};
 }
@@ -160,10 +164,13 @@ export function packTarball() {
  * tarball: true  -> `npm pack` + install like n8n's community-package installer,
  * tarball: false -> dev copy of package.json + dist/ (scripts/link-package.sh default),
  * link: false    -> no package at all (core nodes only).
+ * env: environment for every n8n command run on this folder (import, publish, execute, start,
+ * worker), e.g. queueModeEnv(...) for a shared PostgreSQL database and queue mode.
  */
-export async function prepareUserFolder({ tarball = false, link = true } = {}) {
+export async function prepareUserFolder({ tarball = false, link = true, env: folderEnv } = {}) {
 	fs.mkdirSync(TMP_BASE, { recursive: true });
 	const dir = fs.mkdtempSync(path.join(TMP_BASE, 'uf-'));
+	if (folderEnv) folderEnvs.set(dir, { ...folderEnv });
 	if (link) {
 		const args = [path.join(REPO, 'scripts/link-package.sh'), dir];
 		if (tarball) args.push(`--tarball=${packTarball()}`);
@@ -261,18 +268,12 @@ export function nodeResults(output) {
 const servers = new Set();
 const ACTIVATED = /Editor is now accessible via/;
 
-/**
- * `n8n start` on 127.0.0.1:port (a free one by default); resolves once /healthz/readiness
- * answers 200 and n8n has activated the published workflows (about 5-12 s). Returns
- * { url, port, pid, logs(), stop() }.
- */
-export async function startN8n(userFolder, { port, env: extra = {}, readyTimeoutMs = 90_000 } = {}) {
-	port ??= await freePort();
+/** Spawns a long-running n8n command (start, worker) in its own process group, keeping its output. */
+async function spawnServer(userFolder, args, envVars, info) {
 	const child = track(
-		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, 'start'], {
+		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, ...args], {
 			cwd: userFolder,
-			// mcp-registry fetches a catalogue from api.n8n.io at start: not needed, noisy offline (as in start.sh)
-			env: await n8nEnv(userFolder, { N8N_PORT: String(port), N8N_SECURE_COOKIE: 'false', N8N_DISABLED_MODULES: 'mcp-registry', ...extra }),
+			env: envVars,
 			detached: true,
 			stdio: ['ignore', 'pipe', 'pipe'],
 		}),
@@ -284,42 +285,129 @@ export async function startN8n(userFolder, { port, env: extra = {}, readyTimeout
 	};
 	child.stdout.setEncoding('utf8').on('data', keep);
 	child.stderr.setEncoding('utf8').on('data', keep);
-	const url = `http://127.0.0.1:${port}`;
 	const handle = {
-		url,
-		port,
+		...info,
 		pid: child.pid,
 		child,
 		logs: () => output,
 		stop: () => stopN8n(handle),
 	};
 	servers.add(handle);
+	return handle;
+}
+
+/** Status of GET url (0 when it cannot connect or times out). */
+function httpStatus(url) {
+	return new Promise((resolve) => {
+		const req = http.get(url, (res) => {
+			res.resume();
+			resolve(res.statusCode);
+		});
+		req.on('error', () => resolve(0));
+		req.setTimeout(2000, () => req.destroy());
+	});
+}
+
+/** Polls readiness until ready(status) says so; stops the process and throws when it exits or times out. */
+async function awaitReady(handle, what, readinessUrl, readyTimeoutMs, ready) {
+	const { child } = handle;
 	const deadline = Date.now() + readyTimeoutMs;
-	let readySince;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
 			servers.delete(handle);
-			throw new Error(`n8n start exited early (${child.exitCode ?? child.signalCode}):\n${output.slice(-4000)}`);
+			throw new Error(`${what} exited early (${child.exitCode ?? child.signalCode}):\n${handle.logs().slice(-4000)}`);
 		}
-		const status = await new Promise((resolve) => {
-			const req = http.get(`${url}/healthz/readiness`, (res) => {
-				res.resume();
-				resolve(res.statusCode);
-			});
-			req.on('error', () => resolve(0));
-			req.setTimeout(2000, () => req.destroy());
-		});
-		// Readiness turns 200 before n8n 2.41.1 activates published workflows (ActiveWorkflowManager
-		// .init comes after server.start in `n8n start`): a webhook called at once can still be
-		// "not registered" (seen on a busy machine). n8n prints the editor URL after activation.
-		if (status === 200 && ACTIVATED.test(output)) return handle;
-		if (status === 200 && (readySince ??= Date.now()) < Date.now() - 30_000) return handle;
+		if (ready(await httpStatus(readinessUrl))) return handle;
 		if (Date.now() > deadline) {
 			await stopN8n(handle);
-			throw new Error(`n8n did not become ready within ${readyTimeoutMs} ms:\n${output.slice(-4000)}`);
+			throw new Error(`${what} did not become ready within ${readyTimeoutMs} ms:\n${handle.logs().slice(-4000)}`);
 		}
 		await new Promise((r) => setTimeout(r, 250));
 	}
+}
+
+/**
+ * `n8n start` on 127.0.0.1:port (a free one by default); resolves once /healthz/readiness
+ * answers 200 and n8n has activated the published workflows (about 5-12 s). Returns
+ * { url, port, pid, logs(), stop() }.
+ */
+export async function startN8n(userFolder, { port, env: extra = {}, readyTimeoutMs = 90_000 } = {}) {
+	port ??= await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const handle = await spawnServer(
+		userFolder,
+		['start'],
+		// mcp-registry fetches a catalogue from api.n8n.io at start: not needed, noisy offline (as in start.sh)
+		await n8nEnv(userFolder, { N8N_PORT: String(port), N8N_SECURE_COOKIE: 'false', N8N_DISABLED_MODULES: 'mcp-registry', ...extra }),
+		{ url, port },
+	);
+	let readySince;
+	return await awaitReady(handle, 'n8n start', `${url}/healthz/readiness`, readyTimeoutMs, (status) => {
+		// Readiness turns 200 before n8n 2.41.1 activates published workflows (ActiveWorkflowManager
+		// .init comes after server.start in `n8n start`): a webhook called at once can still be
+		// "not registered" (seen on a busy machine). n8n prints the editor URL after activation.
+		if (status === 200 && ACTIVATED.test(handle.logs())) return true;
+		return status === 200 && (readySince ??= Date.now()) < Date.now() - 30_000;
+	});
+}
+
+/**
+ * `n8n worker` (queue mode: give the user folder queueModeEnv() or pass it in env) with its health
+ * server on 127.0.0.1:healthPort (a free one by default); resolves once its /healthz/readiness
+ * answers 200: database and Redis connected, and the worker takes jobs from the queue (n8n 2.41.1
+ * marks it ready right after it starts processing). Returns { url, port, pid, logs(), stop() };
+ * its logs hold "Worker started execution <id> (job <id>)" for each execution it runs.
+ */
+export async function startWorker(userFolder, { healthPort, concurrency = 10, env: extra = {}, readyTimeoutMs = 90_000 } = {}) {
+	healthPort ??= await freePort();
+	const url = `http://127.0.0.1:${healthPort}`;
+	const handle = await spawnServer(
+		userFolder,
+		['worker', `--concurrency=${concurrency}`],
+		await n8nEnv(userFolder, {
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			...extra,
+		}),
+		{ url, port: healthPort },
+	);
+	return await awaitReady(handle, 'n8n worker', `${url}/healthz/readiness`, readyTimeoutMs, (status) => status === 200);
+}
+
+/** Executions a worker's log says it started: [{ executionId, jobId }] in order. */
+export function workerExecutions(handle) {
+	return [...handle.logs().matchAll(/Worker started execution (\S+) \(job (\S+)\)/g)].map((m) => ({ executionId: m[1], jobId: m[2] }));
+}
+
+/**
+ * Environment for n8n in queue mode (main and workers alike): executions go through Bull on the
+ * Redis at redisUrl (keys under bullPrefix), n8n's other Redis use (cache, pub/sub between main
+ * and workers, locks) under redisKeyPrefix, everything else is stored in the PostgreSQL database
+ * at pgUrl (the database name from the URL unless `database` is given). Every process must share
+ * the encryption key (credentials are decrypted by the worker that runs the execution). Give each
+ * test run its own prefixes and database: n8n caches database rows (projects, roles, webhooks) in
+ * Redis.
+ */
+export function queueModeEnv({ redisUrl, pgUrl, database, bullPrefix = 'bull', redisKeyPrefix = 'n8n', encryptionKey }) {
+	const redis = new URL(redisUrl);
+	const pg = new URL(pgUrl);
+	return {
+		EXECUTIONS_MODE: 'queue',
+		QUEUE_BULL_REDIS_HOST: redis.hostname,
+		QUEUE_BULL_REDIS_PORT: redis.port || '6379',
+		QUEUE_BULL_REDIS_DB: redis.pathname.replace(/^\//, '') || '0',
+		...(redis.password ? { QUEUE_BULL_REDIS_PASSWORD: decodeURIComponent(redis.password) } : {}),
+		QUEUE_BULL_PREFIX: bullPrefix,
+		N8N_REDIS_KEY_PREFIX: redisKeyPrefix,
+		DB_TYPE: 'postgresdb',
+		DB_POSTGRESDB_HOST: pg.hostname,
+		DB_POSTGRESDB_PORT: pg.port || '5432',
+		DB_POSTGRESDB_DATABASE: database ?? decodeURIComponent(pg.pathname.replace(/^\//, '')),
+		DB_POSTGRESDB_USER: decodeURIComponent(pg.username),
+		DB_POSTGRESDB_PASSWORD: decodeURIComponent(pg.password),
+		...(encryptionKey ? { N8N_ENCRYPTION_KEY: encryptionKey } : {}),
+	};
 }
 
 /** Stops one server (SIGTERM, SIGKILL after graceMs) or, without a handle, every server started. */
@@ -453,14 +541,18 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}) };
 }
 
-const requireFromN8n = createRequire(path.join(env.N8N_HOME, 'node_modules/n8n/package.json'));
+/** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */
+export const requireFromN8n = createRequire(path.join(env.N8N_HOME, 'node_modules/n8n/package.json'));
 /** n8n stores and serves run data with `flatted` (circular-safe JSON): its own copy parses it. */
 export const parseFlatted = (text) => requireFromN8n('flatted').parse(text);
 
-/** Executions of a workflow, newest first: [{ id, status, mode, waitTill, startedAt, stoppedAt, ... }]. */
-export async function listExecutions(client, workflowId) {
+/**
+ * Executions of a workflow, newest first: [{ id, status, mode, waitTill, startedAt, stoppedAt, ... }].
+ * n8n answers one page: 20 by default, `limit` up to 100.
+ */
+export async function listExecutions(client, workflowId, { limit } = {}) {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-	return (await client.get(`/rest/executions?filter=${filter}`)).results;
+	return (await client.get(`/rest/executions?filter=${filter}${limit ? `&limit=${limit}` : ''}`)).results;
 }
 
 /** One execution with its run data parsed: { id, status, finished, waitTill, data: { resultData, ... } }. */
