@@ -6,7 +6,7 @@ import { parseStatusList, type StatusSet } from './classify';
 import { RETRY_LIMITS } from './defaults';
 
 export function parameterError(ctx: IExecuteFunctions, i: number, parameter: string, problem: string): never {
-	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem}`, {
+	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem} (item ${i})`, {
 		itemIndex: i,
 		description: `Item ${i}: fix "${parameter}" in the node's parameters.`,
 	});
