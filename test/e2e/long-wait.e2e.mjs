@@ -6,8 +6,8 @@
 //     server started on the same database while it waits: the new server resumes it.
 //   B (no restart): triggered on server 2 right after it started, resumed by that same running
 //     server.
-//   C (known bug, TODO): as B, with a second node on Fetch report's error output: the annotation
-//     Backoff Delay writes before the wait must not leak to it (see the test).
+//   C: as B, with a second node on Fetch report's error output: the annotation Backoff Delay
+//     puts on its input before the wait must not leak to it, nor to Fetch report's output.
 // All waits overlap in one window of about 70 s.
 //
 // How n8n 2.41.1 resumes (packages/cli/src/wait-tracker.ts, ExecutionRepository
