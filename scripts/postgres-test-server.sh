@@ -23,7 +23,8 @@
 set -euo pipefail
 
 state_dir="${RH_PG_TEST_DIR:-${TMPDIR:-/tmp}/n8n-nodes-resilient-http-postgres}"
-log() { echo "[postgres-test-server] $*" >&2; }
+server_name=postgres
+source "$(dirname "$0")/test-server-lib.sh"
 
 # The newest installed major version's binaries (Debian keeps them off PATH).
 pg_bin() {
@@ -41,29 +42,10 @@ as_pg() {
   fi
 }
 
-running_pid() {
-  local pid
-  [ -f "$state_dir/pid" ] || return 1
-  pid="$(cat "$state_dir/pid")"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q postgres || return 1
-  echo "$pid"
-}
-
 install_postgres() {
   pg_bin >/dev/null && return 0
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { log "postgresql is missing and neither root nor sudo is available"; exit 1; }
-    sudo="sudo"
-  fi
-  log "installing Debian's postgresql (apt-get)"
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends postgresql >&2
+  apt_install postgresql
   pg_bin >/dev/null || { log "no /usr/lib/postgresql/*/bin/postgres after installing postgresql"; exit 1; }
-}
-
-free_port() {
-  node -e "const s = require('net').createServer(); s.listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"
 }
 
 start() {
@@ -110,24 +92,5 @@ start() {
   exit 1
 }
 
-stop() {
-  local pid
-  if pid="$(running_pid)"; then
-    # SIGINT: "fast shutdown" (ends sessions, no waiting for clients); SIGKILL if it hangs.
-    kill -INT "$pid"
-    for _ in $(seq 1 100); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-    log "stopped postgres (pid $pid)"
-  fi
-  rm -rf "$state_dir"
-}
-
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  url) running_pid >/dev/null && cat "$state_dir/env" ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
-esac
+# SIGINT: postgres's "fast shutdown" (ends sessions, no waiting for clients)
+test_server_main "${1:-}" INT 100

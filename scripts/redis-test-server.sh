@@ -17,30 +17,12 @@
 set -euo pipefail
 
 state_dir="${RH_REDIS_TEST_DIR:-${TMPDIR:-/tmp}/n8n-nodes-resilient-http-redis}"
-log() { echo "[redis-test-server] $*" >&2; }
-
-running_pid() {
-  local pid
-  [ -f "$state_dir/pid" ] || return 1
-  pid="$(cat "$state_dir/pid")"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q redis-server || return 1
-  echo "$pid"
-}
+server_name=redis
+source "$(dirname "$0")/test-server-lib.sh"
 
 install_redis() {
   command -v redis-server >/dev/null 2>&1 && command -v redis-cli >/dev/null 2>&1 && return 0
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { log "redis-server is missing and neither root nor sudo is available"; exit 1; }
-    sudo="sudo"
-  fi
-  log "installing Debian's redis-server (apt-get)"
-  $sudo apt-get update -qq >&2
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends redis-server >&2
-}
-
-free_port() {
-  node -e "const s = require('net').createServer(); s.listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"
+  apt_install redis-server
 }
 
 start() {
@@ -76,23 +58,4 @@ start() {
   exit 1
 }
 
-stop() {
-  local pid
-  if pid="$(running_pid)"; then
-    kill "$pid"
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
-    log "stopped redis-server (pid $pid)"
-  fi
-  rm -rf "$state_dir"
-}
-
-case "${1:-}" in
-  start) start ;;
-  stop) stop ;;
-  url) running_pid >/dev/null && cat "$state_dir/env" ;;
-  *) echo "usage: $0 start|stop|url" >&2; exit 2 ;;
-esac
+test_server_main "${1:-}" TERM 50
