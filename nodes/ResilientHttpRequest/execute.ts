@@ -16,15 +16,10 @@ import type { StateStore } from '../shared/state/types';
 import { createGuards, isLoopRetry, readSharedLimits } from './guards';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
-import { readRequestSpec, type RequestSpec } from './request-spec';
+import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { decodeBody, responseToItems } from './response';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
-
-function hasHeader(headers: Record<string, string>, name: string): string | undefined {
-	const key = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
-	return key === undefined ? undefined : headers[key];
-}
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
 export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
@@ -98,10 +93,17 @@ function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: s
 	};
 }
 
+/** The response a failed status attempt carried, if any. */
+function responseOf(failure: AttemptFailure): HttpResponse | undefined {
+	if (failure.kind !== 'status' || !Buffer.isBuffer(failure.body)) return undefined;
+	return { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
+}
+
 /** The response body of a failed attempt, decoded for the error output (files are left out). */
 function failureBody(failure: AttemptFailure): unknown {
-	if (!Buffer.isBuffer(failure.body) || failure.body.length === 0) return undefined;
-	const decoded = decodeBody({ statusCode: failure.status ?? 0, statusMessage: '', headers: failure.headers ?? {}, body: failure.body }, 'autodetect');
+	const response = responseOf(failure);
+	if (!response || response.body.length === 0) return undefined;
+	const decoded = decodeBody(response, 'autodetect');
 	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
 	if (decoded.kind === 'text') return decoded.value.length > 2000 ? `${decoded.value.slice(0, 2000)}…` : decoded.value;
 	return decoded.value;
@@ -153,7 +155,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
 	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
 	// a key the user set as a plain header protects the request just as well
-	else idempotencyKey = hasHeader(spec.headers, settings.idempotencyHeader);
+	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
 	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
 	const { story } = outcome;
@@ -161,9 +163,9 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 
 	const failure = outcome.failure;
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
-	if (settings.neverError && failure.kind === 'status' && Buffer.isBuffer(failure.body)) {
-		const response: HttpResponse = { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
-		return withStory(await responseToItems(ctx, i, response, settings.response, spec.url), settings.storyField, story, i);
+	const failedResponse = responseOf(failure);
+	if (settings.neverError && failedResponse) {
+		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
 	}
 	const details = errorDetails(failure, story, settings, runtime.now());
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {

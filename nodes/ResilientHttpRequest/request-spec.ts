@@ -59,8 +59,10 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	}
 }
 
-function hasHeader(headers: Record<string, string>, name: string): boolean {
-	return Object.keys(headers).some((h) => h.toLowerCase() === name.toLowerCase());
+/** A header's value, whatever the case of its name; undefined when absent. */
+export function headerValue(headers: Record<string, string>, name: string): string | undefined {
+	const key = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
+	return key === undefined ? undefined : headers[key];
 }
 
 function validateUrl(ctx: IExecuteFunctions, url: string, i: number): string {
@@ -97,7 +99,7 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 	if (!(ctx.getNodeParameter('sendBody', i, false) as boolean)) return undefined;
 	const contentType = ctx.getNodeParameter('contentType', i, 'json') as string;
 	const setType = (type: string) => {
-		if (!hasHeader(headers, 'content-type')) headers['content-type'] = type;
+		if (headerValue(headers, 'content-type') === undefined) headers['content-type'] = type;
 	};
 	switch (contentType) {
 		case 'json': {
