@@ -8,7 +8,7 @@ import type { BackoffLoopPolicy, BackoffDecision } from '../shared/backoff-decis
 import { decideBackoff } from '../shared/backoff-decision';
 import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
 import { parseWaitValue, readItemFailure, type ItemFailure } from '../shared/item-failure';
-import { jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
+import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
 import { formatDuration } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
 import { BACKOFF_DEFAULTS } from './description';
@@ -33,8 +33,7 @@ function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 			maxAttempts: numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts }),
 			backoff: {
 				strategy: jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter)),
-				baseDelayMs: numberParameter(ctx, i, 'Base Delay (Ms)', opt('baseDelay', RETRY_DEFAULTS.baseDelayMs)),
-				maxDelayMs: numberParameter(ctx, i, 'Max Delay (Ms)', opt('maxDelay', RETRY_DEFAULTS.maxDelayMs)),
+				...backoffDelayParameters(ctx, i, opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), opt('maxDelay', RETRY_DEFAULTS.maxDelayMs)),
 			},
 			totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', 0)),
 			maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs)),
@@ -111,8 +110,10 @@ export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runti
 		} catch (error) {
 			// NodeOperationError hands back an error that already is one, unchanged
 			if (!ctx.continueOnFail()) throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
-			// a broken item must not loop: it leaves through Give up (or the error output)
-			giveUp.push(routedItem(items[i], i, { error: { message: (error as Error).message } }));
+			// a broken item must not loop: it leaves through Give up (or the error output), whole. n8n moves
+			// an item to the error output only when `error` is its only key, and merges the input back in.
+			const failure = { message: (error as Error).message };
+			giveUp.push(routedItem(items[i], i, ctx.getNode().onError === 'continueErrorOutput' ? { error: failure } : { ...items[i].json, error: failure }));
 		}
 	}
 

@@ -4,6 +4,8 @@
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+import { headerNameProblem, headerValueProblem } from '../shared/idempotency';
+import { parameterError } from '../shared/parameters';
 import { encodeMultipart, type MultipartPart } from './multipart';
 
 export interface RequestSpec {
@@ -36,14 +38,11 @@ function jsonObjectParameter(ctx: IExecuteFunctions, parameter: string, i: numbe
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			throw new NodeOperationError(ctx.getNode(), `${label} is not valid JSON`, {
-				itemIndex: i,
-				description: (error as Error).message,
-			});
+			parameterError(ctx, i, label, `is not valid JSON: ${(error as Error).message}`);
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-		throw new NodeOperationError(ctx.getNode(), `${label} must be a JSON object`, { itemIndex: i });
+		parameterError(ctx, i, label, `must be a JSON object, got ${Array.isArray(value) ? 'an array' : value === null ? 'null' : typeof value}`);
 	}
 	return value as IDataObject;
 }
@@ -55,7 +54,7 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	try {
 		return JSON.stringify(JSON.parse(raw));
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), 'JSON Body is not valid JSON', { itemIndex: i, description: (error as Error).message });
+		parameterError(ctx, i, 'JSON Body', `is not valid JSON: ${(error as Error).message}`);
 	}
 }
 
@@ -65,21 +64,36 @@ export function headerValue(headers: Record<string, string>, name: string): stri
 	return key === undefined ? undefined : headers[key];
 }
 
-function validateUrl(ctx: IExecuteFunctions, url: string, i: number): string {
-	const trimmed = url.trim();
+/** What a URL error may show of the value: never its query string, which may hold an API key. */
+function urlForMessage(url: string): string {
+	const shown = url.split(/[?#]/)[0];
+	return JSON.stringify(shown.length > 100 ? `${shown.slice(0, 100)}…` : shown);
+}
+
+function validateUrl(ctx: IExecuteFunctions, raw: unknown, i: number): string {
+	if (typeof raw !== 'string') parameterError(ctx, i, 'URL', `must be text, got ${raw === null ? 'null' : typeof raw}`);
+	const trimmed = raw.trim();
+	if (trimmed === '') parameterError(ctx, i, 'URL', 'is empty: enter an absolute URL starting with http:// or https://');
 	let parsed: URL;
 	try {
 		parsed = new URL(trimmed);
 	} catch {
-		throw new NodeOperationError(ctx.getNode(), `Invalid URL: "${trimmed}"`, {
-			itemIndex: i,
-			description: 'The URL must start with http:// or https://',
-		});
+		// the words "Invalid URL" are what Node and axios say: users search for them
+		parameterError(ctx, i, 'URL', `must be an absolute URL starting with http:// or https://: Invalid URL ${urlForMessage(trimmed)}`);
 	}
 	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-		throw new NodeOperationError(ctx.getNode(), `Unsupported URL protocol "${parsed.protocol}"`, { itemIndex: i, description: 'Only http:// and https:// are supported' });
+		parameterError(ctx, i, 'URL', `must start with http:// or https://: Unsupported URL protocol "${parsed.protocol}"`);
 	}
+	if (parsed.hostname === '') parameterError(ctx, i, 'URL', `has no host: Invalid URL ${urlForMessage(trimmed)}`);
 	return trimmed;
+}
+
+/** Header names and values Node's HTTP client would refuse (or that would inject headers) fail here, before any request. */
+function validateHeader(ctx: IExecuteFunctions, i: number, label: string, name: string, value: string): void {
+	const nameProblem = headerNameProblem(name);
+	if (nameProblem) parameterError(ctx, i, label, `has an invalid header name: ${nameProblem}`);
+	const valueProblem = headerValueProblem(value);
+	if (valueProblem) parameterError(ctx, i, label, `has an invalid value for header "${name}": it ${valueProblem}`);
 }
 
 async function binaryPart(ctx: IExecuteFunctions, i: number, field: string) {
@@ -147,12 +161,12 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 
 export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promise<RequestSpec> {
 	const method = (ctx.getNodeParameter('method', i, 'GET') as string).toUpperCase() as IHttpRequestMethods;
-	const url = validateUrl(ctx, ctx.getNodeParameter('url', i) as string, i);
+	const url = validateUrl(ctx, ctx.getNodeParameter('url', i, '') as unknown, i);
 
 	const qs: IDataObject = {};
 	if (ctx.getNodeParameter('sendQuery', i, false) as boolean) {
 		if ((ctx.getNodeParameter('specifyQuery', i, 'keypair') as string) === 'json') {
-			Object.assign(qs, jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters JSON'));
+			Object.assign(qs, jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters (JSON)'));
 		} else {
 			for (const p of keyValues(ctx, 'queryParameters', i)) {
 				const name = p.name as string;
@@ -165,11 +179,15 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promis
 
 	const headers: Record<string, string> = {};
 	if (ctx.getNodeParameter('sendHeaders', i, false) as boolean) {
-		const entries =
-			(ctx.getNodeParameter('specifyHeaders', i, 'keypair') as string) === 'json'
-				? Object.entries(jsonObjectParameter(ctx, 'jsonHeaders', i, 'Headers JSON')).map(([name, value]) => ({ name, value }))
-				: keyValues(ctx, 'headerParameters', i);
-		for (const { name, value } of entries) headers[name as string] = String(value ?? '');
+		const asJson = (ctx.getNodeParameter('specifyHeaders', i, 'keypair') as string) === 'json';
+		const label = asJson ? 'Headers (JSON)' : 'Header Parameters';
+		const entries = asJson ? Object.entries(jsonObjectParameter(ctx, 'jsonHeaders', i, label)).map(([name, value]) => ({ name, value })) : keyValues(ctx, 'headerParameters', i);
+		for (const { name, value } of entries) {
+			if (typeof value === 'object' && value !== null) parameterError(ctx, i, label, `has a value for header "${name}" that is an object, not text`);
+			const text = String(value ?? '');
+			validateHeader(ctx, i, label, String(name), text);
+			headers[String(name)] = text;
+		}
 	}
 
 	const body = await readBody(ctx, i, headers);

@@ -5,7 +5,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { JitterStrategy } from '../shared/backoff';
 import type { StatusSet } from '../shared/classify';
-import { jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
+import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
 import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
 import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/idempotency';
 import type { ResponseSettings } from './response';
@@ -36,8 +36,7 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 
 	const maxAttempts = numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts });
 	const retryOn = statusListParameter(ctx, i, ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses));
-	const baseDelayMs = numberParameter(ctx, i, 'Base Delay (Ms)', opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), {});
-	const maxDelayMs = numberParameter(ctx, i, 'Max Delay (Ms)', opt('maxDelay', RETRY_DEFAULTS.maxDelayMs), {});
+	const { baseDelayMs, maxDelayMs } = backoffDelayParameters(ctx, i, opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), opt('maxDelay', RETRY_DEFAULTS.maxDelayMs));
 	const jitter = jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter));
 
 	const idempotencyMode = ctx.getNodeParameter('idempotencyKeyMode', i, 'off') as IdempotencyMode;

@@ -23,6 +23,11 @@ export function exponentialCeiling(retry: number, baseDelayMs: number, maxDelayM
 	return Math.min(maxDelayMs, ceiling);
 }
 
+/** Validated parameters never hold NaN, negative or infinite delays; this keeps the math total anyway. */
+function saneMs(ms: number): number {
+	return Number.isNaN(ms) ? 0 : Math.min(Math.max(ms, 0), Number.MAX_SAFE_INTEGER);
+}
+
 function uniform(random: RandomSource, low: number, high: number): number {
 	const r = random();
 	// A faulty random source must not turn into NaN or an out-of-range delay.
@@ -45,10 +50,10 @@ export function computeBackoffDelay(
 	random: RandomSource,
 	previousDelayMs?: number,
 ): number {
-	const base = Math.max(0, params.baseDelayMs);
-	const cap = Math.max(0, params.maxDelayMs);
+	const base = saneMs(params.baseDelayMs);
+	const cap = saneMs(params.maxDelayMs);
 	if (cap === 0) return 0;
-	const ceiling = exponentialCeiling(retry, base, cap);
+	const ceiling = exponentialCeiling(Number.isNaN(retry) ? 1 : retry, base, cap);
 	let delay: number;
 	switch (params.strategy) {
 		case 'none':

@@ -27,9 +27,18 @@ export type DelayPlan =
 	/** The backoff wait would end after the deadline. */
 	| { kind: 'deadline'; delayMs: number };
 
+/** A requested wait as a number the plan can trust: NaN means none, negative means now. */
+function saneRequest(requested: ServerDelay | undefined): ServerDelay | undefined {
+	if (!requested || Number.isNaN(requested.delayMs)) return undefined;
+	return requested.delayMs < 0 ? { ...requested, delayMs: 0 } : requested;
+}
+
 export function planDelay(input: DelayPlanInput): DelayPlan {
-	const { requested, remainingMs } = input;
+	const { remainingMs } = input;
+	const requested = saneRequest(input.requested);
 	const backoff = computeBackoffDelay(input.backoff, input.retry, input.random, input.previousDelayMs);
+	// A deadline already passed (or NaN: no sane deadline) ends the item whatever the server asked
+	if (!(remainingMs > 0)) return { kind: 'deadline', delayMs: backoff };
 	if (!requested) {
 		return backoff >= remainingMs ? { kind: 'deadline', delayMs: backoff } : { kind: 'wait', delayMs: backoff, reason: 'backoff' };
 	}
@@ -38,7 +47,9 @@ export function planDelay(input: DelayPlanInput): DelayPlan {
 	// Never earlier than asked. The backoff still applies when it is longer (a `Retry-After: 0`
 	// must not turn the remaining attempts into a burst), and a little spread on top keeps items
 	// told the same Retry-After from returning in the same millisecond.
-	const spread = Math.min(1000, requested.delayMs * 0.1) * input.random();
+	const r = input.random();
+	// a faulty random source must not turn into NaN or a negative spread
+	const spread = Math.min(1000, requested.delayMs * 0.1) * (Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0);
 	const wanted = Math.max(Math.ceil(requested.delayMs + spread), backoff);
 	const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remainingMs) - 1));
 	return backoff > requested.delayMs + spread

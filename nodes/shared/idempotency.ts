@@ -20,6 +20,16 @@ export function idempotencyKeyProblem(key: unknown): string | undefined {
 
 /** HTTP header names are tokens (RFC 9110 section 5.1). */
 export function headerNameProblem(name: string): string | undefined {
-	if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `"${name}" is not a valid HTTP header name`;
+	// JSON.stringify shows a control character as an escape instead of printing it
+	if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only; no spaces or control characters)`;
+	return undefined;
+}
+
+/**
+ * Header values may hold visible characters, spaces and tabs (RFC 9110 section 5.5). A CR or LF
+ * would let a value inject headers of its own; Node's HTTP client rejects them with an obscure error.
+ */
+export function headerValueProblem(value: string): string | undefined {
+	if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) return 'contains control characters (a line break, for example), which a header value cannot carry';
 	return undefined;
 }

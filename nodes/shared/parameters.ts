@@ -27,6 +27,14 @@ export function numberParameter(ctx: IExecuteFunctions, i: number, label: string
 	return value;
 }
 
+/** Base and max delay of a backoff: the base (the first wait) cannot exceed the cap of every wait. */
+export function backoffDelayParameters(ctx: IExecuteFunctions, i: number, rawBase: unknown, rawMax: unknown): { baseDelayMs: number; maxDelayMs: number } {
+	const baseDelayMs = numberParameter(ctx, i, 'Base Delay (Ms)', rawBase);
+	const maxDelayMs = numberParameter(ctx, i, 'Max Delay (Ms)', rawMax);
+	if (baseDelayMs > maxDelayMs) parameterError(ctx, i, 'Base Delay (Ms)', `must not be more than Max Delay (Ms) (${maxDelayMs}), got ${baseDelayMs}`);
+	return { baseDelayMs, maxDelayMs };
+}
+
 export function jitterParameter(ctx: IExecuteFunctions, i: number, raw: unknown): JitterStrategy {
 	if (!JITTER_STRATEGIES.includes(raw as JitterStrategy)) parameterError(ctx, i, 'Jitter', `must be one of ${JITTER_STRATEGIES.join(', ')}, got ${JSON.stringify(raw)}`);
 	return raw as JitterStrategy;

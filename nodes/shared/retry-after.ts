@@ -132,6 +132,39 @@ export function normalizeHeaders(headers: HeaderBag | undefined): Record<string,
 	return out;
 }
 
+/**
+ * Every value of one header, whatever the case of its name: repeated headers arrive as an array,
+ * or as several keys of different case in a hand-built header object.
+ */
+function headerValues(headers: HeaderBag | undefined, lowerName: string): string[] {
+	const values: string[] = [];
+	for (const [name, raw] of Object.entries(headers ?? {})) {
+		if (name.toLowerCase() !== lowerName) continue;
+		for (const value of Array.isArray(raw) ? raw : [raw]) if (value !== undefined && value !== null) values.push(String(value));
+	}
+	return values;
+}
+
+/** A folded list of delay-seconds (`1, 5`): what a proxy makes of repeated Retry-After lines. */
+const SECONDS_LIST = /^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)+\s*$/;
+
+/**
+ * The longest of several Retry-After values (RFC 9110 allows one; a server or proxy that sends more
+ * is served best by the wait that satisfies all of them). Unparseable values are skipped.
+ */
+export function longestRetryAfter(values: string[], nowMs: number): number | undefined {
+	const waits = values
+		.flatMap((value) => (SECONDS_LIST.test(value) ? value.split(',') : [value]))
+		.map((value) => parseRetryAfter(value, nowMs))
+		.filter((ms): ms is number => ms !== undefined);
+	return waits.length === 0 ? undefined : Math.max(...waits);
+}
+
+function longestMillis(values: string[]): number | undefined {
+	const waits = values.filter((v) => /^\d+(\.\d+)?$/.test(v.trim())).map((v) => clampDelay(parseFloat(v)));
+	return waits.length === 0 ? undefined : Math.max(...waits);
+}
+
 export interface ServerDelayOptions {
 	/** Read rate-limit reset headers as well as Retry-After. */
 	readRateLimitHeaders: boolean;
@@ -173,13 +206,10 @@ function suffixedResets(h: Record<string, string>, nowMs: number): ServerDelay |
 export function serverRequestedDelay(headers: HeaderBag | undefined, nowMs: number, options: ServerDelayOptions): ServerDelay | undefined {
 	const h = normalizeHeaders(headers);
 	// retry-after-ms (OpenAI) is the same instruction as Retry-After, only more precise
-	if (h['retry-after-ms'] !== undefined && /^\d+(\.\d+)?$/.test(h['retry-after-ms'].trim())) {
-		return { delayMs: clampDelay(parseFloat(h['retry-after-ms'])), header: 'retry-after-ms', kind: 'retry-after' };
-	}
-	if (h['retry-after'] !== undefined) {
-		const ms = parseRetryAfter(h['retry-after'], nowMs);
-		if (ms !== undefined) return { delayMs: ms, header: 'retry-after', kind: 'retry-after' };
-	}
+	const millis = longestMillis(headerValues(headers, 'retry-after-ms'));
+	if (millis !== undefined) return { delayMs: millis, header: 'retry-after-ms', kind: 'retry-after' };
+	const retryAfter = longestRetryAfter(headerValues(headers, 'retry-after'), nowMs);
+	if (retryAfter !== undefined) return { delayMs: retryAfter, header: 'retry-after', kind: 'retry-after' };
 	if (!options.readRateLimitHeaders) return undefined;
 	if (options.status !== 429 && !rateLimitExhausted(h)) return undefined;
 	if (h['ratelimit'] !== undefined) {

@@ -1,5 +1,5 @@
 import { RETRY_DEFAULTS, RETRY_LIMITS } from '../../nodes/shared/defaults';
-import { headerNameProblem, idempotencyKeyProblem } from '../../nodes/shared/idempotency';
+import { headerNameProblem, headerValueProblem, idempotencyKeyProblem } from '../../nodes/shared/idempotency';
 
 describe('idempotencyKeyProblem', () => {
 	it.each<[string, unknown]>([
@@ -54,6 +54,16 @@ describe('headerNameProblem', () => {
 	});
 
 	it.each(['', 'Idempotency Key', 'Key:', 'Key\n', 'Ключ', 'a(b)', 'a/b', 'a"b', 'a,b', 'a@b', ' Key'])('%j is rejected, quoting the name', (name) => {
-		expect(headerNameProblem(name)).toBe(`"${name}" is not a valid HTTP header name`);
+		expect(headerNameProblem(name)).toBe(`${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only; no spaces or control characters)`);
+	});
+});
+
+describe('headerValueProblem', () => {
+	it.each(['', 'text/plain', 'a b\tc', 'Bearer abc==', '"quoted", list'])('%j is a valid header value', (value) => {
+		expect(headerValueProblem(value)).toBeUndefined();
+	});
+
+	it.each(['a\r\nX-Injected: 1', 'line\n', 'nul\u0000', 'bell\u0007', 'del\u007f'])('%j is rejected', (value) => {
+		expect(headerValueProblem(value)).toMatch(/contains control characters/);
 	});
 });

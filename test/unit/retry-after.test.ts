@@ -244,8 +244,12 @@ describe('serverRequestedDelay', () => {
 		expect(delay({ [name]: '120' })).toEqual({ delayMs: 120 * SECOND, header: 'retry-after', kind: 'retry-after' });
 	});
 
-	it('reads array values (first one) and numeric values', () => {
-		expect(delay({ 'retry-after': ['5', '100'] })?.delayMs).toBe(5 * SECOND);
+	it('reads array values (the longest: never earlier than any of them asks) and numeric values', () => {
+		expect(delay({ 'retry-after': ['5', '100'] })?.delayMs).toBe(100 * SECOND);
+		expect(delay({ 'retry-after': ['abc', '5'] })?.delayMs).toBe(5 * SECOND);
+		expect(delay({ 'retry-after': '1, 5' })?.delayMs).toBe(5 * SECOND);
+		expect(delay({ 'Retry-After': '3', 'retry-after': '2' })?.delayMs).toBe(3 * SECOND);
+		expect(delay({ 'retry-after-ms': ['1500', '200'] })?.delayMs).toBe(1500);
 		expect(delay({ 'retry-after': 7 })?.delayMs).toBe(7 * SECOND);
 		expect(delay({ 'retry-after': [] })).toBeUndefined();
 	});
