@@ -93,7 +93,8 @@ export function parseWaitValue(value: unknown, nowMs: number): number | undefine
 	if (typeof value === 'string') {
 		const ms = parseRetryAfter(value, nowMs) ?? parseResetValue(value, nowMs);
 		if (ms !== undefined) return ms;
-		const date = Date.parse(value);
+		// only ISO 8601 dates: Date.parse also reads "-1" or "1" as years
+		const date = /^\d{4}-\d{2}-\d{2}(?:$|[T ])/.test(value.trim()) ? Date.parse(value) : NaN;
 		if (Number.isFinite(date)) return Math.max(0, date - nowMs);
 	}
 	throw new Error(`must be milliseconds, a Retry-After value or a date, got ${JSON.stringify(value)}`);
