@@ -9,6 +9,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
 import { runItemPool } from '../shared/item-pool';
 import { serverRequestedDelay } from '../shared/retry-after';
+import { redactError } from '../shared/redact';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
 import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
@@ -18,6 +19,7 @@ import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { decodeBody, responseToItems } from './response';
+import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
 
@@ -158,7 +160,11 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
 	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
-	const { story } = outcome;
+	// failed attempts' messages may quote the request (n8n's and axios' errors do): redact the story
+	// whenever it holds one; the response of a success is the user's data and stays untouched
+	const quotesErrors = !outcome.ok || outcome.story.history.some((record) => record.error !== undefined);
+	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
+	const story = redactor ? redactor.value(outcome.story) : outcome.story;
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
 
 	const failure = outcome.failure;
@@ -167,7 +173,8 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (settings.neverError && failedResponse) {
 		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
 	}
-	const details = errorDetails(failure, story, settings, runtime.now());
+	// the server's body may echo a credential: on the error output it is redacted like our own texts
+	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, settings, runtime.now()));
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
@@ -205,6 +212,8 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 			results[i] = await processItem(ctx, i, runtime, store, signal);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
+			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header
+			if (!(error instanceof ItemFailedError)) redactError(inner, await itemRedactor(ctx, i));
 			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {
 				// by name: the package may load another copy of n8n-workflow than n8n's own
 				const description = ['NodeApiError', 'NodeOperationError'].includes(inner.name) ? (inner as NodeOperationError).description : undefined;

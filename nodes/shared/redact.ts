@@ -1,0 +1,188 @@
+/**
+ * Removes secrets from what the node writes about a failure: the retry story, error messages and
+ * descriptions, the error output and logs. Two nets, because neither alone is enough:
+ * - known secret values (credential fields, auth headers and query parameters of the request) are
+ *   replaced wherever they appear, also inside messages of errors thrown by n8n's helpers or axios,
+ *   in the forms they take on the wire (URL-encoded, form-encoded, JSON-escaped, Basic's base64);
+ * - patterns hide what no value list can know: the userinfo of any URL, query parameters with
+ *   auth-like names, and `Authorization: ...`-style header texts (e.g. an OAuth2 token fetched
+ *   during the request).
+ * Pure: knows nothing of n8n.
+ */
+
+export const REDACTED = '[redacted]';
+
+/** Headers that carry credentials in any request or response. */
+export const SENSITIVE_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-access-token'];
+
+/** Query parameters that usually carry credentials (compared case-insensitively). */
+export const SENSITIVE_QUERY_PARAMETERS: readonly string[] = [
+	'api_key',
+	'apikey',
+	'api-key',
+	'access_token',
+	'refresh_token',
+	'id_token',
+	'token',
+	'key',
+	'signature',
+	'sig',
+	'password',
+	'passwd',
+	'pwd',
+	'secret',
+	'client_secret',
+	'auth',
+];
+
+/**
+ * Shorter values are not searched for: a password "abc" or "7" would turn ordinary words and
+ * numbers of every message into "[redacted]". The patterns still hide them in URLs and headers.
+ */
+export const MIN_SECRET_LENGTH = 4;
+
+export interface RedactionSources {
+	/** Secret values as the user entered them. */
+	secrets?: Iterable<string | undefined>;
+	/** Header names that carry a secret here, e.g. a Header Auth credential's name. */
+	headerNames?: Iterable<string>;
+	/** Query parameter names that carry a secret here, e.g. a Query Auth credential's name. */
+	queryNames?: Iterable<string>;
+}
+
+export interface Redactor {
+	text(text: string): string;
+	/** A deep copy with every string redacted, and the values of sensitive header-named keys hidden. */
+	value<T>(value: T): T;
+}
+
+/** The forms a secret takes in URLs, form bodies and JSON texts. */
+export function wireForms(secret: string): string[] {
+	const forms = new Set([secret, encodeURIComponent(secret), new URLSearchParams({ s: secret }).toString().slice(2), JSON.stringify(secret).slice(1, -1)]);
+	return [...forms];
+}
+
+/** What a Basic `Authorization` header carries besides the password itself. */
+export function basicAuthForms(user: string, password: string): string[] {
+	return [Buffer.from(`${user}:${password}`, 'utf8').toString('base64')];
+}
+
+/** The secret values of a URL: its userinfo and the values of auth-like query parameters. */
+export function urlSecrets(raw: string, queryNames: Iterable<string> = []): string[] {
+	const found: string[] = [];
+	const names = new Set([...SENSITIVE_QUERY_PARAMETERS, ...[...queryNames].map((n) => n.toLowerCase())]);
+	const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#@\s]*)@/i.exec(raw.trim());
+	if (userinfo) {
+		for (const part of userinfo[1].split(':')) found.push(safeDecode(part));
+	}
+	for (const [, name, value] of raw.matchAll(/[?&;]([^=&#\s]+)=([^&#\s]*)/g)) {
+		if (names.has(safeDecode(name).toLowerCase())) found.push(safeDecode(value.replace(/\+/g, ' ')));
+	}
+	return found;
+}
+
+/** The secret values of request headers: sensitive headers whole, and each cookie's value. */
+export function headerSecrets(headers: Record<string, unknown>, headerNames: Iterable<string> = []): string[] {
+	const names = new Set([...SENSITIVE_HEADERS, ...[...headerNames].map((n) => n.toLowerCase())]);
+	const found: string[] = [];
+	for (const [name, raw] of Object.entries(headers)) {
+		if (!names.has(name.toLowerCase())) continue;
+		for (const value of ([] as unknown[]).concat(raw).map(String)) {
+			found.push(value);
+			// "Bearer abc" / "Basic abc": the token alone too
+			const scheme = /^\s*[A-Za-z-]+\s+(\S+)\s*$/.exec(value);
+			if (scheme) found.push(scheme[1]);
+			if (['cookie', 'set-cookie'].includes(name.toLowerCase())) {
+				for (const pair of value.split(';')) {
+					const eq = pair.indexOf('=');
+					if (eq > 0) found.push(pair.slice(eq + 1).trim());
+				}
+			}
+		}
+	}
+	return found;
+}
+
+function safeDecode(text: string): string {
+	try {
+		return decodeURIComponent(text);
+	} catch {
+		return text;
+	}
+}
+
+function escapeRegExp(text: string): string {
+	return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+export function createRedactor(sources: RedactionSources = {}): Redactor {
+	const values = new Set<string>();
+	for (const secret of sources.secrets ?? []) {
+		if (typeof secret !== 'string' || secret.trim().length < MIN_SECRET_LENGTH) continue;
+		for (const form of wireForms(secret)) values.add(form);
+		if (secret !== secret.trim()) for (const form of wireForms(secret.trim())) values.add(form);
+	}
+	// longest first, so a secret that contains another is replaced whole
+	const valuePattern = values.size === 0 ? undefined : new RegExp([...values].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|'), 'g');
+	const headerNames = new Set([...SENSITIVE_HEADERS, ...[...(sources.headerNames ?? [])].map((n) => n.toLowerCase()).filter((n) => n !== '')]);
+	const queryNames = new Set([...SENSITIVE_QUERY_PARAMETERS, ...[...(sources.queryNames ?? [])].map((n) => n.toLowerCase()).filter((n) => n !== '')]);
+	const names = (set: Set<string>) => [...set].sort((a, b) => b.length - a.length).map(escapeRegExp).join('|');
+	// scheme://user:password@ -> scheme://[redacted]@
+	const userinfoPattern = /\b([a-z][a-z0-9+.-]*:\/\/)[^/?#@\s"'<>]+@/gi;
+	// ?api_key=abc -> ?api_key=[redacted]; also URL-encoded names such as access%5Ftoken are rare enough to leave
+	const queryPattern = new RegExp(`([?&;](?:${names(queryNames)})=)[^&#\\s"'<>]*`, 'gi');
+	// Authorization: Bearer abc / "authorization":"Bearer abc" / cookie=a=b -> name: [redacted]
+	const headerPattern = new RegExp(`(\\b(?:${names(headerNames)})["']?\\s*[:=]\\s*["']?)[^"'\\r\\n]+`, 'gi');
+
+	const text = (input: string): string => {
+		let out = valuePattern ? input.replace(valuePattern, REDACTED) : input;
+		out = out.replace(userinfoPattern, `$1${REDACTED}@`);
+		out = out.replace(queryPattern, `$1${REDACTED}`);
+		return out.replace(headerPattern, `$1${REDACTED}`);
+	};
+
+	const walk = (value: unknown, seen: WeakSet<object>): unknown => {
+		if (typeof value === 'string') return text(value);
+		if (value === null || typeof value !== 'object') return value;
+		if (Buffer.isBuffer(value) || ArrayBuffer.isView(value)) return value;
+		if (seen.has(value)) return '[circular]';
+		seen.add(value);
+		if (Array.isArray(value)) return value.map((entry) => walk(entry, seen));
+		if (value instanceof Date) return value;
+		const copy: Record<string, unknown> = {};
+		for (const [key, entry] of Object.entries(value)) {
+			copy[key] = headerNames.has(key.toLowerCase()) && entry !== undefined && entry !== null ? REDACTED : walk(entry, seen);
+		}
+		return copy;
+	};
+
+	return { text, value: <T>(value: T): T => walk(value, new WeakSet()) as T };
+}
+
+interface ErrorLike {
+	message?: unknown;
+	description?: unknown;
+	stack?: unknown;
+	messages?: unknown;
+	cause?: unknown;
+}
+
+/**
+ * Redacts an error in place: message, description, stack (it repeats the message), n8n's
+ * `messages`, and its causes, which n8n serializes (`cause.message`) with the run data.
+ */
+export function redactError(error: unknown, redactor: Redactor, depth = 0): void {
+	if (depth > 5 || typeof error !== 'object' || error === null) return;
+	const e = error as ErrorLike;
+	for (const key of ['message', 'description', 'stack'] as const) {
+		if (typeof e[key] === 'string') {
+			try {
+				e[key] = redactor.text(e[key]);
+			} catch {
+				// a read-only property: nothing we could write there either
+			}
+		}
+	}
+	if (Array.isArray(e.messages)) e.messages = e.messages.map((m) => (typeof m === 'string' ? redactor.text(m) : m));
+	redactError(e.cause, redactor, depth + 1);
+}
