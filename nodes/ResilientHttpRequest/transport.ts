@@ -61,15 +61,34 @@ async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, set
 	if (withCredentials && settings.manualAuth?.kind === 'query') {
 		request.qs = { ...(request.qs ?? {}), [settings.manualAuth.name]: settings.manualAuth.value };
 	}
-	let raw: unknown;
-	if (withCredentials && settings.authType !== 'none' && settings.manualAuth === undefined) {
-		// n8n's helper replaces abortSignal by the execution's cancel signal; `timeout` still bounds the socket
-		raw = await ctx.helpers.httpRequestWithAuthentication.call(ctx, settings.authType, request);
-	} else {
-		raw = await ctx.helpers.httpRequest({ ...request, abortSignal: attempt.signal });
-	}
+	const pending: Promise<unknown> =
+		withCredentials && settings.authType !== 'none' && settings.manualAuth === undefined
+			? // n8n's helper replaces abortSignal by the execution's cancel signal; `timeout` still bounds the socket
+				ctx.helpers.httpRequestWithAuthentication.call(ctx, settings.authType, request)
+			: ctx.helpers.httpRequest({ ...request, abortSignal: attempt.signal });
+	const raw = await pending.catch((error: unknown) => Promise.reject(isCutResponse(error) ? new ResponseCutError() : error));
 	const full = raw as { statusCode: number; statusMessage?: string; headers?: Record<string, unknown>; body?: unknown };
 	return { statusCode: full.statusCode, statusMessage: full.statusMessage ?? '', headers: full.headers ?? {}, body: toBuffer(full.body) };
+}
+
+/**
+ * The server sent a status and headers, then closed the connection before the body was complete.
+ * Node's code for a stream that ended early: classified like a reset connection (transient; the
+ * server may have acted on the request).
+ */
+export class ResponseCutError extends Error {
+	readonly code = 'ERR_STREAM_PREMATURE_CLOSE';
+	constructor() {
+		super('the connection closed before the response body was complete');
+		this.name = 'ResponseCutError';
+	}
+}
+
+/** axios rejects a response whose connection closed mid-body with "stream has been aborted" (ERR_BAD_RESPONSE). */
+function isCutResponse(error: unknown, depth = 0): boolean {
+	if (depth > 5 || typeof error !== 'object' || error === null) return false;
+	const e = error as { message?: unknown; cause?: unknown };
+	return (typeof e.message === 'string' && /^stream has been aborted$/i.test(e.message)) || isCutResponse(e.cause, depth + 1);
 }
 
 export class TooManyRedirectsError extends Error {
