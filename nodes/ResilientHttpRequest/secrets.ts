@@ -74,7 +74,9 @@ export async function itemRedactor(ctx: IExecuteFunctions, i: number): Promise<R
 	const options = attempt(() => ctx.getNodeParameter('options', i, {}) as IDataObject, {});
 	if (typeof options.proxy === 'string' && options.proxy.trim() !== '') {
 		const proxy = options.proxy.trim();
-		secrets.push(...urlSecrets(proxy.includes('://') ? proxy : `http://${proxy}`));
+		const [user = '', password = ''] = urlSecrets(proxy.includes('://') ? proxy : `http://${proxy}`);
+		// the userinfo only: a proxy URL has no query; Proxy-Authorization carries it in base64
+		if (user !== '' || password !== '') secrets.push(user, password, ...basicAuthForms(user, password));
 	}
 	return createRedactor({ secrets, headerNames, queryNames });
 }

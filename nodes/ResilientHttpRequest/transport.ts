@@ -54,7 +54,9 @@ function toBuffer(body: unknown): Buffer {
 }
 
 async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, withCredentials: boolean, attempt: AttemptContext): Promise<HttpResponse> {
-	const request: IHttpRequestOptions = { ...options };
+	// n8n's credential helper writes the auth header (e.g. X-Api-Key) into the objects it is given:
+	// fresh copies keep it off the next hop, which may go to another origin
+	const request: IHttpRequestOptions = { ...options, headers: { ...(options.headers ?? {}) }, qs: { ...(options.qs ?? {}) } };
 	if (withCredentials && settings.manualAuth?.kind === 'basic') {
 		request.auth = { username: settings.manualAuth.username, password: settings.manualAuth.password };
 	}
