@@ -34,7 +34,7 @@ const accountingRow = [
 	'mixed',
 	'as each fault above (every item checked against a model of its expected attempts)',
 	'every item exactly once, on the success or the error output, with its original json',
-	'as modelled per item; no POST without a key received twice',
+	'as modelled per item; no POST without a key acted on twice (only a 429 refusal is followed by a retry)',
 ];
 
 const loadRow = [
