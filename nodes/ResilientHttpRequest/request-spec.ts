@@ -38,7 +38,7 @@ function jsonObjectParameter(ctx: IExecuteFunctions, parameter: string, i: numbe
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			parameterError(ctx, i, label, `is not valid JSON: ${(error as Error).message}`);
+			parameterError(ctx, i, label, 'is not valid JSON', (error as Error).message);
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -54,7 +54,7 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	try {
 		return JSON.stringify(JSON.parse(raw));
 	} catch (error) {
-		parameterError(ctx, i, 'JSON Body', `is not valid JSON: ${(error as Error).message}`);
+		parameterError(ctx, i, 'JSON Body', 'is not valid JSON', (error as Error).message);
 	}
 }
 

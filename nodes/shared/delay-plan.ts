@@ -30,7 +30,8 @@ export type DelayPlan =
 /** A requested wait as a number the plan can trust: NaN means none, negative means now. */
 function saneRequest(requested: ServerDelay | undefined): ServerDelay | undefined {
 	if (!requested || Number.isNaN(requested.delayMs)) return undefined;
-	return requested.delayMs < 0 ? { ...requested, delayMs: 0 } : requested;
+	// whole milliseconds, rounded up: never earlier than asked
+	return { ...requested, delayMs: Math.max(0, Math.ceil(requested.delayMs)) };
 }
 
 export function planDelay(input: DelayPlanInput): DelayPlan {

@@ -21,7 +21,7 @@ export function idempotencyKeyProblem(key: unknown): string | undefined {
 /** HTTP header names are tokens (RFC 9110 section 5.1). */
 export function headerNameProblem(name: string): string | undefined {
 	// JSON.stringify shows a control character as an escape instead of printing it
-	if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `${JSON.stringify(name)} is not a valid HTTP header name (letters, digits and !#$%&'*+-.^_\`|~ only; no spaces or control characters)`;
+	if (!/^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/.test(name)) return `${JSON.stringify(name)} is not a valid HTTP header name: no spaces, control characters, non-ASCII letters or separators such as : ( ) , / " are allowed`;
 	return undefined;
 }
 

@@ -5,10 +5,11 @@ import { JITTER_STRATEGIES, type JitterStrategy } from './backoff';
 import { parseStatusList, type StatusSet } from './classify';
 import { RETRY_LIMITS } from './defaults';
 
-export function parameterError(ctx: IExecuteFunctions, i: number, parameter: string, problem: string): never {
+/** `detail` (a parser's own words, say) goes to the description, keeping the message short and stable. */
+export function parameterError(ctx: IExecuteFunctions, i: number, parameter: string, problem: string, detail?: string): never {
 	throw new NodeOperationError(ctx.getNode(), `Parameter "${parameter}" ${problem} (item ${i})`, {
 		itemIndex: i,
-		description: `Item ${i}: fix "${parameter}" in the node's parameters.`,
+		description: `Item ${i}: fix "${parameter}" in the node's parameters.${detail ? ` ${detail}` : ''}`,
 	});
 }
 

@@ -103,7 +103,8 @@ export function parseResetValue(value: string, nowMs: number): number | undefine
  */
 export function parseRateLimitHeader(value: string): number | undefined {
 	const waits: Array<{ ms: number; exhausted: boolean }> = [];
-	const legacy = /(?:^|[,;\s])reset=(\d+(?:\.\d+)?)/i.exec(value);
+	// a number must end where the parameter ends: `t=1e400` is no `t=1`
+	const legacy = /(?:^|[,;\s])reset=(\d+(?:\.\d+)?)(?=\s*(?:[,;]|$))/i.exec(value);
 	if (legacy) {
 		const remaining = /(?:^|[,;\s])remaining=(\d+)/i.exec(value);
 		// Quota left: the header describes the window, it does not ask us to wait.
@@ -111,7 +112,7 @@ export function parseRateLimitHeader(value: string): number | undefined {
 		return clampDelay(parseFloat(legacy[1]) * 1000);
 	}
 	for (const policy of value.split(',')) {
-		const t = /;\s*t=(\d+(?:\.\d+)?)/i.exec(policy);
+		const t = /;\s*t=(\d+(?:\.\d+)?)(?=\s*(?:;|$))/i.exec(policy);
 		if (!t) continue;
 		const r = /;\s*r=(\d+)/i.exec(policy);
 		waits.push({ ms: clampDelay(parseFloat(t[1]) * 1000), exhausted: r !== null && r[1] === '0' });

@@ -1,0 +1,158 @@
+/**
+ * The bad-input cases of test/engine/bad-input.test.ts. Each row is run through n8n's engine and
+ * is a row of the README table "Bad input": the result text is built from what the test asserts.
+ *
+ * Parameter cases put the bad value on one item (`$json.v`, through an expression, so that values
+ * the editor cannot type are covered too) between two good items.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+export type NodeName = 'Resilient HTTP Request' | 'Backoff Delay';
+
+/** Stands for the local upstream's URL of the item (only the test knows the port). */
+export const GOOD_URL = Symbol('good url');
+
+export interface ParameterCase {
+	node: NodeName;
+	/** What is wrong, for the README. */
+	input: string;
+	/** The node's parameters; the bad or good value is read from the item. */
+	parameters: IDataObject;
+	bad: unknown;
+	good: unknown;
+	/** The item field holding the value (default `v`). */
+	field?: string;
+	/** The exact error message; `{item}` is the item's index. */
+	error: string;
+}
+
+const http = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string): ParameterCase => ({ node: 'Resilient HTTP Request', input, parameters, bad, good, error });
+const backoff = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({
+	node: 'Backoff Delay',
+	input,
+	parameters,
+	bad,
+	good,
+	error,
+	...(field ? { field } : {}),
+});
+
+const V = '={{ $json.v }}';
+const headerParameter = (name: string, value: string) => ({ sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
+const jsonBody = { method: 'POST', sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: V };
+const keyFromExpression = { method: 'POST', idempotencyKeyMode: 'expression', idempotencyKey: V };
+const STATUS_LIST_ERROR = '"abc" is not a status code, a class like 5xx, or a range like 500-504';
+const HEADER_NAME_RULE = 'is not a valid HTTP header name: no spaces, control characters, non-ASCII letters or separators such as : ( ) , / " are allowed';
+
+export const PARAMETER_CASES: ParameterCase[] = [
+	http('URL empty', { url: V }, '', GOOD_URL, 'Parameter "URL" is empty: enter an absolute URL starting with http:// or https:// (item {item})'),
+	http('URL relative (`/orders`)', { url: V }, '/orders', GOOD_URL, 'Parameter "URL" must be an absolute URL starting with http:// or https://: Invalid URL "/orders" (item {item})'),
+	http('URL without scheme (`api.example.com/x`)', { url: V }, 'api.example.com/x', GOOD_URL, 'Parameter "URL" must be an absolute URL starting with http:// or https://: Invalid URL "api.example.com/x" (item {item})'),
+	http('URL `file:///etc/passwd`', { url: V }, 'file:///etc/passwd', GOOD_URL, 'Parameter "URL" must start with http:// or https://: Unsupported URL protocol "file:" (item {item})'),
+	http('URL `ftp://example.com/x`', { url: V }, 'ftp://example.com/x', GOOD_URL, 'Parameter "URL" must start with http:// or https://: Unsupported URL protocol "ftp:" (item {item})'),
+	http('URL an object (expression)', { url: V }, { host: 'example.com' }, GOOD_URL, 'Parameter "URL" must be text, got object (item {item})'),
+	http('header name with spaces (`X Api Key`)', headerParameter(V, 'k'), 'X Api Key', 'X-Trace', `Parameter "Header Parameters" has an invalid header name: "X Api Key" ${HEADER_NAME_RULE} (item {item})`),
+	http('header name with a control character (BEL, U+0007)', headerParameter(V, 'k'), 'X-Id\u0007', 'X-Trace', `Parameter "Header Parameters" has an invalid header name: "X-Id\\u0007" ${HEADER_NAME_RULE} (item {item})`),
+	http('header name with a line break, in Headers (JSON)', { sendHeaders: true, specifyHeaders: 'json', jsonHeaders: V }, '{"X-Id\\n": "1"}', '{"X-Trace": "1"}', `Parameter "Headers (JSON)" has an invalid header name: "X-Id\\n" ${HEADER_NAME_RULE} (item {item})`),
+	http('header value with CR LF (header injection)', headerParameter('X-Note', V), 'a\r\nX-Injected: 1', 'fine', 'Parameter "Header Parameters" has an invalid value for header "X-Note": it contains control characters (a line break, for example), which a header value cannot carry (item {item})'),
+	http('Headers (JSON) malformed', { sendHeaders: true, specifyHeaders: 'json', jsonHeaders: V }, '{"X-Trace": }', '{"X-Trace": "1"}', 'Parameter "Headers (JSON)" is not valid JSON (item {item})'),
+	http('Query Parameters (JSON) an array', { sendQuery: true, specifyQuery: 'json', jsonQuery: V }, '[1, 2]', '{"page": 1}', 'Parameter "Query Parameters (JSON)" must be a JSON object, got an array (item {item})'),
+	http('JSON body malformed (`{"amount": 5,}`)', jsonBody, '{"amount": 5,}', '{"amount": 5}', 'Parameter "JSON Body" is not valid JSON (item {item})'),
+	http('Max Attempts 0', { maxAttempts: V }, 0, 3, 'Parameter "Max Attempts" must be at least 1, got 0 (item {item})'),
+	http('Max Attempts -1', { maxAttempts: V }, -1, 3, 'Parameter "Max Attempts" must be at least 1, got -1 (item {item})'),
+	http('Max Attempts 2.5', { maxAttempts: V }, 2.5, 3, 'Parameter "Max Attempts" must be a whole number, got 2.5 (item {item})'),
+	http('Max Attempts `"three"`', { maxAttempts: V }, 'three', 3, 'Parameter "Max Attempts" must be a number, got "three" (item {item})'),
+	http('Max Attempts 1e9', { maxAttempts: V }, 1e9, 3, 'Parameter "Max Attempts" must be at most 100, got 1000000000 (item {item})'),
+	http('Base Delay 60000 above Max Delay 30000', { retryOptions: { baseDelay: V, maxDelay: 30_000 } }, 60_000, 100, 'Parameter "Base Delay (Ms)" must not be more than Max Delay (Ms) (30000), got 60000 (item {item})'),
+	http('Base Delay -5', { retryOptions: { baseDelay: V } }, -5, 100, 'Parameter "Base Delay (Ms)" must be at least 0, got -5 (item {item})'),
+	http('Max Delay -1', { retryOptions: { maxDelay: V, baseDelay: 0 } }, -1, 100, 'Parameter "Max Delay (Ms)" must be at least 0, got -1 (item {item})'),
+	http('Total Deadline -1000 (a deadline in the past)', { retryOptions: { totalDeadline: V } }, -1000, 5000, 'Parameter "Total Deadline (Ms)" must be at least 0, got -1000 (item {item})'),
+	http('Attempt Timeout `"soon"`', { retryOptions: { attemptTimeout: V } }, 'soon', 5000, 'Parameter "Attempt Timeout (Ms)" must be a number, got "soon" (item {item})'),
+	http('Retry On Status Codes `5xx, abc, 99`', { retryOnStatusCodes: V }, '5xx, abc, 99', '5xx', `Parameter "Retry On Status Codes" is invalid: ${STATUS_LIST_ERROR} (item {item})`),
+	http('Retry On Status Codes `99`', { retryOnStatusCodes: V }, '429, 99', '5xx', 'Parameter "Retry On Status Codes" is invalid: "99" is not a status code, a class like 5xx, or a range like 500-504 (item {item})'),
+	http('Jitter `random`', { retryOptions: { jitter: V } }, 'random', 'none', 'Parameter "Jitter" must be one of full, equal, decorrelated, none, got "random" (item {item})'),
+	http('idempotency key empty', keyFromExpression, '', 'order-1', 'Parameter "Key" (the idempotency key) is empty (item {item})'),
+	http('idempotency key an object', keyFromExpression, { order: 1 }, 'order-1', 'Parameter "Key" (the idempotency key) must be text, got object (item {item})'),
+	http('idempotency key of 256 characters', keyFromExpression, 'k'.repeat(256), 'order-1', 'Parameter "Key" (the idempotency key) is 256 characters long; at most 255 are allowed (item {item})'),
+	http('idempotency key with a newline', keyFromExpression, 'order-1\nX-Evil: 1', 'order-1', 'Parameter "Key" (the idempotency key) contains control characters (item {item})'),
+	http('Header Name for Idempotency Key `Idempotency Key`', { ...keyFromExpression, idempotencyKey: 'order-1', retryOptions: { idempotencyHeaderName: V } }, 'Idempotency Key', 'Idempotency-Key', `Parameter "Header Name for Idempotency Key" is invalid: "Idempotency Key" ${HEADER_NAME_RULE} (item {item})`),
+
+	backoff('attempt field holding text (`_backoff.attempt: "three"`)', {}, { attempt: 'three' }, undefined, 'Field "_backoff" of item {item} has attempt "three", which is not an attempt number (a whole number of 1 or more)', '_backoff'),
+	backoff('attempt field 0', {}, { attempt: 0 }, undefined, 'Field "_backoff" of item {item} has attempt 0, which is not an attempt number (a whole number of 1 or more)', '_backoff'),
+	backoff('attempt field not an object (`_backoff: "x"`)', {}, 'x', undefined, 'Field "_backoff" of item {item} holds "x", not the node\'s state object', '_backoff'),
+	backoff('Max Attempts 0', { maxAttempts: V }, 0, 3, 'Parameter "Max Attempts" must be at least 1, got 0 (item {item})'),
+	backoff('Max Attempts `"five"`', { maxAttempts: V }, 'five', 3, 'Parameter "Max Attempts" must be a number, got "five" (item {item})'),
+	backoff('Base Delay 60000 above Max Delay 30000', { options: { baseDelay: V, maxDelay: 30_000 } }, 60_000, 100, 'Parameter "Base Delay (Ms)" must not be more than Max Delay (Ms) (30000), got 60000 (item {item})'),
+	backoff('Base Delay -1', { options: { baseDelay: V } }, -1, 100, 'Parameter "Base Delay (Ms)" must be at least 0, got -1 (item {item})'),
+	backoff('Max Delay `"soon"`', { options: { maxDelay: V } }, 'soon', 30_000, 'Parameter "Max Delay (Ms)" must be a number, got "soon" (item {item})'),
+	backoff('Total Deadline -1 (a deadline in the past)', { options: { totalDeadline: V } }, -1, 60_000, 'Parameter "Total Deadline (Ms)" must be at least 0, got -1 (item {item})'),
+	backoff('Server-Requested Wait `-1`', { options: { serverWait: V } }, '-1', '100', 'Parameter "Server-Requested Wait" must be milliseconds, a Retry-After value or a date, got "-1" (item {item})'),
+	backoff('Server-Requested Wait `abc`', { options: { serverWait: V } }, 'abc', '100', 'Parameter "Server-Requested Wait" must be milliseconds, a Retry-After value or a date, got "abc" (item {item})'),
+	backoff('Server-Requested Wait -5 (number)', { options: { serverWait: V } }, -5, 100, 'Parameter "Server-Requested Wait" must be a number of milliseconds of 0 or more, got -5 (item {item})'),
+	backoff('Backoff Field empty', { options: { stateField: V } }, ' ', '_backoff', 'Parameter "Backoff Field" must not be empty: the node keeps the attempt number there (item {item})'),
+];
+
+/** What a server-side case must come to. */
+export type ServerOutcome =
+	/** The value is ignored: the plain backoff wait (100 ms in these cases). */
+	| { kind: 'backoff' }
+	/** Obeyed: the retry does not go out before the instant the server named. */
+	| { kind: 'obeyed'; header: string }
+	/** Too long: no wait, the item is handed on with the server's wait (error output / Give up). */
+	| { kind: 'too-long' };
+
+export interface ServerCase {
+	node: NodeName;
+	input: string;
+	status: number;
+	/** Headers of the first response, built at the moment it is sent (dates are relative to it). */
+	headers: (nowMs: number) => Record<string, string | string[]>;
+	outcome: ServerOutcome;
+	/** For `obeyed`: the instant asked for, from the headers and the moment they were sent. */
+	askedAt?: (nowMs: number) => number;
+}
+
+const retryAfter = (node: NodeName, input: string, value: string | string[] | ((nowMs: number) => string), outcome: ServerOutcome, askedAt?: (nowMs: number) => number): ServerCase => ({
+	node,
+	input,
+	status: 503,
+	headers: (nowMs) => ({ 'retry-after': typeof value === 'function' ? value(nowMs) : value }),
+	outcome,
+	...(askedAt ? { askedAt } : {}),
+});
+
+const BACKOFF: ServerOutcome = { kind: 'backoff' };
+const TOO_LONG: ServerOutcome = { kind: 'too-long' };
+const OBEYED: ServerOutcome = { kind: 'obeyed', header: 'retry-after' };
+/** An HTTP-date `s` seconds after `nowMs`, rounded up to a whole second (HTTP-dates have no milliseconds). */
+const httpDateIn = (nowMs: number, s: number) => new Date(Math.ceil(nowMs / 1000) * 1000 + s * 1000).toUTCString();
+const R = 'Resilient HTTP Request';
+const B = 'Backoff Delay';
+
+export const SERVER_CASES: ServerCase[] = [
+	retryAfter(R, 'Retry-After `-1`', '-1', BACKOFF),
+	retryAfter(R, 'Retry-After `abc`', 'abc', BACKOFF),
+	retryAfter(R, 'Retry-After `1e309`', '1e309', BACKOFF),
+	retryAfter(R, 'Retry-After `Infinity`', 'Infinity', BACKOFF),
+	retryAfter(R, 'Retry-After `NaN`', 'NaN', BACKOFF),
+	retryAfter(R, 'Retry-After empty', '', BACKOFF),
+	retryAfter(R, 'Retry-After a date in 1970', 'Thu, 01 Jan 1970 00:00:00 GMT', BACKOFF),
+	retryAfter(R, 'Retry-After a date in year 9999', 'Fri, 31 Dec 9999 23:59:59 GMT', TOO_LONG),
+	retryAfter(R, 'Retry-After of 400 digits', '9'.repeat(400), TOO_LONG),
+	retryAfter(R, 'Retry-After `Feb 30` (impossible date)', 'Mon, 30 Feb 2026 10:00:00 GMT', BACKOFF),
+	retryAfter(R, 'Retry-After `2`', '2', OBEYED, (now) => now + 2000),
+	retryAfter(R, 'Retry-After `1.5` (decimal)', '1.5', OBEYED, (now) => now + 1500),
+	retryAfter(R, 'Retry-After an HTTP-date 3 s ahead', (now) => httpDateIn(now, 3), OBEYED, (now) => Date.parse(httpDateIn(now, 3))),
+	retryAfter(R, 'two Retry-After lines (`1`, `3`): Node keeps the first', ['1', '3'], OBEYED, (now) => now + 1000),
+	retryAfter(R, 'Retry-After folded `1, 3`: the longest counts', '1, 3', OBEYED, (now) => now + 3000),
+	{ node: R, input: '`retry-after-ms: -100`', status: 503, headers: () => ({ 'retry-after-ms': '-100' }), outcome: BACKOFF },
+	{ node: R, input: '429 with `X-RateLimit-Reset: -5`', status: 429, headers: () => ({ 'x-ratelimit-reset': '-5' }), outcome: BACKOFF },
+	{ node: R, input: '429 with `RateLimit-Reset: abc`', status: 429, headers: () => ({ 'ratelimit-reset': 'abc' }), outcome: BACKOFF },
+	{ node: R, input: '429 with `RateLimit: "default";r=0;t=1e400`', status: 429, headers: () => ({ ratelimit: '"default";r=0;t=1e400' }), outcome: BACKOFF },
+	retryAfter(B, 'Retry-After `-1` (full response)', '-1', BACKOFF),
+	retryAfter(B, 'Retry-After `abc` (full response)', 'abc', BACKOFF),
+	retryAfter(B, 'Retry-After `Infinity` (full response)', 'Infinity', BACKOFF),
+	retryAfter(B, 'Retry-After a date in 1970 (full response)', 'Thu, 01 Jan 1970 00:00:00 GMT', BACKOFF),
+	retryAfter(B, 'Retry-After a date in year 9999 (full response)', 'Fri, 31 Dec 9999 23:59:59 GMT', TOO_LONG),
+	retryAfter(B, 'Retry-After `2` (full response)', '2', OBEYED, (now) => now + 2000),
+];
