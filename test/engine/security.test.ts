@@ -1,0 +1,334 @@
+/**
+ * No secret leaks: every credential kind, with known unique secret values, against every failure
+ * that produces text, with the error output and with the node failing. Every output is searched:
+ * the whole serialized run data, the node's error (message, description, stack, causes), and every
+ * log line of the node and of n8n's engine. Also: credentials never follow a redirect to another
+ * origin, and generated idempotency keys come from a cryptographic source.
+ */
+import { Logger } from '@n8n/backend-common';
+import { Container } from '@n8n/di';
+import type { ICredentialType, IDataObject, INode } from 'n8n-workflow';
+import { LoggerProxy } from 'n8n-workflow';
+import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
+import { REDACTED } from '../../nodes/shared/redact';
+import { expectReadmeSection, markdownTable } from '../support/readme-section';
+import type { WorkflowRunResult } from './harness';
+import type { LocalHandler, LocalHandlerResult, LocalServer } from './local-server';
+import { useLocalServers } from './servers';
+import { ensureEngineContainer } from './support/engine-container';
+import { createVirtualRuntime } from './virtual-runtime';
+import { httpWorkflow, runHttp } from './workflow-builders';
+
+const server = useLocalServers();
+
+/** Every log line of the run (the node's `this.logger` and n8n's LoggerProxy), metadata included. */
+const logLines: string[] = [];
+beforeAll(() => {
+	ensureEngineContainer();
+	const write = (level: string) => (message: string, metadata?: unknown) => {
+		logLines.push(`${level} ${message} ${serialize(metadata)}`);
+	};
+	const logger = { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug'), scoped: () => logger };
+	Container.set(Logger, logger as unknown as Logger);
+	LoggerProxy.init(logger as unknown as Logger);
+});
+
+/**
+ * The workflow's own node definition: n8n puts it into the execution stack and onto node errors
+ * (`error.node`). Its parameters are what the user typed (a URL with a key, a Cookie header, a
+ * proxy URL) and are stored with the workflow anyway: the workflow, not an output of the node.
+ */
+function isWorkflowNode(value: object): boolean {
+	return 'parameters' in value && 'typeVersion' in value && 'position' in value;
+}
+
+/**
+ * Everything an object holds, as text: JSON.stringify misses what errors keep in non-enumerable
+ * properties (message, stack, cause), so those are walked too.
+ */
+function serialize(value: unknown, seen = new WeakSet<object>()): string {
+	if (value === null || value === undefined) return String(value);
+	if (typeof value !== 'object') return String(value);
+	if (isWorkflowNode(value)) return `[workflow node ${String((value as { name?: unknown }).name)}]`;
+	if (seen.has(value)) return '';
+	seen.add(value);
+	const parts: string[] = [];
+	try {
+		parts.push(JSON.stringify(value, (_key, entry: unknown) => (typeof entry === 'object' && entry !== null && isWorkflowNode(entry) ? '[workflow node]' : entry)) ?? '');
+	} catch {
+		// circular: the walk below covers it
+	}
+	for (const key of Object.getOwnPropertyNames(value)) {
+		const entry = (value as Record<string, unknown>)[key];
+		parts.push(key, serialize(entry, seen));
+	}
+	return parts.join('\n');
+}
+
+/** A credential kind: how the node is configured, and the secret values that must never leak. */
+interface Kind {
+	key: string;
+	label: string;
+	secrets: string[];
+	/** `base`: the URL prefix of the server playing the upstream; `tokenUrl`: an OAuth2 token endpoint. */
+	configure(base: string, tokenUrl: string): { url: string; parameters: IDataObject; nodeCredentials?: INode['credentials']; credentials?: Record<string, IDataObject>; credentialTypes?: ICredentialType[] };
+}
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+const generic = (type: string) => ({ authentication: 'genericCredentialType', genericAuthType: type });
+const cred = (type: string) => ({ [type]: { id: '1', name: type } });
+const OAUTH_TOKEN = 'oauth-at-3c7b19e2';
+
+const KINDS: Kind[] = [
+	{
+		key: 'basic',
+		label: 'Basic Auth user and password (and `user:password` in base64)',
+		secrets: ['basic-user-5b81e0', 'basic-pw-7f3a9c21', b64('basic-user-5b81e0:basic-pw-7f3a9c21')],
+		configure: (base) => ({ url: `${base}/r`, parameters: generic('httpBasicAuth'), nodeCredentials: cred('httpBasicAuth'), credentials: { httpBasicAuth: { user: 'basic-user-5b81e0', password: 'basic-pw-7f3a9c21' } } }),
+	},
+	{
+		key: 'bearer',
+		label: 'Bearer Auth token',
+		secrets: ['bearer-tok-91c2d7aa'],
+		configure: (base) => ({ url: `${base}/r`, parameters: generic('httpBearerAuth'), nodeCredentials: cred('httpBearerAuth'), credentials: { httpBearerAuth: { token: 'bearer-tok-91c2d7aa' } } }),
+	},
+	{
+		key: 'header',
+		label: 'Header Auth value (`X-Api-Key`)',
+		secrets: ['hdr-key-4e6b0a3f'],
+		configure: (base) => ({ url: `${base}/r`, parameters: generic('httpHeaderAuth'), nodeCredentials: cred('httpHeaderAuth'), credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: 'hdr-key-4e6b0a3f' } } }),
+	},
+	{
+		key: 'query',
+		label: 'Query Auth value (`?api_key=`)',
+		secrets: ['qry-key-2d9f83b1'],
+		configure: (base) => ({ url: `${base}/r`, parameters: generic('httpQueryAuth'), nodeCredentials: cred('httpQueryAuth'), credentials: { httpQueryAuth: { name: 'api_key', value: 'qry-key-2d9f83b1' } } }),
+	},
+	{
+		key: 'oauth2',
+		label: 'OAuth2 client secret and access token (Resilient HTTP OAuth2 API, client credentials)',
+		secrets: ['oauth-cs-6a0e44d9', OAUTH_TOKEN],
+		configure: (base, tokenUrl) => ({
+			url: `${base}/r`,
+			parameters: generic('resilientHttpOAuth2Api'),
+			nodeCredentials: cred('resilientHttpOAuth2Api'),
+			credentialTypes: [new ResilientHttpOAuth2Api()],
+			credentials: { resilientHttpOAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: tokenUrl, clientId: 'client-id', clientSecret: 'oauth-cs-6a0e44d9', scope: '', authentication: 'header', authQueryParameters: '' } },
+		}),
+	},
+	{
+		key: 'proxy',
+		label: 'Proxy URL user and password',
+		secrets: ['proxy-user-1e7d', 'proxy-pw-8b2c55f0', b64('proxy-user-1e7d:proxy-pw-8b2c55f0')],
+		// the server plays the proxy: it receives the request for the (unresolvable) target
+		configure: (base) => ({ url: 'http://upstream.invalid/r', parameters: { options: { proxy: base.replace('http://', 'http://proxy-user-1e7d:proxy-pw-8b2c55f0@') } } }),
+	},
+	{
+		key: 'url-key',
+		label: 'API key in the URL (`?access_token=`)',
+		secrets: ['url-tok-5f1d27c8'],
+		configure: (base) => ({ url: `${base}/r?page=1&access_token=url-tok-5f1d27c8`, parameters: {} }),
+	},
+	{
+		key: 'cookie',
+		label: '`Cookie` header',
+		secrets: ['cookie-sess-0c4e9d6b'],
+		configure: (base) => ({ url: `${base}/r`, parameters: { sendHeaders: true, headerParameters: { parameters: [{ name: 'Cookie', value: 'theme=dark; session=cookie-sess-0c4e9d6b' }] } } }),
+	},
+	{
+		key: 'authorization',
+		label: '`Authorization` header set by hand',
+		secrets: ['hand-tok-73ab90e1'],
+		configure: (base) => ({ url: `${base}/r`, parameters: { sendHeaders: true, headerParameters: { parameters: [{ name: 'Authorization', value: 'Token hand-tok-73ab90e1' }] } } }),
+	},
+];
+
+const pathOf = (url: string) => new URL(url, 'http://relative.invalid').pathname;
+
+/** What the server saw, sent back: a server echoing secrets is the worst case for the error output. */
+const echo = (status: number) => (req: { url: string; headers: IDataObject }): LocalHandlerResult => ({ status, body: { youSent: { url: req.url, headers: req.headers } } });
+
+interface Scenario {
+	label: string;
+	/** How many items go in. */
+	items?: number;
+	/** The upstream's behaviour; `undefined`: nothing listens (connection refused). */
+	handler?: (other: LocalServer | undefined) => LocalHandler;
+	/** Needs a second server, another origin, for a redirect. */
+	otherOrigin?: boolean;
+	parameters?: IDataObject;
+	/** Turns the URL into a bad parameter. */
+	breakUrl?: boolean;
+	/** The expected `reason` on the error output (undefined: an error raised outside the retry loop). */
+	reason?: string;
+	/** The run succeeds (the story of a failed attempt lands on the success output). */
+	succeeds?: boolean;
+	/** The server's error body echoes what it received: the error output shows it redacted. */
+	echoes?: boolean;
+}
+
+const SCENARIOS: Scenario[] = [
+	{ label: '503 with the request echoed in the body', handler: () => (req) => echo(503)(req as never), reason: 'attempts-exhausted', echoes: true },
+	{ label: '401 with the request echoed in the body', handler: () => (req) => echo(401)(req as never), reason: 'final-status', echoes: true },
+	{ label: 'connection refused', reason: 'attempts-exhausted' },
+	{ label: 'connection reset', handler: () => () => ({ drop: true }), reason: 'attempts-exhausted' },
+	{ label: 'attempt timeout', handler: () => () => ({ hang: true }), parameters: { maxAttempts: 1, retryOptions: { attemptTimeout: 60 } }, reason: 'attempts-exhausted' },
+	{
+		label: 'redirect to another origin that fails',
+		otherOrigin: true,
+		// a proxy sees absolute URLs: the hop to the other origin reaches it too, and fails there
+		handler: (other) => (req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: `${other?.url ?? ''}/elsewhere` } } : echo(503)(req as never)),
+		reason: 'attempts-exhausted',
+	},
+	{ label: 'too many redirects', handler: () => () => ({ status: 302, headers: { location: '/r?again=1' } }), parameters: { options: { redirect: { redirect: { maxRedirects: 2 } } } }, reason: 'not-retryable-error' },
+	{ label: 'retry budget exhausted', handler: () => (req) => echo(503)(req as never), parameters: { sharedLimits: { budgetPercent: 0, budgetMinRetries: 0 } }, reason: 'retry-budget-exhausted' },
+	{ label: 'circuit open', items: 2, handler: () => (req) => echo(503)(req as never), parameters: { maxAttempts: 1, options: { maxConcurrency: 1 }, sharedLimits: { breaker: true, breakerConsecutiveFailures: 1 } }, reason: 'circuit-open' },
+	{ label: 'response that is not the JSON asked for, echoing the request', handler: () => (req) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: `not json ${req.url} ${JSON.stringify(req.headers)}` }), parameters: { options: { response: { response: { responseFormat: 'json' } } } } },
+	{ label: 'invalid URL (parameter error)', breakUrl: true },
+	{ label: 'reset, then success (the story on the success output)', handler: () => (_req, index) => (index === 0 ? { drop: true } : { status: 200, body: { ok: true } }), parameters: { method: 'GET' }, succeeds: true },
+];
+
+/** A port nothing listens on: a server started and closed. */
+async function closedPortUrl(): Promise<string> {
+	const s = await server(() => ({ status: 200 }));
+	await s.close();
+	return s.url;
+}
+
+async function tokenServer(): Promise<LocalServer> {
+	return await server((req) => (req.url === '/token' ? { status: 200, body: { access_token: OAUTH_TOKEN, token_type: 'bearer', expires_in: 3600 } } : { status: 404 }));
+}
+
+interface Checked {
+	kind: Kind;
+	scenario: Scenario;
+	onError: 'continueErrorOutput' | 'stop';
+	run: WorkflowRunResult;
+	texts: string[];
+}
+
+async function runCase(kind: Kind, scenario: Scenario, onError: Checked['onError']): Promise<Checked> {
+	const other = scenario.otherOrigin ? await server(echo(500) as unknown as LocalHandler) : undefined;
+	const upstream = scenario.handler ? await server(scenario.handler(other)) : undefined;
+	const base = upstream?.url ?? (await closedPortUrl());
+	const token = kind.key === 'oauth2' ? await tokenServer() : undefined;
+	const setup = kind.configure(base, `${token?.url ?? ''}/token`);
+	let url = setup.url;
+	if (scenario.breakUrl) url = url.replace(/:(\d+)\//, ':99999/').replace('upstream.invalid/', 'upstream.invalid:99999/');
+	const parameters: IDataObject = { url, maxAttempts: 2, ...setup.parameters, ...scenario.parameters };
+	if (setup.parameters.options || scenario.parameters?.options) parameters.options = { ...(setup.parameters.options as IDataObject), ...(scenario.parameters?.options as IDataObject) };
+	const wf = httpWorkflow(parameters, { ...(onError === 'continueErrorOutput' ? { onError } : {}), ...(setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {}) });
+	const items = Array.from({ length: scenario.items ?? 1 }, (_, n) => ({ json: { n } }));
+	const logStart = logLines.length;
+	const run = await runHttp(wf, items, createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+	if (other) expect(JSON.stringify(other.requests.map((r) => [r.url, r.headers]))).not.toMatch(new RegExp(kind.secrets.map((s) => s.replace(/[+/=]/g, '\\$&')).join('|')));
+	return { kind, scenario, onError, run, texts: [serialize(run.run), serialize(run.error), ...logLines.slice(logStart)] };
+}
+
+const checked: Checked[] = [];
+/** README rows of the redirect and idempotency tests, pushed once their assertions passed. */
+const redirectRows: string[][] = [];
+const keyRows: string[][] = [];
+
+describe.each(KINDS)('$label', (kind) => {
+	it.each(SCENARIOS.flatMap((scenario) => (['continueErrorOutput', 'stop'] as const).map((onError) => ({ scenario, onError, name: `${scenario.label}, ${onError === 'stop' ? 'node fails' : 'error output'}` }))))(
+		'$name: no secret in the run data, the error or the logs',
+		async ({ scenario, onError }) => {
+			const result = await runCase(kind, scenario, onError);
+			const { run } = result;
+			// the case did fail the way it says (otherwise it proves nothing)
+			if (scenario.succeeds) {
+				expect(run.status).toBe('success');
+				expect(run.jsonOf('OK')[0]._retry).toMatchObject({ attempts: 2, stoppedBecause: 'success' });
+			} else if (onError === 'stop') {
+				expect(run.status).toBe('error');
+				expect(run.error?.message).toBeTruthy();
+			} else {
+				const failed = run.jsonOf('HTTP', 1);
+				expect(failed).toHaveLength(scenario.items ?? 1);
+				const last = failed[failed.length - 1].error as IDataObject;
+				if (scenario.reason) expect(last.reason).toBe(scenario.reason);
+				else expect(last.message).toBeTruthy();
+				// the echo reached the error output, with the credential hidden
+				if (scenario.echoes) expect(JSON.stringify(last.body)).toContain(REDACTED);
+			}
+			for (const secret of kind.secrets) {
+				for (const text of result.texts) expect(text.includes(secret) ? `${secret} found in: ${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}` : 'not found').toBe('not found');
+			}
+			checked.push(result);
+		},
+	);
+});
+
+describe('credentials on redirects', () => {
+	const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: string; headers: IDataObject }) => boolean }> = [
+		{ label: '`Authorization` (Bearer Auth)', kind: 'bearer', seen: (r) => String(r.headers.authorization ?? '').includes('bearer-tok-91c2d7aa') },
+		{ label: 'Basic Auth', kind: 'basic', seen: (r) => String(r.headers.authorization ?? '') === `Basic ${b64('basic-user-5b81e0:basic-pw-7f3a9c21')}` },
+		{ label: 'Header Auth (`X-Api-Key`)', kind: 'header', seen: (r) => r.headers['x-api-key'] === 'hdr-key-4e6b0a3f' },
+		{ label: 'Query Auth parameter', kind: 'query', seen: (r) => r.url.includes('api_key=qry-key-2d9f83b1') },
+		{ label: 'OAuth2 access token', kind: 'oauth2', seen: (r) => r.headers.authorization === `Bearer ${OAUTH_TOKEN}` },
+		{ label: '`Cookie` header', kind: 'cookie', seen: (r) => String(r.headers.cookie ?? '').includes('cookie-sess-0c4e9d6b') },
+		{ label: '`Authorization` header set by hand', kind: 'authorization', seen: (r) => r.headers.authorization === 'Token hand-tok-73ab90e1' },
+	];
+	it.each(REDIRECT_KINDS)('$label: sent after a same-origin redirect, never to another origin', async ({ label, kind: key, seen }) => {
+		const kind = KINDS.find((k) => k.key === key) as Kind;
+		const other = await server((req) => ({ status: 200, body: { at: req.url } }));
+		const first = await server((req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: '/same' } } : pathOf(req.url) === '/same' ? { status: 307, headers: { location: `${other.url}/elsewhere` } } : { status: 404 }));
+		const token = key === 'oauth2' ? await tokenServer() : undefined;
+		const setup = kind.configure(first.url, `${token?.url ?? ''}/token`);
+		const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {});
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+
+		expect(run.status).toBe('success');
+		expect(run.jsonOf('OK')[0]).toMatchObject({ at: '/elsewhere' });
+		const [start, same] = first.requests as unknown as Array<{ url: string; headers: IDataObject }>;
+		expect([seen(start), seen(same)]).toEqual([true, true]);
+		expect(other.requests).toHaveLength(1);
+		expect(seen(other.requests[0] as unknown as { url: string; headers: IDataObject })).toBe(false);
+		for (const secret of kind.secrets) expect(JSON.stringify(other.requests[0])).not.toContain(secret);
+		redirectRows.push([label, 'a redirect to another origin', '302 to the same origin, then 307 to another origin', 'sent on the first request and after the same-origin redirect; not sent to the other origin']);
+	});
+
+});
+
+describe('generated idempotency keys', () => {
+	const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+	it('are RFC 4122 version 4 UUIDs, unique per item, and do not come from the seeded random source', async () => {
+		const upstream = await server(() => ({ status: 200, body: { ok: true } }));
+		const wf = httpWorkflow({ method: 'POST', url: `${upstream.url}/pay`, idempotencyKeyMode: 'generate' });
+		const items = Array.from({ length: 50 }, (_, n) => ({ json: { n } }));
+		// the same seed twice: a key derived from the runtime's random source would repeat
+		await runHttp(wf, items, createVirtualRuntime(7));
+		await runHttp(wf, items, createVirtualRuntime(7));
+
+		const keys = upstream.requests.map((r) => String(r.headers['idempotency-key']));
+		expect(keys).toHaveLength(100);
+		for (const key of keys) expect(key).toMatch(UUID_V4);
+		expect(new Set(keys).size).toBe(100);
+		keyRows.push(['Generated idempotency keys', 'a key guessable from the seeded jitter source', `2 runs x ${items.length} POST items with the same seed`, `RFC 4122 v4 UUIDs (\`crypto.randomUUID\`), all ${new Set(keys).size} different`]);
+	});
+});
+
+it('README: the security table says what these tests proved', () => {
+	// a row per credential kind: only cases that ran and passed are in `checked`
+	const rows = KINDS.map((kind) => {
+		const runs = checked.filter((c) => c.kind === kind).length;
+		return [kind.label, 'retry story, error output, node error (message, description, stack, whole run data), logs', `${runs} runs: each failure above, with the error output and with the node failing`, 'not found in any output'];
+	});
+	expect(checked).toHaveLength(KINDS.length * SCENARIOS.length * 2);
+	expect(redirectRows).toHaveLength(7);
+	expect(keyRows).toHaveLength(1);
+	// the logs were captured: a spent budget and an opened breaker were logged
+	expect(logLines.some((line) => line.startsWith('warn') && line.includes('Retry budget spent'))).toBe(true);
+	expect(logLines.some((line) => line.startsWith('warn') && line.includes('circuit breaker'))).toBe(true);
+	const failures = SCENARIOS.map((s) => s.label).join('; ');
+	expectReadmeSection(
+		'security',
+		[
+			`Each secret below has a unique value, searched for in every output of the runs, against these failures: ${failures}. The node's own parameters, which n8n attaches to its errors, are the workflow as saved, not an output, and are not searched.`,
+			'',
+			markdownTable(['Secret', 'Where it could leak', 'Checked in', 'Result'], [...rows, ...redirectRows, ...keyRows]),
+		].join('\n'),
+	);
+});
