@@ -261,6 +261,10 @@ describe('computeBackoffDelay: edge cases', () => {
 		['fractional cap below base', 2000, 1000.7],
 		['fractional base', 0.3, 10],
 		['cap 1', 1000, 1],
+		['NaN base and cap', Number.NaN, Number.NaN],
+		['infinite cap', 1000, Infinity],
+		['infinite base and cap', Infinity, Infinity],
+		['-Infinity cap', 1000, -Infinity],
 	];
 
 	for (const strategy of JITTER_STRATEGIES) {
@@ -269,7 +273,8 @@ describe('computeBackoffDelay: edge cases', () => {
 				for (const [sourceLabel, make] of randomSources) {
 					const delays = chain({ strategy, baseDelayMs: base, maxDelayMs: cap }, make());
 					for (const d of delays) {
-						if (!(Number.isFinite(d) && d >= 0 && d <= Math.max(0, cap) && Number.isInteger(d))) {
+						// a NaN cap is no cap: nothing is waited
+						if (!(Number.isSafeInteger(d) && d >= 0 && d <= (Number.isNaN(cap) ? 0 : Math.max(0, cap)))) {
 							throw new Error(`${strategy} ${_label} with random ${sourceLabel}: got ${d}`);
 						}
 					}

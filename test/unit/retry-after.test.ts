@@ -216,6 +216,12 @@ describe('parseRateLimitHeader', () => {
 		['"default";q=100;w=60', undefined],
 		['', undefined],
 		['garbage', undefined],
+		// a number must end where the field ends: no `t=1` read out of these
+		['"default";r=0;t=1e400', undefined],
+		['"default";r=0;t=5x', undefined],
+		['"default";r=0;t=-3', undefined],
+		['limit=10, remaining=0, reset=2e9', undefined],
+		['"default";r=0;t=4 ', 4 * SECOND],
 	])('%j -> %s', (value, expected) => {
 		expect(parseRateLimitHeader(value)).toBe(expected);
 	});
