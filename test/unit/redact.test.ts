@@ -61,11 +61,14 @@ describe('createRedactor: values', () => {
 		expect(input.message).toBe('bad k-secret-1');
 	});
 
-	it('survives cycles', () => {
+	it('survives cycles, and copies an object shared by two fields twice', () => {
 		const a: Record<string, unknown> = { x: 'k-secret-1' };
 		a.self = a;
 		expect(createRedactor({ secrets: ['k-secret-1'] }).value(a)).toEqual({ x: REDACTED, self: '[circular]' });
+		const shared = { y: 'k-secret-1' };
+		expect(createRedactor({ secrets: ['k-secret-1'] }).value({ a: shared, b: shared })).toEqual({ a: { y: REDACTED }, b: { y: REDACTED } });
 	});
+
 });
 
 describe('secrets of a request', () => {
