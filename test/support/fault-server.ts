@@ -7,7 +7,7 @@
  *
  * Faults:
  *   ok                 200 at once
- *   status             `status` (default 503) with a small JSON body
+ *   status             `status` (default 503) with a small JSON body (`pad`: plus that many bytes)
  *   large-status       `status` (default 503) with a text/html body of `size` bytes (default 20 MB)
  *   reset-before       destroys the socket as soon as the request line and headers arrived,
  *                      without reading the body
@@ -162,7 +162,7 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
 					return sendJson(res, 200, { key, attempt, method: req.method, echo: echoOf(req.method ?? '', body, url.searchParams) });
 				case 'status':
 					entry.status = status;
-					return sendJson(res, status, { error: `injected ${status}`, key, attempt });
+					return sendJson(res, status, { error: `injected ${status}`, key, attempt, ...(url.searchParams.has('pad') ? { pad: 'x'.repeat(Number(url.searchParams.get('pad'))) } : {}) });
 				case 'large-status': {
 					const payload = largeBody(Number(url.searchParams.get('size') ?? 20 * 1024 * 1024));
 					entry.status = status;
