@@ -21,7 +21,8 @@ export interface NumberLimits {
 
 export function numberParameter(ctx: IExecuteFunctions, i: number, label: string, raw: unknown, { integer = false, min = 0, max = RETRY_LIMITS.maxDelayMs }: NumberLimits = {}): number {
 	const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-	if (typeof value !== 'number' || !Number.isFinite(value)) parameterError(ctx, i, label, `must be a number, got ${JSON.stringify(raw)}`);
+	// JSON.stringify shows Infinity and NaN as null: numbers are shown as they are
+	if (typeof value !== 'number' || !Number.isFinite(value)) parameterError(ctx, i, label, `must be a number, got ${typeof raw === 'number' ? String(raw) : JSON.stringify(raw)}`);
 	if (integer && !Number.isInteger(value)) parameterError(ctx, i, label, `must be a whole number, got ${value}`);
 	if (value < min) parameterError(ctx, i, label, `must be at least ${min}, got ${value}`);
 	if (value > max) parameterError(ctx, i, label, `must be at most ${max}, got ${value}`);

@@ -125,6 +125,21 @@ describe('a deadline already past in Backoff Delay', () => {
 	});
 });
 
+describe('Backoff Delay with Continue (regular output)', () => {
+	it('a broken item leaves through Give up with its original data and the error, and does not loop', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const wf = loopCaseWorkflow({});
+		wf.nodes.find((n) => n.name === 'Backoff')!.onError = 'continueRegularOutput';
+		const item = { json: { id: 'broken', url: `${upstream.url}/broken`, order: 7, _backoff: { attempt: 'three' } } };
+		const run = await runHttp(wf, [item], createVirtualRuntime());
+
+		expect(run.status).toBe('success');
+		expect(upstream.requests).toHaveLength(1);
+		expect(run.jsonOf('Gave up')).toEqual([{ ...item.json, error: { message: expect.stringMatching(/^Field "_backoff" of item 0 has attempt "three"/) } }]);
+		rows.set('regular-output', ['Backoff Delay', 'attempt field holding text, with *On Error: Continue (regular output)*', 'Give up, with its original data and `error.message`; no retry']);
+	});
+});
+
 const BACKOFF_MS = 100;
 const story = (json: IDataObject): RetryStory => (json._retry ?? (json.error as IDataObject)?._retry) as unknown as RetryStory;
 
@@ -211,7 +226,7 @@ const README_INTRO = [
 ].join('\n');
 
 function all(): string[] {
-	return [...PARAMETER_CASES.map(rowKey), 'deadline', ...SERVER_CASES.map(rowKey)];
+	return [...PARAMETER_CASES.map(rowKey), 'deadline', 'regular-output', ...SERVER_CASES.map(rowKey)];
 }
 
 describe('README', () => {
