@@ -89,7 +89,15 @@ export async function runStormStrategy(upstream: Upstream, strategy: StormStrate
 	};
 }
 
+/** Loads both node types and warms the JIT, so that no strategy's first wave waits for that. */
+async function warmUp(upstream: Upstream, settings: StormSettings): Promise<void> {
+	const url = perItemUrl(`${upstream.url}/ok`, 'storm-warm-up');
+	await runFleet(Math.min(settings.fleet, 20), benchWorkflow('storm-warm-up', coreHttp(url, undefined)));
+	await runFleet(Math.min(settings.fleet, 20), benchWorkflow('storm-warm-up', resilientHttp(url)), { runtime: realTimeRuntime(settings.seed), store: new MemoryStateStore() });
+}
+
 export async function runOutageStorm(upstream: Upstream, settings: StormSettings, strategies: readonly StormStrategy[] = STORM_STRATEGIES): Promise<StormResult[]> {
+	await warmUp(upstream, settings);
 	const results: StormResult[] = [];
 	for (const strategy of strategies) results.push(await runStormStrategy(upstream, strategy, settings));
 	return results;

@@ -30,7 +30,7 @@ export interface SustainedRow {
 	budgetBound: number;
 }
 
-async function resilientAmplification(upstream: Upstream, fleet: number, budget: boolean, seed: number): Promise<number> {
+export async function resilientAmplification(upstream: Upstream, fleet: number, budget: boolean, seed: number): Promise<number> {
 	await upstream.take();
 	const slug = `sustained-${budget ? 'budget' : 'nobudget'}-${fleet}`;
 	const workflow = benchWorkflow(slug, resilientHttp(perItemUrl(`${upstream.url}/down`, slug), { sharedLimits: { budget } }));
@@ -39,7 +39,7 @@ async function resilientAmplification(upstream: Upstream, fleet: number, budget:
 }
 
 /** Every fleet size at once: the count per size is read from the paths. */
-async function retryOnFailAmplification(upstream: Upstream, fleets: readonly number[], retry: RetryOnFail, label: string): Promise<Map<number, number>> {
+export async function retryOnFailAmplification(upstream: Upstream, fleets: readonly number[], retry: RetryOnFail, label: string): Promise<Map<number, number>> {
 	await upstream.take();
 	const slug = (fleet: number) => `sustained-${label}-${fleet}`;
 	await Promise.all(fleets.map((fleet) => runFleet(fleet, benchWorkflow(slug(fleet), coreHttp(perItemUrl(`${upstream.url}/down`, slug(fleet)), retry)))));
