@@ -130,6 +130,12 @@ const KINDS: Kind[] = [
 		configure: (base) => ({ url: `${base}/r?page=1&access_token=url-tok-5f1d27c8`, parameters: {} }),
 	},
 	{
+		key: 'url-userinfo',
+		label: 'User and password in the URL (`https://user:password@host`)',
+		secrets: ['url-user-9d04b2', 'url-pw-e61f7a3c'],
+		configure: (base) => ({ url: `${base.replace('http://', 'http://url-user-9d04b2:url-pw-e61f7a3c@')}/r`, parameters: {} }),
+	},
+	{
 		key: 'cookie',
 		label: '`Cookie` header',
 		secrets: ['cookie-sess-0c4e9d6b'],
@@ -260,16 +266,18 @@ describe.each(KINDS)('$label', (kind) => {
 	);
 });
 
+const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: string; headers: IDataObject }) => boolean }> = [
+	{ label: '`Authorization` (Bearer Auth)', kind: 'bearer', seen: (r) => String(r.headers.authorization ?? '').includes('bearer-tok-91c2d7aa') },
+	{ label: 'Basic Auth', kind: 'basic', seen: (r) => String(r.headers.authorization ?? '') === `Basic ${b64('basic-user-5b81e0:basic-pw-7f3a9c21')}` },
+	{ label: 'Header Auth (`X-Api-Key`)', kind: 'header', seen: (r) => r.headers['x-api-key'] === 'hdr-key-4e6b0a3f' },
+	{ label: 'Query Auth parameter', kind: 'query', seen: (r) => r.url.includes('api_key=qry-key-2d9f83b1') },
+	{ label: 'OAuth2 access token', kind: 'oauth2', seen: (r) => r.headers.authorization === `Bearer ${OAUTH_TOKEN}` },
+	{ label: 'User and password in the URL', kind: 'url-userinfo', seen: (r) => r.headers.authorization === `Basic ${b64('url-user-9d04b2:url-pw-e61f7a3c')}` },
+	{ label: '`Cookie` header', kind: 'cookie', seen: (r) => String(r.headers.cookie ?? '').includes('cookie-sess-0c4e9d6b') },
+	{ label: '`Authorization` header set by hand', kind: 'authorization', seen: (r) => r.headers.authorization === 'Token hand-tok-73ab90e1' },
+];
+
 describe('credentials on redirects', () => {
-	const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: string; headers: IDataObject }) => boolean }> = [
-		{ label: '`Authorization` (Bearer Auth)', kind: 'bearer', seen: (r) => String(r.headers.authorization ?? '').includes('bearer-tok-91c2d7aa') },
-		{ label: 'Basic Auth', kind: 'basic', seen: (r) => String(r.headers.authorization ?? '') === `Basic ${b64('basic-user-5b81e0:basic-pw-7f3a9c21')}` },
-		{ label: 'Header Auth (`X-Api-Key`)', kind: 'header', seen: (r) => r.headers['x-api-key'] === 'hdr-key-4e6b0a3f' },
-		{ label: 'Query Auth parameter', kind: 'query', seen: (r) => r.url.includes('api_key=qry-key-2d9f83b1') },
-		{ label: 'OAuth2 access token', kind: 'oauth2', seen: (r) => r.headers.authorization === `Bearer ${OAUTH_TOKEN}` },
-		{ label: '`Cookie` header', kind: 'cookie', seen: (r) => String(r.headers.cookie ?? '').includes('cookie-sess-0c4e9d6b') },
-		{ label: '`Authorization` header set by hand', kind: 'authorization', seen: (r) => r.headers.authorization === 'Token hand-tok-73ab90e1' },
-	];
 	it.each(REDIRECT_KINDS)('$label: sent after a same-origin redirect, never to another origin', async ({ label, kind: key, seen }) => {
 		const kind = KINDS.find((k) => k.key === key) as Kind;
 		const other = await server((req) => ({ status: 200, body: { at: req.url } }));
@@ -317,7 +325,7 @@ it('README: the security table says what these tests proved', () => {
 		return [kind.label, 'retry story, error output, node error (message, description, stack, whole run data), logs', `${runs} runs: each failure above, with the error output and with the node failing`, 'not found in any output'];
 	});
 	expect(checked).toHaveLength(KINDS.length * SCENARIOS.length * 2);
-	expect(redirectRows).toHaveLength(7);
+	expect(redirectRows).toHaveLength(REDIRECT_KINDS.length);
 	expect(keyRows).toHaveLength(1);
 	// the logs were captured: a spent budget and an opened breaker were logged
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('Retry budget spent'))).toBe(true);
