@@ -101,13 +101,19 @@ function responseOf(failure: AttemptFailure): HttpResponse | undefined {
 	return { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
 }
 
+/** Error bodies up to this size are parsed (JSON) for the error output; larger ones are cut to ERROR_BODY_CHARS. */
+const MAX_PARSED_ERROR_BODY_BYTES = 64 * 1024;
+const ERROR_BODY_CHARS = 2000;
+
 /** The response body of a failed attempt, decoded for the error output (files are left out). */
 function failureBody(failure: AttemptFailure): unknown {
 	const response = responseOf(failure);
 	if (!response || response.body.length === 0) return undefined;
-	const decoded = decodeBody(response, 'autodetect');
+	// a large error body (an HTML page, a dump) is not parsed whole: the item carries its start as text
+	const large = response.body.length > MAX_PARSED_ERROR_BODY_BYTES;
+	const decoded = decodeBody(large ? { ...response, body: response.body.subarray(0, ERROR_BODY_CHARS * 4) } : response, 'autodetect');
 	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
-	if (decoded.kind === 'text') return decoded.value.length > 2000 ? `${decoded.value.slice(0, 2000)}…` : decoded.value;
+	if (decoded.kind === 'text') return large || decoded.value.length > ERROR_BODY_CHARS ? `${decoded.value.slice(0, ERROR_BODY_CHARS)}…` : decoded.value;
 	return decoded.value;
 }
 

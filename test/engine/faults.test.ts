@@ -64,6 +64,8 @@ interface Expected {
 	seen: number;
 	/** The error message says this. */
 	message?: RegExp;
+	/** The error output's `body` is the start of the response body, as text, cut with "…". */
+	bodyCut?: string;
 }
 
 interface FaultCase {
@@ -115,6 +117,7 @@ const CASES: FaultCase[] = [
 	},
 	{ fault: '503 (once)', method: 'GET', url: faultUrl('status', 'times=1'), seen: requestsOf, why: 'status in Retry On Status Codes', expected: { attempts: 2, endsOn: 'success', seen: 2 } },
 	{ fault: '503', method: 'POST', url: faultUrl('status'), seen: requestsOf, why: 'the server answered: it may have acted', expected: { attempts: 1, endsOn: 'error', reason: 'not-safe-to-retry', status: 503, seen: 1 } },
+	{ fault: '503 with a 5 MB JSON body', method: 'GET', maxAttempts: 2, url: faultUrl('large-status', `type=json&size=${5 * 1024 * 1024}`), seen: requestsOf, why: 'status in Retry On Status Codes', expected: { attempts: 2, endsOn: 'error', reason: 'attempts-exhausted', status: 503, seen: 2, bodyCut: '{"error":"upstream failed","dump":"xxx' } },
 	{ fault: 'DNS failure (`nothing.invalid`, RFC 6761)', method: 'GET', url: () => 'http://nothing.invalid/x', seen: () => 0, why: 'the host does not exist', expected: { attempts: 1, endsOn: 'error', reason: 'not-retryable-error', code: 'ENOTFOUND', seen: 0 } },
 ];
 
@@ -188,6 +191,12 @@ describe('faults injected by a local server, through the engine', () => {
 				if (e.code) expect(error.code).toBe(e.code);
 				if (e.status) expect(error.status).toBe(e.status);
 				if (e.message) expect(String(error.message)).toMatch(e.message);
+				if (e.bodyCut) {
+					expect(typeof error.body).toBe('string');
+					expect(String(error.body).startsWith(e.bodyCut)).toBe(true);
+					expect(String(error.body)).toHaveLength(2001);
+					expect(String(error.body).endsWith('…')).toBe(true);
+				}
 			}
 			const story = storyOf(e.endsOn === 'success' ? ok[0] : failed[0]);
 			expect(story.attempts).toBe(e.attempts);
@@ -210,7 +219,7 @@ describe('faults injected by a local server, through the engine', () => {
 				fault: c.fault,
 				method: `${c.method}${c.key ? ' + key' : c.method === 'POST' ? ', no key' : ''}`,
 				retried: e.attempts > 1 ? `yes: ${c.why}` : `no: ${c.why}`,
-				endsOn: itemEndsOn(e),
+				endsOn: `${itemEndsOn(e)}${e.bodyCut ? ', `body`: its first 2,000 characters as text' : ''}`,
 				seen: `${e.seen}${c.seenUnit ? ` ${c.seenUnit}` : ''}`,
 				attempts: e.attempts,
 			});
@@ -237,7 +246,8 @@ describe('faults injected by a local server, through the engine', () => {
 			const error = failed.error as IDataObject;
 			expect(error).toMatchObject({ reason: 'attempts-exhausted', status: 503 });
 			// the error output carries the start of the body, not 20 MB
-			expect(String(error.body).length).toBeLessThanOrEqual(2001);
+			expect(String(error.body)).toHaveLength(2001);
+			expect(String(error.body).startsWith('<p>upstream error</p>')).toBe(true);
 			expect(storyOf(failed).attempts).toBe(attempts);
 			expect(faults.requestsOf('big')).toHaveLength(attempts);
 			// Sampled (after a GC) as each attempt arrives: the server's one 20 MB buffer, the previous
@@ -249,7 +259,7 @@ describe('faults injected by a local server, through the engine', () => {
 			// bodies kept across attempts, the 8th sample would hold 7 of them, 140 MB over the first.
 			expect(samples).toHaveLength(attempts);
 			for (const sample of samples) expect(sample - samples[0]).toBeLessThan(4 * size);
-			rows.push({ fault: '503 with a 20 MB body', method: 'GET', retried: 'yes: status in Retry On Status Codes', endsOn: 'error output: `attempts-exhausted`, 503, body cut to 2,000 characters', seen: String(attempts), attempts, note: 'memory at each attempt (after a GC) stays under 4 bodies above the first sample' });
+			rows.push({ fault: '503 with a 20 MB body', method: 'GET', retried: 'yes: status in Retry On Status Codes', endsOn: 'error output: `attempts-exhausted`, 503, `body`: its first 2,000 characters', seen: String(attempts), attempts, note: 'memory at each attempt (after a GC) stays under 4 bodies above the first sample' });
 		} finally {
 			await faults.close();
 		}

@@ -8,7 +8,8 @@
  * Faults:
  *   ok                 200 at once
  *   status             `status` (default 503) with a small JSON body (`pad`: plus that many bytes)
- *   large-status       `status` (default 503) with a text/html body of `size` bytes (default 20 MB)
+ *   large-status       `status` (default 503) with a body of `size` bytes (default 20 MB): text/html, or
+ *                      a JSON object with `type=json`
  *   reset-before       destroys the socket as soon as the request line and headers arrived,
  *                      without reading the body
  *   reset-after-body   reads the whole body, then destroys the socket without answering
@@ -93,13 +94,19 @@ async function listen(server: Server): Promise<number> {
 	return (server.address() as AddressInfo).port;
 }
 
-const largeBodies = new Map<number, Buffer>();
-/** One buffer per size, shared by all requests: the server itself must not grow the heap. */
-function largeBody(size: number): Buffer {
-	let body = largeBodies.get(size);
+const largeBodies = new Map<string, Buffer>();
+/** One buffer per size and type, shared by all requests: the server itself must not grow the heap. */
+function largeBody(size: number, type: 'html' | 'json'): Buffer {
+	let body = largeBodies.get(`${type}:${size}`);
 	if (!body) {
-		body = Buffer.alloc(size, '<p>upstream error</p>\n');
-		largeBodies.set(size, body);
+		if (type === 'html') body = Buffer.alloc(size, '<p>upstream error</p>\n');
+		else {
+			const head = '{"error":"upstream failed","dump":"';
+			body = Buffer.alloc(Math.max(size, head.length + 2), 'x');
+			body.write(head);
+			body.write('"}', body.length - 2);
+		}
+		largeBodies.set(`${type}:${size}`, body);
 	}
 	return body;
 }
@@ -164,9 +171,10 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
 					entry.status = status;
 					return sendJson(res, status, { error: `injected ${status}`, key, attempt, ...(url.searchParams.has('pad') ? { pad: 'x'.repeat(Number(url.searchParams.get('pad'))) } : {}) });
 				case 'large-status': {
-					const payload = largeBody(Number(url.searchParams.get('size') ?? 20 * 1024 * 1024));
+					const type = url.searchParams.get('type') === 'json' ? 'json' : 'html';
+					const payload = largeBody(Number(url.searchParams.get('size') ?? 20 * 1024 * 1024), type);
 					entry.status = status;
-					res.writeHead(status, { 'content-type': 'text/html', 'content-length': payload.length });
+					res.writeHead(status, { 'content-type': type === 'json' ? 'application/json' : 'text/html', 'content-length': payload.length });
 					return res.end(payload);
 				}
 				case 'reset-after-body':
