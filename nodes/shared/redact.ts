@@ -133,13 +133,18 @@ export function createRedactor(sources: RedactionSources = {}): Redactor {
 	// ?api_key=abc -> ?api_key=[redacted]; also URL-encoded names such as access%5Ftoken are rare enough to leave
 	const queryPattern = new RegExp(`([?&;](?:${names(queryNames)})=)[^&#\\s"'<>]*`, 'gi');
 	// Authorization: Bearer abc / "authorization":"Bearer abc" / cookie=a=b -> name: [redacted]
-	const headerPattern = new RegExp(`(\\b(?:${names(headerNames)})["']?\\s*[:=]\\s*["']?)[^"'\\r\\n]+`, 'gi');
+	// A quoted name needs a quoted value ("authorization":"..." in JSON, 'x-api-key': '...' in
+	// inspected objects), so a message such as `header "Authorization": it contains a line break`
+	// stays readable; an unquoted name is a header line or an inspected key: up to the line's end.
+	const quotedHeaderPattern = new RegExp(`((["'])(?:${names(headerNames)})\\2\\s*[:=]\\s*["'])[^"'\\r\\n]*`, 'gi');
+	const bareHeaderPattern = new RegExp(`(^|[^"'\\w-])((?:${names(headerNames)})\\s*[:=]\\s*["']?)[^"'\\r\\n]+`, 'gi');
 
 	const text = (input: string): string => {
 		let out = valuePattern ? input.replace(valuePattern, REDACTED) : input;
 		out = out.replace(userinfoPattern, `$1${REDACTED}@`);
 		out = out.replace(queryPattern, `$1${REDACTED}`);
-		return out.replace(headerPattern, `$1${REDACTED}`);
+		out = out.replace(quotedHeaderPattern, `$1${REDACTED}`);
+		return out.replace(bareHeaderPattern, `$1$2${REDACTED}`);
 	};
 
 	/** `ancestors`: the objects above this one; an object met twice side by side is copied twice. */

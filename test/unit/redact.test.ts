@@ -38,6 +38,9 @@ describe('createRedactor: patterns', () => {
 		['headers in a JSON text', '{"authorization":"Bearer abc","accept":"*/*"}', `{"authorization":"${REDACTED}","accept":"*/*"}`],
 		['the credential header', "headers: { 'X-Custom-Key': 'v-1' }", `headers: { 'X-Custom-Key': '${REDACTED}' }`],
 		['a cookie', 'Cookie: session=abc; theme=dark', `Cookie: ${REDACTED}`],
+		['a Set-Cookie line', 'Set-Cookie: sid=abc; HttpOnly', `Set-Cookie: ${REDACTED}`],
+		['an inspected object', "{ authorization: 'Bearer abc', accept: 'json' }", `{ authorization: '${REDACTED}', accept: 'json' }`],
+		['a header line in a multi-line text', 'GET /x\r\nX-Api-Key: k1\r\nAccept: */*', `GET /x\r\nX-Api-Key: ${REDACTED}\r\nAccept: */*`],
 	])('hides %s', (_what, input, expected) => {
 		expect(redactor.text(input)).toBe(expected);
 	});
@@ -47,6 +50,7 @@ describe('createRedactor: patterns', () => {
 		'Gave up after 5 attempts in 7.5 s: last response 503 Service Unavailable',
 		'https://example.com/path?page=2&email=a@b.c',
 		'The response is not valid JSON',
+		'Parameter "Header Parameters" has an invalid value for header "Authorization": it contains control characters (item 1)',
 	])('leaves ordinary text alone: %s', (text) => {
 		expect(redactor.text(text)).toBe(text);
 	});
