@@ -152,7 +152,9 @@ const KINDS: Kind[] = [
 const pathOf = (url: string) => new URL(url, 'http://relative.invalid').pathname;
 
 /** What the server saw, sent back: a server echoing secrets is the worst case for the error output. */
-const echo = (status: number) => (req: { url: string; headers: IDataObject }): LocalHandlerResult => ({ status, body: { youSent: { url: req.url, headers: req.headers } } });
+const echo =
+	(status: number): LocalHandler =>
+	(req): LocalHandlerResult => ({ status, body: { youSent: { url: req.url, headers: req.headers } } });
 
 interface Scenario {
 	label: string;
@@ -174,8 +176,8 @@ interface Scenario {
 }
 
 const SCENARIOS: Scenario[] = [
-	{ label: '503 with the request echoed in the body', handler: () => (req) => echo(503)(req as never), reason: 'attempts-exhausted', echoes: true },
-	{ label: '401 with the request echoed in the body', handler: () => (req) => echo(401)(req as never), reason: 'final-status', echoes: true },
+	{ label: '503 with the request echoed in the body', handler: () => echo(503), reason: 'attempts-exhausted', echoes: true },
+	{ label: '401 with the request echoed in the body', handler: () => echo(401), reason: 'final-status', echoes: true },
 	{ label: 'connection refused', reason: 'attempts-exhausted' },
 	{ label: 'connection reset', handler: () => () => ({ drop: true }), reason: 'attempts-exhausted' },
 	{ label: 'attempt timeout', handler: () => () => ({ hang: true }), parameters: { maxAttempts: 1, retryOptions: { attemptTimeout: 60 } }, reason: 'attempts-exhausted' },
@@ -183,12 +185,12 @@ const SCENARIOS: Scenario[] = [
 		label: 'redirect to another origin that fails',
 		otherOrigin: true,
 		// a proxy sees absolute URLs: the hop to the other origin reaches it too, and fails there
-		handler: (other) => (req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: `${other?.url ?? ''}/elsewhere` } } : echo(503)(req as never)),
+		handler: (other) => (req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: `${other?.url ?? ''}/elsewhere` } } : echo(503)(req, 0)),
 		reason: 'attempts-exhausted',
 	},
 	{ label: 'too many redirects', handler: () => () => ({ status: 302, headers: { location: '/r?again=1' } }), parameters: { options: { redirect: { redirect: { maxRedirects: 2 } } } }, reason: 'not-retryable-error' },
-	{ label: 'retry budget exhausted', handler: () => (req) => echo(503)(req as never), parameters: { sharedLimits: { budgetPercent: 0, budgetMinRetries: 0 } }, reason: 'retry-budget-exhausted' },
-	{ label: 'circuit open', items: 2, handler: () => (req) => echo(503)(req as never), parameters: { maxAttempts: 1, options: { maxConcurrency: 1 }, sharedLimits: { breaker: true, breakerConsecutiveFailures: 1 } }, reason: 'circuit-open' },
+	{ label: 'retry budget exhausted', handler: () => echo(503), parameters: { sharedLimits: { budgetPercent: 0, budgetMinRetries: 0 } }, reason: 'retry-budget-exhausted' },
+	{ label: 'circuit open', items: 2, handler: () => echo(503), parameters: { maxAttempts: 1, options: { maxConcurrency: 1 }, sharedLimits: { breaker: true, breakerConsecutiveFailures: 1 } }, reason: 'circuit-open' },
 	{ label: 'response that is not the JSON asked for, echoing the request', handler: () => (req) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: `not json ${req.url} ${JSON.stringify(req.headers)}` }), parameters: { options: { response: { response: { responseFormat: 'json' } } } } },
 	{ label: 'invalid URL (parameter error)', breakUrl: true },
 	{ label: 'reset, then success (the story on the success output)', handler: () => (_req, index) => (index === 0 ? { drop: true } : { status: 200, body: { ok: true } }), parameters: { method: 'GET' }, succeeds: true },
@@ -214,7 +216,7 @@ interface Checked {
 }
 
 async function runCase(kind: Kind, scenario: Scenario, onError: Checked['onError']): Promise<Checked> {
-	const other = scenario.otherOrigin ? await server(echo(500) as unknown as LocalHandler) : undefined;
+	const other = scenario.otherOrigin ? await server(echo(500)) : undefined;
 	const upstream = scenario.handler ? await server(scenario.handler(other)) : undefined;
 	const base = upstream?.url ?? (await closedPortUrl());
 	const token = kind.key === 'oauth2' ? await tokenServer() : undefined;
