@@ -53,6 +53,17 @@ function toBuffer(body: unknown): Buffer {
 	return Buffer.from(JSON.stringify(body), 'utf8');
 }
 
+/**
+ * n8n's httpRequestWithAuthentication replaces the request's abortSignal by the execution's cancel
+ * signal when its `this` has getExecutionCancelSignal. The attempt's signal aborts on cancellation
+ * too, and also at the attempt timeout: without it a timed-out attempt's connection would stay open
+ * (a server dripping bytes keeps the socket timeout from ever firing). So the helper gets a view of
+ * the context without that method; everything else reads through to the context.
+ */
+function withoutCancelSignal(ctx: IExecuteFunctions): IExecuteFunctions {
+	return new Proxy(ctx, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
+}
+
 async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, withCredentials: boolean, attempt: AttemptContext): Promise<HttpResponse> {
 	// n8n's credential helper writes the auth header (e.g. X-Api-Key) into the objects it is given:
 	// fresh copies keep it off the next hop, which may go to another origin
@@ -65,8 +76,7 @@ async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, set
 	}
 	const pending: Promise<unknown> =
 		withCredentials && settings.authType !== 'none' && settings.manualAuth === undefined
-			? // n8n's helper replaces abortSignal by the execution's cancel signal; `timeout` still bounds the socket
-				ctx.helpers.httpRequestWithAuthentication.call(ctx, settings.authType, request)
+			? ctx.helpers.httpRequestWithAuthentication.call(withoutCancelSignal(ctx), settings.authType, { ...request, abortSignal: attempt.signal })
 			: ctx.helpers.httpRequest({ ...request, abortSignal: attempt.signal });
 	const raw = await pending.catch((error: unknown) => Promise.reject(isCutResponse(error) ? new ResponseCutError() : error));
 	const full = raw as { statusCode: number; statusMessage?: string; headers?: Record<string, unknown>; body?: unknown };
@@ -107,8 +117,11 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 	let body = spec.body;
 	let headers = { ...spec.headers };
 	let qs: IDataObject = spec.qs;
+	// once a redirect left the first origin, the rest of the chain carries no credential, also back
+	// on the first origin: another origin must not choose where our credentials go
+	let leftFirstOrigin = false;
 	for (let hop = 0; ; hop++) {
-		const sameOrigin = new URL(url).origin === firstOrigin;
+		const sameOrigin = !leftFirstOrigin && new URL(url).origin === firstOrigin;
 		const options: IHttpRequestOptions = {
 			url,
 			method,
@@ -138,7 +151,10 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 		method = nextMethod;
 		url = next.href;
 		qs = {};
-		if (next.origin !== firstOrigin) headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+		if (next.origin !== firstOrigin) {
+			headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+			leftFirstOrigin = true;
+		}
 	}
 }
 

@@ -53,6 +53,8 @@ export interface FaultLogEntry {
 	bodyBytes: number;
 	outcome: FaultOutcome;
 	status?: number;
+	/** The connection of this request is still open (a client that gave up must close it). */
+	open: boolean;
 }
 
 export interface FaultServer {
@@ -150,7 +152,8 @@ export async function startFaultServer(options: FaultServerOptions = {}): Promis
 		counts.set(key, attempt);
 		const times = url.searchParams.has('times') ? Number(url.searchParams.get('times')) : Infinity;
 		const active = attempt <= times ? fault : 'ok';
-		const entry: FaultLogEntry = { method: req.method ?? '', path: url.pathname, fault, key, attempt, headers: req.headers, bodyReceived: false, bodyBytes: 0, outcome: 'answered' };
+		const entry: FaultLogEntry = { method: req.method ?? '', path: url.pathname, fault, key, attempt, headers: req.headers, bodyReceived: false, bodyBytes: 0, outcome: 'answered', open: true };
+		res.once('close', () => (entry.open = false));
 		log.push(entry);
 		options.onRequest?.(entry);
 
