@@ -234,8 +234,9 @@ async function runCase(kind: Kind, scenario: Scenario, onError: Checked['onError
 }
 
 const checked: Checked[] = [];
-/** README rows of the redirect and idempotency tests, pushed once their assertions passed. */
-const redirectRows: string[][] = [];
+/** What the redirect and idempotency tests proved, pushed once their assertions passed. */
+const redirectKept: string[] = [];
+const notSentBack: string[] = [];
 const keyRows: string[][] = [];
 
 describe.each(KINDS)('$label', (kind) => {
@@ -280,7 +281,7 @@ const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: st
 ];
 
 describe('credentials on redirects', () => {
-	it.each(REDIRECT_KINDS)('$label: sent after a same-origin redirect, never to another origin', async ({ label, kind: key, seen }) => {
+	it.each(REDIRECT_KINDS)('$label: sent after a same-origin redirect, never to another origin', async ({ kind: key, seen }) => {
 		const kind = KINDS.find((k) => k.key === key) as Kind;
 		const other = await server((req) => ({ status: 200, body: { at: req.url } }));
 		const first = await server((req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: '/same' } } : pathOf(req.url) === '/same' ? { status: 307, headers: { location: `${other.url}/elsewhere` } } : { status: 404 }));
@@ -296,9 +297,31 @@ describe('credentials on redirects', () => {
 		expect(other.requests).toHaveLength(1);
 		expect(seen(other.requests[0] as unknown as { url: string; headers: IDataObject })).toBe(false);
 		for (const secret of kind.secrets) expect(JSON.stringify(other.requests[0])).not.toContain(secret);
-		redirectRows.push([label, 'a redirect to another origin', '302 to the same origin, then 307 to another origin', 'sent on the first request and after the same-origin redirect; not sent to the other origin']);
+		redirectKept.push(key);
 	});
 
+});
+
+describe('credentials on a redirect chain that comes back', () => {
+	it.each(REDIRECT_KINDS)('$label: not sent again to the first origin once the chain left it', async ({ kind: key, seen }) => {
+		const kind = KINDS.find((k) => k.key === key) as Kind;
+		let firstUrl = '';
+		// B sends the request back to A, on a path of its choosing
+		const other = await server(() => ({ status: 307, headers: { location: `${firstUrl}/chosen-by-other` } }));
+		const first = await server((req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: `${other.url}/bounce` } } : { status: 200, body: { at: pathOf(req.url) } }));
+		firstUrl = first.url;
+		const token = key === 'oauth2' ? await tokenServer() : undefined;
+		const setup = kind.configure(first.url, `${token?.url ?? ''}/token`);
+		const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {});
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+
+		expect(run.status).toBe('success');
+		expect(run.jsonOf('OK')[0]).toMatchObject({ at: '/chosen-by-other' });
+		const [start, back] = first.requests as unknown as Array<{ url: string; headers: IDataObject }>;
+		expect([seen(start), seen(back)]).toEqual([true, false]);
+		expect(seen(other.requests[0] as unknown as { url: string; headers: IDataObject })).toBe(false);
+		notSentBack.push(key);
+	});
 });
 
 describe('generated idempotency keys', () => {
@@ -327,7 +350,10 @@ it('README: the security table says what these tests proved', () => {
 		return [kind.label, 'retry story, error output, node error (message, description, stack, whole run data), logs', `${runs} runs: each failure above, with the error output and with the node failing`, 'not found in any output'];
 	});
 	expect(checked).toHaveLength(KINDS.length * SCENARIOS.length * 2);
-	expect(redirectRows).toHaveLength(REDIRECT_KINDS.length);
+	const redirectRows = REDIRECT_KINDS.map(({ label, kind }) => {
+		expect([redirectKept.includes(kind), notSentBack.includes(kind)]).toEqual([true, true]);
+		return [label, 'a redirect to another origin', 'A: 302 to A, then 307 to B; and A: 302 to B, which sends it back to A', 'sent to A and after the redirect within A; not sent to B, nor back to A once the chain left it'];
+	});
 	expect(keyRows).toHaveLength(1);
 	// the logs were captured: a spent budget and an opened breaker were logged
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('Retry budget spent'))).toBe(true);
