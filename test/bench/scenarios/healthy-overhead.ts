@@ -14,7 +14,14 @@ export interface HealthySettings {
 	seed: number;
 }
 
-export type HealthyVariant = 'core' | 'resilientDefault' | 'resilientAll';
+export type HealthyVariant = 'core' | 'resilientDefault' | 'resilient100' | 'resilientAll';
+
+/** Max Items in Flight per variant (undefined: the node's default). */
+function maxConcurrencyOf(variant: HealthyVariant, items: number): number | undefined {
+	if (variant === 'resilient100') return 100;
+	if (variant === 'resilientAll') return items;
+	return undefined;
+}
 
 export interface HealthySample {
 	wallMs: number;
@@ -32,7 +39,8 @@ export interface HealthyResult {
 async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, run: number): Promise<HealthySample> {
 	const slug = `healthy-${variant}-${run}`;
 	const url = perItemUrl(`${upstream.url}/ok`, slug);
-	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url, variant === 'resilientAll' ? { options: { maxConcurrency: settings.items } } : {}));
+	const maxConcurrency = maxConcurrencyOf(variant, settings.items);
+	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url, maxConcurrency === undefined ? {} : { options: { maxConcurrency } }));
 	const input = items(0, settings.items);
 	const resilient = variant === 'core' ? undefined : { runtime: realTimeRuntime(settings.seed), store: new MemoryStateStore() };
 	const cpu = process.cpuUsage();
@@ -47,13 +55,13 @@ async function measure(upstream: Upstream, variant: HealthyVariant, settings: He
 	return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const VARIANTS: readonly HealthyVariant[] = ['core', 'resilientDefault', 'resilientAll'];
+const VARIANTS: readonly HealthyVariant[] = ['core', 'resilientDefault', 'resilient100', 'resilientAll'];
 
 export async function runHealthyOverhead(upstream: Upstream, settings: HealthySettings): Promise<HealthyResult> {
 	await upstream.take();
 	// one untimed run each: loads n8n-nodes-base's HTTP Request and warms the JIT
 	for (const variant of VARIANTS) await measure(upstream, variant, settings, -1);
-	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], resilientDefault: [], resilientAll: [] };
+	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], resilientDefault: [], resilient100: [], resilientAll: [] };
 	for (let run = 0; run < settings.runs; run++) {
 		// alternate the order, so that neither side always runs right after the other
 		const order = run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
@@ -63,7 +71,7 @@ export async function runHealthyOverhead(upstream: Upstream, settings: HealthySe
 	return {
 		items: settings.items,
 		runs: settings.runs,
-		median: { core: medianOf(samples.core), resilientDefault: medianOf(samples.resilientDefault), resilientAll: medianOf(samples.resilientAll) },
+		median: { core: medianOf(samples.core), resilientDefault: medianOf(samples.resilientDefault), resilient100: medianOf(samples.resilient100), resilientAll: medianOf(samples.resilientAll) },
 		samples,
 	};
 }
