@@ -19,6 +19,8 @@ const MAX_REDIRECTS = 3;
 /** A fault as the model sees it: does it fail the attempt, is that transient, could the server have acted. */
 interface FaultModel {
 	name: string;
+	/** As the README table names it. */
+	label: string;
 	weight: number;
 	/** Where it is served: the fault server, a refused port, or a TLS endpoint that closes the handshake. */
 	target: 'faults' | 'refused' | 'tls';
@@ -33,18 +35,18 @@ interface FaultModel {
 }
 
 const FAULT_MIX: FaultModel[] = [
-	{ name: 'ok', weight: 30, target: 'faults', path: 'ok', transient: false, reached: 'yes', requestsPerAttempt: 1, times: [0] },
-	{ name: '503', weight: 12, target: 'faults', path: 'status', query: 'status=503', transient: true, reached: 'yes', requestsPerAttempt: 1, times: [1, 2, Infinity] },
-	{ name: '429', weight: 6, target: 'faults', path: 'status', query: 'status=429', transient: true, reached: 'refused', requestsPerAttempt: 1, times: [1, Infinity] },
-	{ name: '404', weight: 6, target: 'faults', path: 'status', query: 'status=404', transient: false, reached: 'yes', requestsPerAttempt: 1, times: [Infinity] },
-	{ name: 'reset-before', weight: 8, target: 'faults', path: 'reset-before', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, 2, Infinity] },
-	{ name: 'reset-after-body', weight: 8, target: 'faults', path: 'reset-after-body', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, 2, Infinity] },
-	{ name: 'cut-body', weight: 8, target: 'faults', path: 'cut-body', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, Infinity] },
-	{ name: 'hang', weight: 2, target: 'faults', path: 'hang', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1] },
-	{ name: 'drip', weight: 2, target: 'faults', path: 'drip', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1] },
-	{ name: 'redirect-loop', weight: 3, target: 'faults', path: 'redirect-loop', transient: false, reached: 'yes', requestsPerAttempt: MAX_REDIRECTS + 1, times: [Infinity] },
-	{ name: 'refused', weight: 5, target: 'refused', transient: true, reached: 'no', requestsPerAttempt: 0, times: [Infinity] },
-	{ name: 'tls-closed', weight: 5, target: 'tls', transient: true, reached: 'no', requestsPerAttempt: 0, times: [Infinity] },
+	{ name: 'ok', label: '200', weight: 30, target: 'faults', path: 'ok', transient: false, reached: 'yes', requestsPerAttempt: 1, times: [0] },
+	{ name: '503', label: '503', weight: 12, target: 'faults', path: 'status', query: 'status=503', transient: true, reached: 'yes', requestsPerAttempt: 1, times: [1, 2, Infinity] },
+	{ name: '429', label: '429', weight: 6, target: 'faults', path: 'status', query: 'status=429', transient: true, reached: 'refused', requestsPerAttempt: 1, times: [1, Infinity] },
+	{ name: '404', label: '404', weight: 6, target: 'faults', path: 'status', query: 'status=404', transient: false, reached: 'yes', requestsPerAttempt: 1, times: [Infinity] },
+	{ name: 'reset-before', label: 'reset before the response', weight: 8, target: 'faults', path: 'reset-before', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, 2, Infinity] },
+	{ name: 'reset-after-body', label: 'reset after the body', weight: 8, target: 'faults', path: 'reset-after-body', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, 2, Infinity] },
+	{ name: 'cut-body', label: 'body cut', weight: 8, target: 'faults', path: 'cut-body', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1, Infinity] },
+	{ name: 'hang', label: 'no answer', weight: 2, target: 'faults', path: 'hang', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1] },
+	{ name: 'drip', label: 'drip', weight: 2, target: 'faults', path: 'drip', transient: true, reached: 'maybe', requestsPerAttempt: 1, times: [1] },
+	{ name: 'redirect-loop', label: 'redirect loop', weight: 3, target: 'faults', path: 'redirect-loop', transient: false, reached: 'yes', requestsPerAttempt: MAX_REDIRECTS + 1, times: [Infinity] },
+	{ name: 'refused', label: 'connection refused', weight: 5, target: 'refused', transient: true, reached: 'no', requestsPerAttempt: 0, times: [Infinity] },
+	{ name: 'tls-closed', label: 'TLS handshake closed', weight: 5, target: 'tls', transient: true, reached: 'no', requestsPerAttempt: 0, times: [Infinity] },
 ];
 
 type Method = 'GET' | 'POST';
@@ -180,6 +182,7 @@ describe(`accounting: ${ACCOUNTING_RUN.items} items under a seeded random mix of
 		expect(ok.length).toBeGreaterThan(0);
 		expect(failed.length).toBeGreaterThan(0);
 		expect(new Set(planned.map((p) => p.fault.name)).size).toBe(FAULT_MIX.length);
+		expect(FAULT_MIX.map((f) => f.label)).toEqual(ACCOUNTING_RUN.mix);
 		expect(new Set(planned.map((p) => `${p.json.method}${p.json.withKey}`)).size).toBe(3);
 	});
 });

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
+import { Redis } from 'ioredis';
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import type { RetryStory } from '../../nodes/shared/retry-story';
@@ -236,7 +237,7 @@ describe('faults injected by a local server, through the engine', () => {
 				method: `${c.method}${c.key ? ' + key' : c.method === 'POST' ? ', no key' : ''}${c.headerAuth ? ', Header Auth' : ''}`,
 				retried: e.attempts > 1 ? `yes: ${c.why}` : `no: ${c.why}`,
 				endsOn: `${itemEndsOn(e)}${e.bodyCut ? ', `body`: its first 2,000 characters as text' : ''}${e.closesConnections ? '; each timed-out connection closed' : ''}`,
-				seen: `${e.seen}${c.seenUnit ? ` ${c.seenUnit}` : ''}`,
+				seen: `${e.seen}${c.seenUnit ? ` ${e.seen === 1 ? c.seenUnit.replace(/s$/, '') : c.seenUnit}` : ''}`,
 				attempts: e.attempts,
 			});
 		});
@@ -347,10 +348,18 @@ describe('faults injected by a local server, through the engine', () => {
 			const items = 20;
 			const redis = await startDedicatedRedis(REDIS_SERVER_BIN);
 			let stopped: Promise<void> | undefined;
+			let keysBeforeStop: string[] = [];
 			const faults = await startFaultServer({
 				onRequest: () => {
 					// half way through the first attempts, while items hold and ask the budget
-					if (faults.log.length === items / 2) stopped = redis.stop();
+					if (faults.log.length === items / 2) {
+						stopped = (async () => {
+							const admin = new Redis({ host: '127.0.0.1', port: redis.port, lazyConnect: true, maxRetriesPerRequest: 0 });
+							keysBeforeStop = await admin.keys('*');
+							admin.disconnect();
+							await redis.stop();
+						})();
+					}
 				},
 			});
 			try {
@@ -365,6 +374,8 @@ describe('faults injected by a local server, through the engine', () => {
 				await stopped;
 
 				expect(stopped).toBeDefined();
+				// the budget was in Redis until it stopped
+				expect(keysBeforeStop.some((k) => k.includes('budget'))).toBe(true);
 				expect(run.status).toBe('success');
 				expect(run.jsonOf('HTTP', 1)).toEqual([]);
 				const ok = run.jsonOf('HTTP', 0);

@@ -6,7 +6,13 @@
  */
 import { markdownTable } from './readme-section';
 
-export const ACCOUNTING_RUN = Object.freeze({ items: 200, seeds: [1, 2, 3] as readonly number[], maxAttempts: 3 });
+export const ACCOUNTING_RUN = Object.freeze({
+	items: 200,
+	seeds: [1, 2, 3] as readonly number[],
+	maxAttempts: 3,
+	/** The outcomes mixed (the accounting test's FAULT_MIX, in its order). */
+	mix: ['200', '503', '429', '404', 'reset before the response', 'reset after the body', 'body cut', 'no answer', 'drip', 'redirect loop', 'connection refused', 'TLS handshake closed'] as readonly string[],
+});
 
 export const LOAD_RUN = Object.freeze({
 	items: 10_000,
@@ -32,7 +38,7 @@ export interface FaultRow {
 }
 
 const accountingRow = [
-	`Accounting: ${ACCOUNTING_RUN.items} items, seeds ${ACCOUNTING_RUN.seeds.join(', ')}: a seeded random mix of every fault above, 2xx, 404, 429, 503, GET and POST with and without a key`,
+	`Accounting: ${ACCOUNTING_RUN.items} items per seed, seeds ${ACCOUNTING_RUN.seeds.join(', ')}, one execution each: a seeded random mix of ${ACCOUNTING_RUN.mix.join(', ')} (once, twice or always), GET and POST with and without a key`,
 	'mixed',
 	'as each fault above (every item checked against a model of its expected attempts)',
 	'every item exactly once, on the success or the error output, with its original json',
@@ -61,13 +67,21 @@ export function faultSectionMarkdown(rows: FaultRow[]): string {
 		'',
 		'Decisions:',
 		'',
-		'- A response cut mid-body, or a TLS handshake the server resets, fails like a reset connection:',
-		'  retried for idempotent requests; a POST without a key is not retried after a cut body (the server',
-		'  answered, so it acted), but is after a reset handshake (nothing was sent).',
-		'- The per-attempt timeout bounds the whole attempt, headers and body: a server that drips bytes',
-		'  cannot keep an attempt alive past it.',
-		'- A failed attempt\'s body is dropped when the next attempt starts; the error output carries at',
-		'  most the first 2,000 characters of the last one.',
-		'- A 20 MB body is read whole (as n8n\'s HTTP Request does); there is no size limit on responses.',
+		'- A response cut mid-body (`ERR_STREAM_PREMATURE_CLOSE`) fails like a reset connection: retried when',
+		'  the request is safe to repeat; a POST without a key is not retried (the server answered, so it acted).',
+		'- A TLS handshake the server closes (FIN) never carried the request: retried for any method. One it',
+		'  resets (RST) shows only as "read ECONNRESET", which cannot be told from a reset after the request',
+		'  was sent: a POST without a key is then not retried (the safe side).',
+		'- The Attempt Timeout bounds the whole attempt, body included: a server that drips bytes cannot keep',
+		'  it alive. A timed-out or cancelled attempt closes its connection, also with a credential n8n applies',
+		'  (Header, Bearer, OAuth2): the node hands the attempt\'s abort signal to n8n\'s helper.',
+		'- A failed attempt\'s body is dropped when the next attempt starts. The error output\'s `body` is',
+		'  parsed JSON only up to 64 KiB; a larger body is given as its first 2,000 characters of text, so a',
+		'  huge error page or dump never lands in the execution data.',
+		'- Responses are read whole, with no size limit (as in n8n\'s HTTP Request).',
+		'- A `.invalid` host fails with `ENOTFOUND` at once and is not retried (a missing host does not come',
+		'  back by waiting); `EAI_AGAIN`, a temporary DNS failure, is retried.',
+		'- Redis stopped while the budget is in use: no item fails; budgets and breakers answer from this',
+		'  process\'s memory until Redis answers again (see *Queue mode*).',
 	].join('\n');
 }
