@@ -20,9 +20,10 @@ function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { s
 		case 'httpQueryAuth':
 			return { secrets: [str(c.value)], headerNames: [], queryNames: [str(c.name)] };
 		default: {
-			// OAuth2: the client secret and every token n8n holds for it
+			// OAuth2: the client secret (in the token request's Basic header too) and every token n8n holds
 			const tokens = (typeof c.oauthTokenData === 'object' && c.oauthTokenData !== null ? c.oauthTokenData : {}) as IDataObject;
-			return { secrets: [str(c.clientSecret), str(tokens.access_token), str(tokens.refresh_token), str(tokens.id_token)], headerNames: [], queryNames: [] };
+			const client = [str(c.clientSecret), ...basicAuthForms(str(c.clientId), str(c.clientSecret))];
+			return { secrets: [...client, str(tokens.access_token), str(tokens.refresh_token), str(tokens.id_token)], headerNames: [], queryNames: [] };
 		}
 	}
 }

@@ -238,6 +238,8 @@ const checked: Checked[] = [];
 const redirectKept: string[] = [];
 const notSentBack: string[] = [];
 const keyRows: string[][] = [];
+const tokenRuns: string[] = [];
+const tokenRows: string[][] = [];
 
 describe.each(KINDS)('$label', (kind) => {
 	it.each(SCENARIOS.flatMap((scenario) => (['continueErrorOutput', 'stop'] as const).map((onError) => ({ scenario, onError, name: `${scenario.label}, ${onError === 'stop' ? 'node fails' : 'error output'}` }))))(
@@ -279,6 +281,44 @@ const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: st
 	{ label: '`Cookie` header', kind: 'cookie', seen: (r) => String(r.headers.cookie ?? '').includes('cookie-sess-0c4e9d6b') },
 	{ label: '`Authorization` header set by hand', kind: 'authorization', seen: (r) => r.headers.authorization === 'Token hand-tok-73ab90e1' },
 ];
+
+describe('OAuth2: the token endpoint fails', () => {
+	const oauth2 = KINDS.find((k) => k.key === 'oauth2') as Kind;
+	const TOKEN_FAILURES: Record<string, LocalHandler> = {
+		'401 invalid_client': (req) => ({ status: 401, body: { error: 'invalid_client', youSent: { body: req.body, headers: req.headers } } }),
+		'500 as text': (req) => ({ status: 500, headers: { 'content-type': 'text/plain' }, body: `failed for ${req.body} ${JSON.stringify(req.headers)}` }),
+	};
+	const cases = Object.keys(TOKEN_FAILURES).flatMap((failure) => ['header', 'body'].flatMap((authentication) => (['continueErrorOutput', 'stop'] as const).map((onError) => ({ failure, authentication, onError }))));
+
+	it.each(cases)('$failure echoing the token request, client secret in the $authentication, $onError: not found', async ({ failure, authentication, onError }) => {
+		const tokens = await server(TOKEN_FAILURES[failure]);
+		const upstream = await server(() => ({ status: 200, body: { ok: true } }));
+		const setup = oauth2.configure(upstream.url, `${tokens.url}/token`);
+		(setup.credentials as Record<string, IDataObject>).resilientHttpOAuth2Api.authentication = authentication;
+		const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, { ...(onError === 'continueErrorOutput' ? { onError } : {}), credentials: setup.nodeCredentials as INode['credentials'] });
+		const logStart = logLines.length;
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: setup.credentials as never, credentialTypes: setup.credentialTypes as ICredentialType[] });
+
+		expect(tokens.requests.length).toBeGreaterThan(0);
+		expect(upstream.requests).toHaveLength(0);
+		expect(run.status).toBe(onError === 'stop' ? 'error' : 'success');
+		const texts = [serialize(run.run), serialize(run.error), ...logLines.slice(logStart)];
+		for (const secret of ['oauth-cs-6a0e44d9', b64('client-id:oauth-cs-6a0e44d9')]) {
+			for (const text of texts) expect(text.includes(secret) ? `${secret} found in: ${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}` : 'not found').toBe('not found');
+		}
+		tokenRuns.push(`${failure}/${authentication}/${onError}`);
+	});
+
+	it('README row', () => {
+		expect(tokenRuns).toHaveLength(cases.length);
+		tokenRows.push([
+			'OAuth2 client secret (and `client_id:client_secret` in base64) at a failing token endpoint',
+			"the token request's error, retry story, error output, node error, logs",
+			`${tokenRuns.length} runs: ${Object.keys(TOKEN_FAILURES).join(' and ')} echoing the token request; client secret in the header and in the body; with the error output and with the node failing`,
+			'not found in any output',
+		]);
+	});
+});
 
 describe('credentials on redirects', () => {
 	it.each(REDIRECT_KINDS)('$label: sent after a same-origin redirect, never to another origin', async ({ kind: key, seen }) => {
@@ -355,6 +395,7 @@ it('README: the security table says what these tests proved', () => {
 		return [label, 'a redirect to another origin', 'A: 302 to A, then 307 to B; and A: 302 to B, which sends it back to A', 'sent to A and after the redirect within A; not sent to B, nor back to A once the chain left it'];
 	});
 	expect(keyRows).toHaveLength(1);
+	expect(tokenRows).toHaveLength(1);
 	// the logs were captured: a spent budget and an opened breaker were logged
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('Retry budget spent'))).toBe(true);
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('circuit breaker'))).toBe(true);
@@ -364,7 +405,7 @@ it('README: the security table says what these tests proved', () => {
 		[
 			`Each secret below has a unique value, searched for in every output of the runs, against these failures: ${failures}. The node's own parameters, which n8n attaches to its errors, are the workflow as saved, not an output, and are not searched.`,
 			'',
-			markdownTable(['Secret', 'Where it could leak', 'Checked in', 'Result'], [...rows, ...redirectRows, ...keyRows]),
+			markdownTable(['Secret', 'Where it could leak', 'Checked in', 'Result'], [...rows, ...tokenRows, ...redirectRows, ...keyRows]),
 		].join('\n'),
 	);
 });
