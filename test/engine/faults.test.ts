@@ -398,14 +398,14 @@ describe('faults injected by a local server, through the engine', () => {
 });
 
 describe('README', () => {
-	it('the Faults table says what the fault tests assert', () => {
-		if (skipped.length > 0) {
-			console.warn(`README table not checked: skipped cases (${skipped.join('; ')})`);
-			return;
-		}
-		expect(rows.length).toBe(CASES.length + 5);
-		expectReadmeSection('faults', faultSectionMarkdown(rows));
-	});
+	// decided when the cases above were collected: a skipped case has no row to show
+	(skipped.length > 0 ? it.skip : it)(
+		skipped.length > 0 ? `the Faults table (skipped: cases skipped here: ${skipped.join('; ')})` : 'the Faults table says what the fault tests assert',
+		() => {
+			expect(rows.length).toBe(CASES.length + 5);
+			expectReadmeSection('faults', faultSectionMarkdown(rows));
+		},
+	);
 });
 
 /** A redis-server of the test's own on a free port, to kill while the budget is in use. */
