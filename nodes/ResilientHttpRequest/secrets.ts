@@ -16,7 +16,8 @@ function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { s
 		case 'httpBearerAuth':
 			return { secrets: [str(c.token)], headerNames: [], queryNames: [] };
 		case 'httpHeaderAuth':
-			return { secrets: [str(c.value)], headerNames: [str(c.name)], queryNames: [] };
+			// the value whole, and its token when it has a scheme ("Bearer abc")
+			return { secrets: [str(c.value), ...headerSecrets({ [str(c.name)]: str(c.value) }, [str(c.name)])], headerNames: [str(c.name)], queryNames: [] };
 		case 'httpQueryAuth':
 			return { secrets: [str(c.value)], headerNames: [], queryNames: [str(c.name)] };
 		default: {
