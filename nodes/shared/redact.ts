@@ -64,6 +64,8 @@ export function wireForms(secret: string): string[] {
 
 /** What a Basic `Authorization` header carries besides the password itself. */
 export function basicAuthForms(user: string, password: string): string[] {
+	// nothing to hide: the base64 of ":" ("Og==") is no secret
+	if (user === '' && password === '') return [];
 	return [Buffer.from(`${user}:${password}`, 'utf8').toString('base64')];
 }
 

@@ -23,6 +23,7 @@ describe('createRedactor: known secret values', () => {
 		const r = createRedactor({ secrets: ['alice', 'pa55word', ...basicAuthForms('alice', 'pa55word')] });
 		const header = `Basic ${Buffer.from('alice:pa55word').toString('base64')}`;
 		expect(r.text(`sent ${header.slice(6)}`)).toBe(`sent ${REDACTED}`);
+		expect(basicAuthForms('', '')).toEqual([]);
 	});
 });
 
