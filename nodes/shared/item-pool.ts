@@ -19,9 +19,20 @@ export interface PoolControl {
 
 export async function runItemPool(count: number, settings: PoolSettings, runtime: Runtime, control: PoolControl, task: (index: number) => Promise<void>): Promise<void> {
 	const limit = Math.max(1, Math.floor(settings.concurrency));
-	const inFlight = new Set<Promise<void>>();
+	// A counter and one waiter, not a Promise.race over the tasks in flight: each race adds a
+	// reaction to every task in flight, so a pool of N items cost O(N x limit).
+	let inFlight = 0;
+	let failure: { error: unknown } | undefined;
+	let wake: (() => void) | undefined;
+	const settled = () => {
+		inFlight--;
+		const resume = wake;
+		wake = undefined;
+		resume?.();
+	};
+	const nextSettled = () => new Promise<void>((resolve) => (wake = resolve));
 	for (let index = 0; index < count; index++) {
-		if (control.signal?.aborted || control.shouldStop?.()) break;
+		if (failure || control.signal?.aborted || control.shouldStop?.()) break;
 		if (index > 0 && settings.batchSize > 0 && settings.batchIntervalMs > 0 && index % settings.batchSize === 0) {
 			try {
 				await runtime.sleep(settings.batchIntervalMs, control.signal);
@@ -30,10 +41,15 @@ export async function runItemPool(count: number, settings: PoolSettings, runtime
 			}
 			if (control.shouldStop?.()) break;
 		}
-		while (inFlight.size >= limit) await Promise.race(inFlight);
-		if (control.signal?.aborted || control.shouldStop?.()) break;
-		const running: Promise<void> = task(index).finally(() => inFlight.delete(running));
-		inFlight.add(running);
+		while (inFlight >= limit) await nextSettled();
+		if (failure || control.signal?.aborted || control.shouldStop?.()) break;
+		inFlight++;
+		task(index).then(settled, (error: unknown) => {
+			failure ??= { error };
+			settled();
+		});
 	}
-	await Promise.all(inFlight);
+	while (inFlight > 0) await nextSettled();
+	// a task that rejects stops further starts; the pool rejects once the others have finished
+	if (failure) throw failure.error;
 }
