@@ -38,11 +38,12 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	}
 
 	const rof = results.storm.find((r) => r.strategy.slug === 'rof-default');
+	const rofMax = results.storm.find((r) => r.strategy.slug === 'rof-max');
 	const full = results.storm.find((r) => r.strategy.slug === 'full');
 	if (rof && full) {
 		verdicts.push({
 			goal: 'Outage storm, peak after recovery (literal: any 100 ms window after the upstream is back): full jitter at most 1/5 of Retry On Fail default',
-			measured: `full jitter ${full.peakAfterRecovery}, Retry On Fail ${rof.peakAfterRecovery}${rof.peakAfterRecovery === 0 ? ' (all its tries fell inside the outage: nothing after it)' : ''}`,
+			measured: `full jitter ${full.peakAfterRecovery}, Retry On Fail ${rof.peakAfterRecovery}${rof.peakAfterRecovery === 0 ? ' (all its tries fell inside the outage: nothing after it)' : ''}${rofMax ? `; Retry On Fail at max ${rofMax.peakAfterRecovery}` : ''}`,
 			met: full.peakAfterRecovery * 5 <= rof.peakAfterRecovery,
 		});
 		verdicts.push({

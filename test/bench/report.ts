@@ -1,5 +1,6 @@
 /** BENCHMARKS.md: the figures of one `npm run bench`, the machine it ran on and the goals read against them. */
 import { cpus, loadavg, release, type } from 'node:os';
+import { budgetLimit, BUDGET_DEFAULTS } from '../../nodes/shared/state/budget';
 import { markdownTable } from '../support/readme-section';
 import { BENCH_ENV, type BenchSettings } from './config';
 import { evaluateGoals, type BenchResults } from './goals';
@@ -43,6 +44,7 @@ export function benchmarkReport(results: BenchResults, settings: BenchSettings, 
 	const { storm, sustained, healthy, retryAfter, duplicates, stateSize } = results;
 	const h = healthy.median;
 	const rofDefault = storm.find((r) => r.strategy.slug === 'rof-default');
+	const budgetRow = storm.find((r) => r.strategy.slug === 'full-budget');
 	const stormTable = markdownTable(
 		['Strategy', 'Requests', 'Amplification', 'Succeeded', 'Peak after recovery (/100 ms)', 'Retry peak (/100 ms)', 'Completion p50', 'p95', 'max'],
 		storm.map((r) => [r.strategy.name, r.requests, x(r.amplification), pct(r.succeeded, r.fleet), r.peakAfterRecovery, r.retryPeak, ms(r.completionMs.p50), ms(r.completionMs.p95), ms(r.completionMs.max)]),
@@ -93,6 +95,19 @@ ${stormTable}
   the synchronized storm the goal is about. Retry On Fail's retries leave together, one wave per
   *Wait Between Tries*; jitter spreads them.
 - *Completion*: from the fleet's start to each execution's end, succeeded or not.
+- Why full jitter's retry peak is not lower: it draws an item's first retry from [0, 1 s] (the base
+  delay), so ${settings.fleet} first retries land at about ${Math.round(settings.fleet / 10)} per 100 ms, and second retries ([0, 2 s])
+  overlap them; Retry On Fail's wave is itself spread by the engine starting ${settings.fleet} executions on
+  ${machine.cores} cores. Decorrelated jitter draws from [base, 3 x previous] and spreads further.${
+		budgetRow
+			? `
+- With the retry budget, the ${settings.fleet} first attempts allow floor(0.1 x ${settings.fleet}) + 40 = ${budgetLimit(settings.fleet, BUDGET_DEFAULTS)} retries in the
+  60 s window (${budgetRow.requests - settings.fleet} were sent), and full jitter spends them while the upstream is still down: ${pct(budgetRow.succeeded, budgetRow.fleet)} of the executions
+  succeeded, at ${x(budgetRow.amplification)} the traffic. That is the budget's trade: a hard bound on the load an outage
+  causes, paid for by items that go to the error output (with their retry story, for a Backoff
+  Delay loop or a later run) instead of retrying into the outage.`
+			: ''
+	}
 
 ## 2. Sustained outage
 
