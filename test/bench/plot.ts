@@ -1,6 +1,6 @@
 /**
  * The outage storm's plot, as hand-written SVG (no plotting dependency): one panel per strategy,
- * requests per 100 ms over time on the same axes, the outage shaded.
+ * requests per 100 ms over time on the same axes (retries over all requests), the outage shaded.
  */
 import { binCounts } from './stats';
 import type { StormResult } from './scenarios/outage-storm';
@@ -12,7 +12,7 @@ const RIGHT = 20;
 const PANEL = 70;
 const GAP = 14;
 const TOP = 40;
-const AXIS = 40;
+const AXIS = 56;
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -31,6 +31,7 @@ export function stormPlotSvg(results: readonly StormResult[]): string {
 	const bins = Math.ceil((lastMs + 1) / BIN_MS);
 	const spanMs = bins * BIN_MS;
 	const series = results.map((r) => binCounts(r.requestTimes, BIN_MS, bins));
+	const retries = results.map((r) => binCounts(r.retryTimes, BIN_MS, bins));
 	const yMax = Math.max(1, ...series.flat());
 	const plotWidth = WIDTH - LEFT - RIGHT;
 	const height = TOP + results.length * (PANEL + GAP) + AXIS;
@@ -48,15 +49,21 @@ export function stormPlotSvg(results: readonly StormResult[]): string {
 		parts.push(
 			`<rect x="${LEFT}" y="${top}" width="${(x(result.recoveredAtMs) - LEFT).toFixed(1)}" height="${PANEL}" fill="#fde2e2"/>`,
 			`<rect x="${LEFT}" y="${top}" width="${plotWidth}" height="${PANEL}" fill="none" stroke="#ccc"/>`,
-			`<path d="${stepPath(series[k], x, y)}" fill="#cfe0fb" stroke="#1f5fbf" stroke-width="1"/>`,
-			`<text x="${LEFT - 8}" y="${top + PANEL / 2 - 4}" text-anchor="end">${escape(result.strategy.name)}</text>`,
-			`<text x="${LEFT - 8}" y="${top + PANEL / 2 + 12}" text-anchor="end" fill="#555">peak ${Math.max(...series[k])}/100 ms, ${result.requests} requests</text>`,
+			`<path d="${stepPath(series[k], x, y)}" fill="#e3e3e3" stroke="#999" stroke-width="0.5"/>`,
+			`<path d="${stepPath(retries[k], x, y)}" fill="#cfe0fb" stroke="#1f5fbf" stroke-width="1"/>`,
+			`<text x="${LEFT - 8}" y="${top + PANEL / 2 - 12}" text-anchor="end">${escape(result.strategy.name)}</text>`,
+			`<text x="${LEFT - 8}" y="${top + PANEL / 2 + 4}" text-anchor="end" fill="#555">retry peak ${result.retryPeak}, after recovery ${result.peakAfterRecovery} /100 ms</text>`,
+			`<text x="${LEFT - 8}" y="${top + PANEL / 2 + 19}" text-anchor="end" fill="#555">${result.requests} requests, ${Math.round((100 * result.succeeded) / result.fleet)}% succeeded</text>`,
 		);
 	});
 	const axisY = TOP + results.length * (PANEL + GAP);
 	for (let ms = 0; ms <= spanMs; ms += tickStepMs) {
 		parts.push(`<line x1="${x(ms).toFixed(1)}" y1="${axisY - GAP}" x2="${x(ms).toFixed(1)}" y2="${axisY - GAP + 5}" stroke="#333"/>`, `<text x="${x(ms).toFixed(1)}" y="${axisY + 6}" text-anchor="middle">${ms / 1000} s</text>`);
 	}
-	parts.push(`<text x="${LEFT}" y="${axisY + 26}" fill="#555">Each panel's height is ${yMax} requests per 100 ms (the highest bin of all panels). Time from the fleet's start.</text>`, '</svg>');
+	parts.push(
+		`<text x="${LEFT}" y="${axisY + 26}" fill="#555">Blue: retries; grey: all requests (first attempts included). Each panel's height is ${yMax} requests per 100 ms.</text>`,
+		`<text x="${LEFT}" y="${axisY + 42}" fill="#555">Time from the fleet's start; peaks are sliding 100 ms windows.</text>`,
+		'</svg>',
+	);
 	return `${parts.join('\n')}\n`;
 }

@@ -44,6 +44,7 @@ it('outage storm: every execution sends its first request; retries stay within e
 	expect(budget.requests).toBeLessThanOrEqual(FLEET + budgetLimit(FLEET, BUDGET_DEFAULTS));
 	for (const r of storm) {
 		expect(r.requestTimes).toHaveLength(r.requests);
+		expect(r.retryTimes).toHaveLength(r.requests - FLEET);
 		expect(r.amplification).toBeCloseTo(r.requests / FLEET);
 		expect(r.retryPeak).toBeLessThanOrEqual(r.requests - FLEET);
 		expect(r.peakAfterRecovery).toBeLessThanOrEqual(r.requests);
@@ -52,7 +53,7 @@ it('outage storm: every execution sends its first request; retries stay within e
 	}
 	const svg = stormPlotSvg(storm);
 	expect(svg.startsWith('<svg')).toBe(true);
-	expect(svg.match(/<path /g)).toHaveLength(storm.length);
+	expect(svg.match(/<path /g)).toHaveLength(2 * storm.length);
 });
 
 it('sustained outage: the budget holds amplification to 1 + ratio + floor / fleet; without it every item tries 5 times, Retry On Fail 3', async () => {

@@ -43,6 +43,8 @@ export interface StormResult {
 	completionMs: { p50: number; p95: number; max: number };
 	/** Every request's arrival, ms after the fleet started (for the plot). */
 	requestTimes: number[];
+	/** The arrivals of retries (an execution's requests after its first) only. */
+	retryTimes: number[];
 	/** When the upstream recovered, ms after the fleet started. */
 	recoveredAtMs: number;
 	durationMs: number;
@@ -84,6 +86,7 @@ export async function runStormStrategy(upstream: Upstream, strategy: StormStrate
 		retryPeak: slidingPeak(retryTimes, 100),
 		completionMs: { p50: percentile(completed, 50), p95: percentile(completed, 95), max: Math.max(...completed) },
 		requestTimes,
+		retryTimes,
 		recoveredAtMs,
 		durationMs: Math.max(...completed),
 	};
