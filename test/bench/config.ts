@@ -52,7 +52,7 @@ export function readBenchSettings(): BenchSettings {
 		outageMs: positiveInteger(BENCH_ENV.outageMs, 3000, 60_000),
 		sustainedFleets,
 		healthyItems: positiveInteger(BENCH_ENV.healthyItems, 2000, 20_000),
-		healthyRuns: positiveInteger(BENCH_ENV.healthyRuns, 5, 51),
+		healthyRuns: positiveInteger(BENCH_ENV.healthyRuns, 7, 51),
 		retryAfterItems: positiveInteger(BENCH_ENV.retryAfterItems, 100, 5000),
 		retryAfterSeconds: positiveInteger(BENCH_ENV.retryAfterSeconds, 2, 30),
 		duplicateItems: positiveInteger(BENCH_ENV.duplicateItems, 10, 1000),
