@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/adaptive-limit';
 import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
 import { runItemPool } from '../shared/item-pool';
 import { serverRequestedDelay } from '../shared/retry-after';
@@ -14,7 +15,7 @@ import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/re
 import type { RetryStory } from '../shared/retry-story';
 import type { Runtime } from '../shared/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards, isLoopRetry, readSharedLimits } from './guards';
+import { createGuards, isLoopRetry, readSharedLimits, withWindowFeedback } from './guards';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
@@ -152,11 +153,18 @@ class ItemFailedError extends Error {
 	}
 }
 
-async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined): Promise<INodeExecutionData[]> {
+/** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
+function logWindowDecrease(ctx: IExecuteFunctions, decrease: WindowDecrease, failure: AttemptFailure): void {
+	const cause = failure.kind === 'timeout' ? 'an attempt timed out' : `the API answered ${failure.status}`;
+	ctx.logger.debug(`Resilient HTTP Request "${ctx.getNode().name}": items in flight ${decrease.from} -> ${decrease.to} (${cause})`);
+}
+
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i);
-	const guards = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(ctx.getInputData()[i].json));
+	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(ctx.getInputData()[i].json));
+	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));
 
 	let idempotencyKey: string | undefined;
 	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();
@@ -210,12 +218,14 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 	const store = await selectStateStore(ctx, memoryStore);
 	const signal = ctx.getExecutionCancelSignal?.();
 	const schedule = readScheduleSettings(ctx);
+	// one window per node run: it learns what this API takes during this execution only
+	const window = createAdaptiveLimit({ ceiling: schedule.concurrency, mode: schedule.adaptive ? 'adaptive' : 'fixed' });
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const failures = new Map<number, Error>();
 
-	await runItemPool(items.length, schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
+	await runItemPool(items.length, { ...schedule, concurrency: () => window.current() }, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		try {
-			results[i] = await processItem(ctx, i, runtime, store, signal);
+			results[i] = await processItem(ctx, i, runtime, store, signal, window);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { isOverloadSignal, type AdaptiveLimit, type WindowDecrease } from '../shared/adaptive-limit';
 import type { AttemptFailure } from '../shared/classify';
 import { numberParameter } from '../shared/parameters';
 import type { GuardNote, GuardVerdict, RetryGuards } from '../shared/retry-loop';
@@ -144,4 +145,32 @@ export function createGuards(ctx: IExecuteFunctions, store: StateStore, limits: 
 	}
 	if (budget) guards.beforeRetry = askBudget;
 	return guards;
+}
+
+/**
+ * Adds the adaptive window's feedback to an item's guards, around the budget and the breaker: an
+ * attempt is numbered once they let it through (a refused attempt sends nothing), and its outcome
+ * is reported after theirs. Attempts of one item run one after another, so one number per item is
+ * enough to tell which round an overload belongs to.
+ */
+export function withWindowFeedback(guards: RetryGuards, limit: AdaptiveLimit, onDecrease: (decrease: WindowDecrease, failure: AttemptFailure) => void): RetryGuards {
+	let startSeq = 0;
+	return {
+		...guards,
+		beforeAttempt: async (attempt): Promise<GuardVerdict> => {
+			const verdict = guards.beforeAttempt ? await guards.beforeAttempt(attempt) : { allowed: true as const };
+			if (verdict.allowed) startSeq = limit.nextStartSeq();
+			return verdict;
+		},
+		afterAttempt: async (attempt, failure) => {
+			const note = guards.afterAttempt ? await guards.afterAttempt(attempt, failure) : undefined;
+			if (!failure) {
+				limit.onSuccess();
+			} else if (isOverloadSignal(failure)) {
+				const decrease = limit.onOverload(startSeq);
+				if (decrease) onDecrease(decrease, failure);
+			}
+			return note;
+		},
+	};
 }

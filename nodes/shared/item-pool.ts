@@ -1,11 +1,14 @@
 /**
  * Runs one task per item with a limit on tasks in flight and optional batching (a pause between
- * the starts of consecutive batches, like HTTP Request's batching). Pure: sleeps through the runtime.
+ * the starts of consecutive batches, like HTTP Request's batching). The limit may change while the
+ * pool runs (an adaptive window): it is read before each start, and a lower limit lets the tasks
+ * in flight finish rather than cutting them. Pure: sleeps through the runtime.
  */
 import type { Runtime } from './runtime';
 
 export interface PoolSettings {
-	concurrency: number;
+	/** Tasks in flight at most: a number, or a function read before each start (whole, >= 1). */
+	concurrency: number | (() => number);
 	/** -1: no batching. */
 	batchSize: number;
 	batchIntervalMs: number;
@@ -18,7 +21,12 @@ export interface PoolControl {
 }
 
 export async function runItemPool(count: number, settings: PoolSettings, runtime: Runtime, control: PoolControl, task: (index: number) => Promise<void>): Promise<void> {
-	const limit = Math.max(1, Math.floor(settings.concurrency));
+	const { concurrency } = settings;
+	// a limit that is not a finite number would start every item at once: treat it as 1
+	const limit = () => {
+		const value = typeof concurrency === 'function' ? concurrency() : concurrency;
+		return Number.isFinite(value) ? Math.max(1, Math.floor(value)) : 1;
+	};
 	// A counter and one waiter, not a Promise.race over the tasks in flight: each race adds a
 	// reaction to every task in flight, so a pool of N items cost O(N x limit).
 	let inFlight = 0;
@@ -41,7 +49,7 @@ export async function runItemPool(count: number, settings: PoolSettings, runtime
 			}
 			if (control.shouldStop?.()) break;
 		}
-		while (inFlight >= limit) await nextSettled();
+		while (inFlight >= limit()) await nextSettled();
 		if (failure || control.signal?.aborted || control.shouldStop?.()) break;
 		inFlight++;
 		task(index).then(settled, (error: unknown) => {

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** Request options with the names of n8n's HTTP Request node, plus a limit on items in flight. */
+/** Request options with the names of n8n's HTTP Request node, plus the (adaptive) limit on items in flight. */
 export const optionsProperties: INodeProperties[] = [
 	{
 		displayName: 'Options',
@@ -9,6 +9,14 @@ export const optionsProperties: INodeProperties[] = [
 		placeholder: 'Add option',
 		default: {},
 		options: [
+			{
+				displayName: 'Adapt Items in Flight',
+				name: 'adaptConcurrency',
+				type: 'boolean',
+				default: true,
+				description:
+					'Whether to start with 10 items in flight and double while the API answers well, up to Max Items in Flight; a 429, 503 or attempt timeout halves it (like TCP). Off: always Max Items in Flight.',
+			},
 			{
 				displayName: 'Array Format in Query Parameters',
 				name: 'queryParameterArrays',
@@ -65,8 +73,8 @@ export const optionsProperties: INodeProperties[] = [
 				name: 'maxConcurrency',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: 10,
-				description: 'How many items may be in progress at once (their requests and retry waits). HTTP Request sends all items at once; a limit keeps a failing API from being hit by every item together.',
+				default: 200,
+				description: 'The most items in progress at once (their requests and retry waits); with Adapt Items in Flight, the ceiling of the window. HTTP Request sends all items at once; a ceiling keeps an API from being hit by every item together.',
 			},
 			{
 				displayName: 'Proxy',
