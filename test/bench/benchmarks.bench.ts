@@ -29,7 +29,9 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		log('6. state size');
 		const stateSize = await runStateSize({ scopes: settings.stateScopes });
 		log('3. healthy upstream');
-		const healthy = await runHealthyOverhead(upstream, { items: settings.healthyItems, runs: settings.healthyRuns, seed: settings.seed });
+		const healthy = await runHealthyOverhead(upstream, { items: settings.healthyItems, runs: settings.healthyRuns, seed: settings.seed, latencyMs: 0 });
+		log(`3. healthy upstream, ${settings.latencyMs} ms latency`);
+		const healthyLatent = await runHealthyOverhead(upstream, { items: settings.latentItems, runs: settings.latentRuns, seed: settings.seed, latencyMs: settings.latencyMs });
 		log('1. outage storm');
 		const storm = await runOutageStorm(upstream, { fleet: settings.fleet, outageMs: settings.outageMs, seed: settings.seed });
 		log('2. sustained outage');
@@ -39,7 +41,7 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		log('5. duplicate side effects');
 		const duplicates = await runDuplicates(upstream, { items: settings.duplicateItems, failingItem: Math.min(3, settings.duplicateItems - 1), seed: settings.seed });
 
-		const results: BenchResults = { storm, sustained, healthy, retryAfter, duplicates, stateSize };
+		const results: BenchResults = { storm, sustained, healthy, healthyLatent, retryAfter, duplicates, stateSize };
 		const report = benchmarkReport(results, settings, describeMachine(loadAtStart));
 		mkdirSync(path.join(ROOT, path.dirname(PLOT_PATH)), { recursive: true });
 		writeFileSync(path.join(ROOT, PLOT_PATH), stormPlotSvg(storm));

@@ -12,6 +12,10 @@ export interface BenchSettings {
 	/** Scenario 3: items per execution, and alternating runs per side. */
 	healthyItems: number;
 	healthyRuns: number;
+	/** Scenario 3 against an upstream with latency: items, runs, and its latency per request. */
+	latentItems: number;
+	latentRuns: number;
+	latencyMs: number;
 	/** Scenario 4. */
 	retryAfterItems: number;
 	retryAfterSeconds: number;
@@ -28,6 +32,9 @@ export const BENCH_ENV: Record<keyof BenchSettings, string> = {
 	sustainedFleets: 'BENCH_SUSTAINED_FLEETS',
 	healthyItems: 'BENCH_HEALTHY_ITEMS',
 	healthyRuns: 'BENCH_HEALTHY_RUNS',
+	latentItems: 'BENCH_LATENT_ITEMS',
+	latentRuns: 'BENCH_LATENT_RUNS',
+	latencyMs: 'BENCH_LATENCY_MS',
 	retryAfterItems: 'BENCH_RETRY_AFTER_ITEMS',
 	retryAfterSeconds: 'BENCH_RETRY_AFTER_S',
 	duplicateItems: 'BENCH_DUPLICATE_ITEMS',
@@ -53,6 +60,9 @@ export function readBenchSettings(): BenchSettings {
 		sustainedFleets,
 		healthyItems: positiveInteger(BENCH_ENV.healthyItems, 2000, 20_000),
 		healthyRuns: positiveInteger(BENCH_ENV.healthyRuns, 7, 51),
+		latentItems: positiveInteger(BENCH_ENV.latentItems, 500, 5000),
+		latentRuns: positiveInteger(BENCH_ENV.latentRuns, 3, 21),
+		latencyMs: positiveInteger(BENCH_ENV.latencyMs, 20, 1000),
 		retryAfterItems: positiveInteger(BENCH_ENV.retryAfterItems, 100, 5000),
 		retryAfterSeconds: positiveInteger(BENCH_ENV.retryAfterSeconds, 2, 30),
 		duplicateItems: positiveInteger(BENCH_ENV.duplicateItems, 10, 1000),

@@ -4,6 +4,7 @@ import { budgetLimit, BUDGET_DEFAULTS } from '../../nodes/shared/state/budget';
 import { markdownTable } from '../support/readme-section';
 import { BENCH_ENV, type BenchSettings } from './config';
 import { evaluateGoals, type BenchResults } from './goals';
+import type { HealthyResult } from './scenarios/healthy-overhead';
 
 export interface Machine {
 	cpu: string;
@@ -39,10 +40,24 @@ const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)
 
 export const PLOT_PATH = 'docs/bench-outage-storm.svg';
 
+function healthyTable(result: HealthyResult): string {
+	const h = result.median;
+	return markdownTable(
+		['Variant', 'Wall time (median)', 'Ratio', 'CPU (median)', 'Ratio', 'Wall time of each run'],
+		(
+			[
+				['HTTP Request 4.2 (all items at once)', h.core, result.samples.core],
+				['Resilient HTTP Request, defaults (adaptive: from 10 up to 200 in flight)', h.resilientDefault, result.samples.resilientDefault],
+				['Resilient HTTP Request, Adapt off, 10 in flight (the default before the adaptive window)', h.resilientFixed10, result.samples.resilientFixed10],
+				[`Resilient HTTP Request, Adapt off, Max Items in Flight ${result.items} (all at once)`, h.resilientAll, result.samples.resilientAll],
+			] as const
+		).map(([name, m, samples]) => [name, ms(m.wallMs), x(m.wallMs / h.core.wallMs), ms(m.cpuMs), x(m.cpuMs / h.core.cpuMs), samples.map((sample) => Math.round(sample.wallMs)).join(', ')]),
+	);
+}
+
 export function benchmarkReport(results: BenchResults, settings: BenchSettings, machine: Machine): string {
 	const goals = evaluateGoals(results);
-	const { storm, sustained, healthy, retryAfter, duplicates, stateSize } = results;
-	const h = healthy.median;
+	const { storm, sustained, healthy, healthyLatent, retryAfter, duplicates, stateSize } = results;
 	const rofDefault = storm.find((r) => r.strategy.slug === 'rof-default');
 	const budgetRow = storm.find((r) => r.strategy.slug === 'full-budget');
 	const stormTable = markdownTable(
@@ -131,43 +146,36 @@ per window on, above it for smaller fleets, whose few retries the floor of 40 ke
 
 One execution of ${healthy.items} items, one GET each, no failures; ${healthy.runs} alternating runs per variant
 after one untimed warm-up run each; medians. CPU is the engine process's (user + system).
+First on loopback (the upstream answers at once), then against an upstream that takes
+${healthyLatent.latencyMs} ms to answer each request (${healthyLatent.items} items, ${healthyLatent.runs} runs), as a real API does.
 
-${markdownTable(
-	['Variant', 'Wall time (median)', 'Ratio', 'CPU (median)', 'Ratio', 'Wall time of each run'],
-	(
-		[
-			['HTTP Request 4.2 (all items at once)', h.core, healthy.samples.core],
-			['Resilient HTTP Request, defaults (at most 10 items in flight)', h.resilientDefault, healthy.samples.resilientDefault],
-			['Resilient HTTP Request, Max Items in Flight 100', h.resilient100, healthy.samples.resilient100],
-			[`Resilient HTTP Request, Max Items in Flight ${healthy.items} (all at once)`, h.resilientAll, healthy.samples.resilientAll],
-		] as const
-	).map(([name, m, samples]) => [name, ms(m.wallMs), x(m.wallMs / h.core.wallMs), ms(m.cpuMs), x(m.cpuMs / h.core.cpuMs), samples.map((s) => Math.round(s.wallMs)).join(', ')]),
-)}
+${healthyTable(healthy)}
 
-Where the time goes (CPU profiles of the engine with node's inspector, 2,000 items, steady state
-after warm-up runs, taken while writing this benchmark): with all items in flight, Resilient HTTP
-Request's CPU is within a few percent of HTTP Request's (0.99x to 1.07x over our runs; its wall
-time 1.02x to 1.24x, the high medians coming from single slow runs, see each run's time). Its own
-per-item code (parameters, retry loop, retry story) is a few percent of the profile; the rest is
-what both nodes pay: n8n's evaluation of the URL expression, axios and the sockets. With a limit on items in flight, the *same* functions take
-longer per call (connect, ClientRequest, axios, URL parsing: 2 to 4 times): the engine alternates
-between the upstream's answers and starting the next items instead of doing each kind of work in
-one burst, and waits on round trips. The item pool used to wait for a free slot with a
-\`Promise.race\` over the items in flight, which costs O(limit) per item; it now keeps a counter and
-one waiter (200 in flight, 2,000 items, quiet machine: CPU 1.82x -> 1.70x of HTTP Request's; no
-measurable change at 10). A sweep of the limit on a quiet machine (wall / CPU ratio to HTTP
-Request; 3 runs each): 10: 1.64 / 1.45, 20: 1.51 / 1.31, 50: 1.56 / 1.36, 100: 1.62 / 1.47,
-200: 1.77 / 1.70, all 2,000: 1.07 / 0.99. So the gap at the default is the limit itself, and no
-round value below "all" closes it; the default stays 10 (README, Decisions): the limit is what
-keeps one execution of 2,000 items from sending 2,000 requests at once to a struggling API.
-Against a fast, healthy API, set *Max Items in Flight* to the number of items.
+With ${healthyLatent.latencyMs} ms of latency per request:
+
+${healthyTable(healthyLatent)}
+
+Where the time goes (CPU profiles of the engine with node's inspector, 2,000 items on loopback):
+with all items in flight, Resilient HTTP Request's CPU is within a few percent of HTTP Request's;
+its own per-item code (parameters, retry loop, retry story) is a few percent of the profile; the
+rest is what both nodes pay: n8n's evaluation of the URL expression, axios and the sockets. n8n's
+HTTP helper builds a new \`http.Agent\` for every request (@n8n/backend-network, \`buildNodeAgents\`),
+so every request opens a new connection; on loopback, where answers take no time, a burst of all
+items amortizes that work better than a steady stream of a few at a time (the same connect and
+axios functions take 2 to 4 times longer per call), so any limit below "all" costs wall time there
+(an earlier sweep of a fixed limit: 1.5x to 1.8x from 10 to 200). Against an API with latency,
+the limit is what matters: a fixed 10 in flight needs items / 10 round trips. The adaptive window
+(the default: 10 in flight, doubling while the API answers well, up to 200, halved on 429, 503 or
+a timeout) needs a few round trips more than HTTP Request's single burst, and keeps one execution
+from sending thousands of requests at once to a rate-limited API (README, *Items in flight*).
 
 ## 4. Retry-After
 
 ${settings.retryAfterItems} items in one execution; each item's first request gets 429 with \`Retry-After: ${settings.retryAfterSeconds}\`,
 the next one 200. Lateness is measured on the upstream's clock: the second request's arrival minus
 the first's minus the Retry-After (negative: early). Resilient HTTP Request lets all items be in
-flight, as HTTP Request does (with 10 in flight the waits would run in series), and continues on
+flight, as HTTP Request does (Adapt Items in Flight off: the adaptive window would halve on the
+429s and run the waits in series; this scenario measures the waits), and continues on
 error so that the items it gave up on are counted.
 
 ${markdownTable(

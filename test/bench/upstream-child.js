@@ -4,6 +4,7 @@
  * work. The flaky upstream of test/support with the benchmark's routes added:
  *   /outage/:untilEpochMs/:key   503 until the given epoch ms, then 200
  *   /ok/:key                     200
+ *   /slow/:ms/:key               200 after ms milliseconds (an API with latency)
  * Messages from the parent: { cmd: 'take' } answers { cmd: 'log', entries } with the requests
  * logged since the last take (method, path, key, status, time in epoch ms, idempotency key).
  */
@@ -18,6 +19,9 @@ async function main() {
 			else json(res, (entry.status = 200), { ok: true });
 		},
 		ok: (req, res, { entry, json }) => json(res, (entry.status = 200), { ok: true }),
+		slow: (req, res, { parts, entry, json }) => {
+			setTimeout(() => json(res, (entry.status = 200), { ok: true }), Math.min(10_000, Number(parts[1]) || 0));
+		},
 	});
 	process.on('message', (message) => {
 		if (message.cmd === 'take') {

@@ -71,10 +71,14 @@ it('sustained outage: the budget holds amplification to 1 + ratio + floor / flee
 
 it('healthy upstream: every variant sends each item once, in every run', async () => {
 	// measure() throws when a run fails or sends a number of requests other than the items
-	const healthy = await runHealthyOverhead(upstream, { items: 50, runs: 1, seed: SEED });
+	const healthy = await runHealthyOverhead(upstream, { items: 50, runs: 1, seed: SEED, latencyMs: 0 });
 	results.healthy = healthy;
 	for (const samples of Object.values(healthy.samples)) expect(samples).toHaveLength(1);
 	expect(healthy.median.core.cpuMs).toBeGreaterThan(0);
+	const latent = await runHealthyOverhead(upstream, { items: 30, runs: 1, seed: SEED, latencyMs: 5 });
+	results.healthyLatent = latent;
+	expect(latent.latencyMs).toBe(5);
+	for (const samples of Object.values(latent.samples)) expect(samples).toHaveLength(1);
 });
 
 it('Retry-After: Resilient HTTP Request never retries before the server said so; Retry On Fail re-sends every item', async () => {
@@ -114,7 +118,7 @@ it('state size: the memory store keeps at most its bound and evicts the rest', a
 
 it('the report: every section and a verdict per goal', () => {
 	const complete = results as BenchResults;
-	const settings = { seed: SEED, fleet: FLEET, outageMs: 300, sustainedFleets: [60], healthyItems: 50, healthyRuns: 1, retryAfterItems: 10, retryAfterSeconds: 1, duplicateItems: 10, stateScopes: MEMORY_STORE_DEFAULTS.maxKeys };
+	const settings = { seed: SEED, fleet: FLEET, outageMs: 300, sustainedFleets: [60], healthyItems: 50, healthyRuns: 1, latentItems: 30, latentRuns: 1, latencyMs: 5, retryAfterItems: 10, retryAfterSeconds: 1, duplicateItems: 10, stateScopes: MEMORY_STORE_DEFAULTS.maxKeys };
 	const report = benchmarkReport(complete, settings, describeMachine(0));
 	for (const heading of ['## Goals', '## 1. Outage storm', '## 2. Sustained outage', '## 3. Healthy upstream', '## 4. Retry-After', '## 5. Duplicate side effects', '## 6. State size']) {
 		expect(report).toContain(heading);

@@ -12,15 +12,22 @@ export interface HealthySettings {
 	items: number;
 	runs: number;
 	seed: number;
+	/** How long the upstream takes to answer each request (0: at once, on loopback). */
+	latencyMs: number;
 }
 
-export type HealthyVariant = 'core' | 'resilientDefault' | 'resilient100' | 'resilientAll';
+/**
+ * core: HTTP Request (all items at once). resilientDefault: the node's defaults (adaptive window
+ * from 10 up to 200 items in flight). resilientFixed10: Adapt off, 10 in flight (the default
+ * before the adaptive window). resilientAll: Adapt off, all items in flight (as HTTP Request).
+ */
+export type HealthyVariant = 'core' | 'resilientDefault' | 'resilientFixed10' | 'resilientAll';
 
-/** Max Items in Flight per variant (undefined: the node's default). */
-function maxConcurrencyOf(variant: HealthyVariant, items: number): number | undefined {
-	if (variant === 'resilient100') return 100;
-	if (variant === 'resilientAll') return items;
-	return undefined;
+/** The options of each Resilient variant (empty: the node's defaults). */
+function optionsOf(variant: HealthyVariant, items: number): Record<string, unknown> {
+	if (variant === 'resilientFixed10') return { maxConcurrency: 10, adaptConcurrency: false };
+	if (variant === 'resilientAll') return { maxConcurrency: items, adaptConcurrency: false };
+	return {};
 }
 
 export interface HealthySample {
@@ -31,16 +38,17 @@ export interface HealthySample {
 export interface HealthyResult {
 	items: number;
 	runs: number;
+	latencyMs: number;
 	/** Medians per variant. */
 	median: Record<HealthyVariant, HealthySample>;
 	samples: Record<HealthyVariant, HealthySample[]>;
 }
 
 async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, run: number): Promise<HealthySample> {
-	const slug = `healthy-${variant}-${run}`;
-	const url = perItemUrl(`${upstream.url}/ok`, slug);
-	const maxConcurrency = maxConcurrencyOf(variant, settings.items);
-	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url, maxConcurrency === undefined ? {} : { options: { maxConcurrency } }));
+	const slug = `healthy-${settings.latencyMs}-${variant}-${run}`;
+	const url = perItemUrl(settings.latencyMs > 0 ? `${upstream.url}/slow/${settings.latencyMs}` : `${upstream.url}/ok`, slug);
+	const options = optionsOf(variant, settings.items);
+	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url, Object.keys(options).length === 0 ? {} : { options }));
 	const input = items(0, settings.items);
 	const resilient = variant === 'core' ? undefined : { runtime: realTimeRuntime(settings.seed), store: new MemoryStateStore() };
 	const cpu = process.cpuUsage();
@@ -55,13 +63,13 @@ async function measure(upstream: Upstream, variant: HealthyVariant, settings: He
 	return { wallMs, cpuMs: (used.user + used.system) / 1000 };
 }
 
-const VARIANTS: readonly HealthyVariant[] = ['core', 'resilientDefault', 'resilient100', 'resilientAll'];
+const VARIANTS: readonly HealthyVariant[] = ['core', 'resilientDefault', 'resilientFixed10', 'resilientAll'];
 
 export async function runHealthyOverhead(upstream: Upstream, settings: HealthySettings): Promise<HealthyResult> {
 	await upstream.take();
 	// one untimed run each: loads n8n-nodes-base's HTTP Request and warms the JIT
 	for (const variant of VARIANTS) await measure(upstream, variant, settings, -1);
-	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], resilientDefault: [], resilient100: [], resilientAll: [] };
+	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], resilientDefault: [], resilientFixed10: [], resilientAll: [] };
 	for (let run = 0; run < settings.runs; run++) {
 		// alternate the order, so that neither side always runs right after the other
 		const order = run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
@@ -71,7 +79,8 @@ export async function runHealthyOverhead(upstream: Upstream, settings: HealthySe
 	return {
 		items: settings.items,
 		runs: settings.runs,
-		median: { core: medianOf(samples.core), resilientDefault: medianOf(samples.resilientDefault), resilient100: medianOf(samples.resilient100), resilientAll: medianOf(samples.resilientAll) },
+		latencyMs: settings.latencyMs,
+		median: { core: medianOf(samples.core), resilientDefault: medianOf(samples.resilientDefault), resilientFixed10: medianOf(samples.resilientFixed10), resilientAll: medianOf(samples.resilientAll) },
 		samples,
 	};
 }

@@ -34,12 +34,13 @@ interface Variant {
 }
 
 export function retryAfterVariants(settings: RetryAfterSettings): Variant[] {
-	// all items in flight at once, like HTTP Request: with 10 in flight the waits would run in series
-	const all = { options: { maxConcurrency: settings.items } };
+	// all items in flight at once, like HTTP Request: with fewer in flight the waits would run in
+	// series (the adaptive window halves on each round of 429s), and this scenario measures the waits
+	const all = { options: { maxConcurrency: settings.items, adaptConcurrency: false } };
 	return [
 		{ name: 'Retry On Fail, default (3 tries, 1000 ms)', slug: 'rof' },
-		{ name: `Resilient, defaults, Max Items in Flight ${settings.items}`, slug: 'resilient', resilient: all },
-		{ name: `Resilient, retry budget off, Max Items in Flight ${settings.items}`, slug: 'resilient-nobudget', resilient: { ...all, sharedLimits: { budget: false } } },
+		{ name: `Resilient, defaults, ${settings.items} items in flight (Adapt off)`, slug: 'resilient', resilient: all },
+		{ name: `Resilient, retry budget off, ${settings.items} items in flight (Adapt off)`, slug: 'resilient-nobudget', resilient: { ...all, sharedLimits: { budget: false } } },
 	];
 }
 
