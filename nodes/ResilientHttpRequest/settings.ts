@@ -102,7 +102,8 @@ export function readScheduleSettings(ctx: IExecuteFunctions): ScheduleSettings {
 	const rawSize = batch.batchSize === undefined ? -1 : numberParameter(ctx, 0, 'Items per Batch', batch.batchSize, { integer: true, min: -1, max: 1_000_000 });
 	return {
 		concurrency,
-		adaptive,
+		// batching is a pace the user chose (n items every t ms): the window must not slow it further
+		adaptive: adaptive && rawSize <= 0,
 		batchSize: rawSize === 0 ? 1 : rawSize,
 		batchIntervalMs: batch.batchInterval === undefined ? 0 : numberParameter(ctx, 0, 'Batch Interval (ms)', batch.batchInterval, {}),
 	};

@@ -109,6 +109,22 @@ describe('adaptive items in flight', () => {
 		expect(fixed.decreases).toEqual([]);
 	});
 
+	it('with Batching set, 429s do not shrink the window: the batches keep the pace the user chose', async () => {
+		const { seen, handler } = countingUpstream(async (open) => {
+			if (open > 2) return { status: 429, headers: { 'retry-after': '0' } };
+			await hold(HOLD_MS);
+			return { status: 200 };
+		});
+		const upstream = await server(handler);
+		const wf = httpWorkflow({ url: `${upstream.url}/x`, ...RETRY_FREELY, options: { batching: { batch: { batchSize: 20, batchInterval: 1 } } } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items(40), createVirtualRuntime());
+
+		expect(run.outputOf('HTTP', 0)).toHaveLength(40);
+		expect(seen.statuses.get(200)).toBe(40);
+		expect(seen.statuses.get(429)).toBeGreaterThan(0);
+		expect(windowDecreases()).toEqual([]);
+	});
+
 	it('Adapt off: the fixed ceiling from the first request on, never more', async () => {
 		const CEILING = 30;
 		// each request waits until the ceiling is reached (or 5 s pass, which fails the test below)

@@ -15,7 +15,7 @@ export const optionsProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: true,
 				description:
-					'Whether to start with 10 items in flight and double while the API answers well, up to Max Items in Flight; a 429, 503 or attempt timeout halves it (like TCP). Off: always Max Items in Flight.',
+					'Whether to start with 10 items in flight and double while the API answers well, up to Max Items in Flight; a 429, 503 or attempt timeout halves it (like TCP). Off, or with Batching set: always Max Items in Flight.',
 			},
 			{
 				displayName: 'Array Format in Query Parameters',
