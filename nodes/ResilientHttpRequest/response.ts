@@ -32,8 +32,9 @@ export function decodeBody(response: HttpResponse, format: ResponseFormat): Deco
 		if (text.trim() === '') return { kind: 'text', value: '' };
 		try {
 			return { kind: 'json', value: JSON.parse(text) };
-		} catch (error) {
-			if (format === 'json') return { kind: 'invalid-json', problem: (error as Error).message };
+		} catch {
+			// not the parser's message: it quotes the start of the body, which may echo a credential
+			if (format === 'json') return { kind: 'invalid-json', problem: `The body (${text.length} characters, content type "${contentType || 'none'}") cannot be parsed as JSON.` };
 			return { kind: 'text', value: text };
 		}
 	}
