@@ -207,6 +207,26 @@ async function tokenServer(): Promise<LocalServer> {
 	return await server((req) => (req.url === '/token' ? { status: 200, body: { access_token: OAUTH_TOKEN, token_type: 'bearer', expires_in: 3600 } } : { status: 404 }));
 }
 
+type KindSetup = ReturnType<Kind['configure']>;
+
+/** The kind's node set up against `base`; OAuth2 gets a token endpoint of its own. */
+async function configureKind(kind: Kind, base: string): Promise<KindSetup> {
+	const token = kind.key === 'oauth2' ? await tokenServer() : undefined;
+	return kind.configure(base, `${token?.url ?? ''}/token`);
+}
+
+/** runHttp's credential options for a setup. */
+function credentialOptions(setup: KindSetup) {
+	return { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) };
+}
+
+/** One item through the node with the credential of kind `key`, sent to `first` (the redirect tests). */
+async function runKindOnce(key: string, first: LocalServer): Promise<WorkflowRunResult> {
+	const setup = await configureKind(KINDS.find((k) => k.key === key) as Kind, first.url);
+	const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {});
+	return await runHttp(wf, [{ json: {} }], createVirtualRuntime(), credentialOptions(setup));
+}
+
 interface Checked {
 	kind: Kind;
 	scenario: Scenario;
@@ -219,8 +239,7 @@ async function runCase(kind: Kind, scenario: Scenario, onError: Checked['onError
 	const other = scenario.otherOrigin ? await server(echo(500)) : undefined;
 	const upstream = scenario.handler ? await server(scenario.handler(other)) : undefined;
 	const base = upstream?.url ?? (await closedPortUrl());
-	const token = kind.key === 'oauth2' ? await tokenServer() : undefined;
-	const setup = kind.configure(base, `${token?.url ?? ''}/token`);
+	const setup = await configureKind(kind, base);
 	let url = setup.url;
 	if (scenario.breakUrl) url = url.replace(/:(\d+)\//, ':99999/').replace('upstream.invalid/', 'upstream.invalid:99999/');
 	const parameters: IDataObject = { url, maxAttempts: 2, ...setup.parameters, ...scenario.parameters };
@@ -228,7 +247,7 @@ async function runCase(kind: Kind, scenario: Scenario, onError: Checked['onError
 	const wf = httpWorkflow(parameters, { ...(onError === 'continueErrorOutput' ? { onError } : {}), ...(setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {}) });
 	const items = Array.from({ length: scenario.items ?? 1 }, (_, n) => ({ json: { n } }));
 	const logStart = logLines.length;
-	const run = await runHttp(wf, items, createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+	const run = await runHttp(wf, items, createVirtualRuntime(), credentialOptions(setup));
 	if (other) expect(JSON.stringify(other.requests.map((r) => [r.url, r.headers]))).not.toMatch(new RegExp(kind.secrets.map((s) => s.replace(/[+/=]/g, '\\$&')).join('|')));
 	return { kind, scenario, onError, run, texts: [serialize(run.run), serialize(run.error), ...logLines.slice(logStart)] };
 }
@@ -325,10 +344,7 @@ describe('credentials on redirects', () => {
 		const kind = KINDS.find((k) => k.key === key) as Kind;
 		const other = await server((req) => ({ status: 200, body: { at: req.url } }));
 		const first = await server((req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: '/same' } } : pathOf(req.url) === '/same' ? { status: 307, headers: { location: `${other.url}/elsewhere` } } : { status: 404 }));
-		const token = key === 'oauth2' ? await tokenServer() : undefined;
-		const setup = kind.configure(first.url, `${token?.url ?? ''}/token`);
-		const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {});
-		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+		const run = await runKindOnce(key, first);
 
 		expect(run.status).toBe('success');
 		expect(run.jsonOf('OK')[0]).toMatchObject({ at: '/elsewhere' });
@@ -344,16 +360,12 @@ describe('credentials on redirects', () => {
 
 describe('credentials on a redirect chain that comes back', () => {
 	it.each(REDIRECT_KINDS)('$label: not sent again to the first origin once the chain left it', async ({ kind: key, seen }) => {
-		const kind = KINDS.find((k) => k.key === key) as Kind;
 		let firstUrl = '';
 		// B sends the request back to A, on a path of its choosing
 		const other = await server(() => ({ status: 307, headers: { location: `${firstUrl}/chosen-by-other` } }));
 		const first = await server((req) => (pathOf(req.url) === '/r' ? { status: 302, headers: { location: `${other.url}/bounce` } } : { status: 200, body: { at: pathOf(req.url) } }));
 		firstUrl = first.url;
-		const token = key === 'oauth2' ? await tokenServer() : undefined;
-		const setup = kind.configure(first.url, `${token?.url ?? ''}/token`);
-		const wf = httpWorkflow({ url: setup.url, ...setup.parameters }, setup.nodeCredentials ? { credentials: setup.nodeCredentials } : {});
-		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { ...(setup.credentials ? { credentials: setup.credentials as never } : {}), ...(setup.credentialTypes ? { credentialTypes: setup.credentialTypes } : {}) });
+		const run = await runKindOnce(key, first);
 
 		expect(run.status).toBe('success');
 		expect(run.jsonOf('OK')[0]).toMatchObject({ at: '/chosen-by-other' });
