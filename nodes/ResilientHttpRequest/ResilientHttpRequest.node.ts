@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeCredentialDescription, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { systemRuntime, type Runtime } from '../shared/runtime';
 import { getMemoryStateStore } from '../shared/state/memory-store';
@@ -6,13 +6,24 @@ import { testRedisCredential } from '../shared/state/redis-store';
 import type { StateStore } from '../shared/state/types';
 import { limitsProperties } from './descriptions/limits.description';
 import { optionsProperties } from './descriptions/options.description';
-import { GENERIC_AUTH_TYPES, requestProperties } from './descriptions/request.description';
+import { GENERIC_AUTH_TYPES, requestProperties, type GenericAuthType } from './descriptions/request.description';
 import { retryProperties } from './descriptions/retry.description';
 import { executeResilientHttpRequest } from './execute';
 
-/** Credentials are declared with the auth type that shows them, as n8n's core nodes do. */
-function genericCredential(name: string) {
-	return { name, required: true, displayOptions: { show: { authentication: ['genericCredentialType'], genericAuthType: [name] } } };
+/**
+ * Each credential type is declared with the parameter values that select it. n8n's editor takes
+ * Generic Auth Type for the node's "main auth field" (every one of its values selects a declared
+ * credential through `show`) and lays it out as in n8n's own nodes: the parameter is hidden, one
+ * credential picker lists the credentials of every kind (picking one of another kind switches the
+ * kind), and creating a credential asks which kind (checked in n8n 2.41.1's editor:
+ * getMainAuthField, useNodeCredentialOptions). "None" is not a kind there, so it stays a value of
+ * Authentication; that condition is written as `hide`, which the editor's main-auth-field rule
+ * ignores: with `show: { authentication: [...] }` it would hide Authentication too, and a node set
+ * to None would offer no way to choose a credential at all. n8n-core reads both forms alike when
+ * it checks a credential against the node.
+ */
+export function genericCredential(name: GenericAuthType): INodeCredentialDescription {
+	return { name, required: true, displayOptions: { show: { genericAuthType: [name] }, hide: { authentication: ['none'] } } };
 }
 
 export class ResilientHttpRequest implements INodeType {

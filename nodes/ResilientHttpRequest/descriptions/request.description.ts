@@ -61,12 +61,16 @@ export const requestProperties: INodeProperties[] = [
 		default: 'none',
 	},
 	{
+		// n8n's editor hides this parameter and offers its values in the credential section instead
+		// (one credential picker for every kind, and a "Connect using" choice when a credential is
+		// created): see genericCredential() in ResilientHttpRequest.node.ts. `hide`, not `show`, keeps
+		// Authentication itself in the panel.
 		displayName: 'Generic Auth Type',
 		name: 'genericAuthType',
 		type: 'options',
 		noDataExpression: true,
 		required: true,
-		displayOptions: { show: { authentication: ['genericCredentialType'] } },
+		displayOptions: { hide: { authentication: ['none'] } },
 		options: [
 			{ name: 'Basic Auth', value: 'httpBasicAuth' },
 			{ name: 'Bearer Auth', value: 'httpBearerAuth' },
@@ -75,6 +79,15 @@ export const requestProperties: INodeProperties[] = [
 			{ name: 'Query Auth', value: 'httpQueryAuth' },
 		],
 		default: 'httpHeaderAuth',
+	},
+	{
+		// A parameter of type "credentials" is where n8n's editor puts the node's credential pickers:
+		// here, right below Authentication, as in HTTP Request. It holds no value.
+		displayName: 'Credential to connect with',
+		name: 'credential',
+		type: 'credentials',
+		default: '',
+		displayOptions: { hide: { authentication: ['none'] } },
 	},
 	{
 		displayName: 'Send Query Parameters',
