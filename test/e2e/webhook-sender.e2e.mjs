@@ -12,14 +12,8 @@ let customer;
 let n8n;
 
 before(async () => {
-	// ok-* fail once then accept, bad-* are rejected (400), down-* always 503
-	customer = await startFlakyServer({
-		events: (_req, res, { parts, count, entry, json }) => {
-			const id = parts[1];
-			const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
-			json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
-		},
-	});
+	// the built-in events scenario: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
+	customer = await startFlakyServer();
 	const workflow = JSON.parse(fs.readFileSync(FILE, 'utf8'));
 	const config = workflow.nodes.find((n) => n.name === 'Config');
 	config.parameters.assignments.assignments.find((a) => a.name === 'baseUrl').value = customer.url;

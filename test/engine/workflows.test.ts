@@ -102,14 +102,8 @@ const TESTED: Record<string, () => Promise<void>> = {
 		expect(runtime.sleeps).toHaveLength(0);
 	},
 	'06-webhook-sender-dead-letter.json': async () => {
-		// a customer endpoint: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
-		const customer = await startFlakyServer({
-			events: (_req, res, { parts, count, entry, json }) => {
-				const id = parts[1];
-				const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
-				json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
-			},
-		});
+		// the built-in events scenario: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
+		const customer = await startFlakyServer();
 		try {
 			const store = new MemoryStateStore();
 			const deliver = async (id: string) =>

@@ -44,4 +44,17 @@ export interface FlakyServer {
 	close(): Promise<void>;
 }
 
-export function startFlakyServer(scenarios?: Record<string, (req: IncomingMessage, res: ServerResponse, ctx: ScenarioContext) => void>): Promise<FlakyServer>;
+export interface FlakyServerOptions {
+	/** 0 (default): a free port. */
+	port?: number;
+	host?: string;
+	/** A key starts its script again after it answered 200 (the demo API). */
+	cycle?: boolean;
+	/** Called once a request was answered (or dropped, or left hanging). */
+	onRequest?: (entry: FlakyLogEntry) => void;
+}
+
+export function startFlakyServer(
+	scenarios?: Record<string, (req: IncomingMessage, res: ServerResponse, ctx: ScenarioContext) => void>,
+	options?: FlakyServerOptions,
+): Promise<FlakyServer>;

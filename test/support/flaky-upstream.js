@@ -24,12 +24,18 @@ function json(res, status, body, headers = {}) {
  *   /down                      always 503
  *   /hang                      never answers
  *   /echo                      200 { method, path, query, headers, body }
+ *   /events/:id                a customer's webhook endpoint: ok-* 503 on the first request then
+ *                              200, bad-* 400 (rejected), down-* always 503
+ * options: { port (default 0: a free one), host ('127.0.0.1'), cycle (false): true makes a key
+ *   start its script again after it answered 200, so that every run of a workflow sees the same
+ *   failures (the demo API of `npm start`); onRequest(entry): called when a request was answered }
  * `scenarios` adds or overrides routes by first path segment:
  *   { custom: (req, res, ctx) => ... } with ctx = { parts, body, count, entry, json }.
  * log: one entry per request { method, path, headers, body, time (epoch ms), t (ms since start),
  *   key, scenario, status (or 'dropped' / 'hung') }.
  */
-async function startFlakyServer(scenarios = {}) {
+async function startFlakyServer(scenarios = {}, options = {}) {
+	const { port: listenPort = 0, host = '127.0.0.1', cycle = false, onRequest } = options;
 	const log = [];
 	const counts = new Map();
 	const processed = [];
@@ -82,6 +88,11 @@ async function startFlakyServer(scenarios = {}) {
 			}
 		},
 		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
+		events: (_req, res, { parts, count, entry }) => {
+			const id = parts[1] ?? '';
+			const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
+			json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
+		},
 		hang: (req, res, { entry }) => {
 			entry.status = 'hung';
 		},
@@ -107,7 +118,8 @@ async function startFlakyServer(scenarios = {}) {
 					/* keep raw */
 				}
 			}
-			const count = next(`${scenario}:${key}`);
+			const counter = `${scenario}:${key}`;
+			const count = next(counter);
 			const entry = {
 				method: req.method,
 				path: url.pathname,
@@ -129,12 +141,20 @@ async function startFlakyServer(scenarios = {}) {
 			} catch (error) {
 				json(res, (entry.status = 500), { error: String(error) });
 			}
+			if (cycle && entry.status === 200) counts.delete(counter);
+			onRequest?.(entry);
 		});
 	});
-	await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+	await new Promise((resolve, reject) => {
+		server.once('error', reject);
+		server.listen(listenPort, host, () => {
+			server.off('error', reject);
+			resolve();
+		});
+	});
 	const { port } = server.address();
 	return {
-		url: `http://127.0.0.1:${port}`,
+		url: `http://${host}:${port}`,
 		port,
 		log,
 		processed,
