@@ -1,18 +1,22 @@
 #!/usr/bin/env bash
-# `npm start`: runs this package in a real n8n on http://127.0.0.1:5678, in the foreground
-# (Ctrl-C stops it). On a fresh machine it first installs what is missing: the repo's
-# dependencies, then Node 24 and n8n (scripts/install-n8n.sh, several minutes, cached in
+# `npm start`: runs this package in a real n8n on http://127.0.0.1:5678, with the example
+# workflows imported and the demo API they call (scripts/demo-api.js) on http://127.0.0.1:8787,
+# in the foreground. Ctrl-C, or SIGTERM to this script or to `npm start`, stops all of it.
+#
+# On a fresh machine it first installs what is missing: the repo's dependencies, then Node 24 and
+# n8n (scripts/install-n8n.sh, about 5 minutes the first time, cached in
 # ~/.cache/n8n-nodes-resilient-http). Later runs skip every step that is already done.
 #
-# Steps: npm ci (if node_modules/ is missing) -> install-n8n.sh -> npm run build (if sources
-# are newer than dist/) -> copy the package into the user folder .n8n-local/ ->
-# import workflows/*.json (when they changed) -> n8n start.
+# Steps: npm ci (if node_modules/ is missing) -> install-n8n.sh -> npm run build (if sources are
+# newer than dist/) -> copy the package into the user folder .n8n-local/ -> import workflows/*.json
+# (when they or the demo port changed) and publish the ones with a webhook -> demo API -> n8n start.
 #
 # n8n 2.x shows an owner sign-up page on a fresh instance. To skip it, the owner is created from
 # environment variables (N8N_INSTANCE_OWNER_MANAGED_BY_ENV) with a local-only login printed below.
 #
-# Environment: N8N_PORT (5678), N8N_RUNNERS_BROKER_PORT (port + 1), RH_USER_FOLDER (.n8n-local),
-# RH_OWNER_EMAIL / RH_OWNER_PASSWORD (the login), RH_SKIP_BUILD=1, RH_WORKFLOWS_DIR (workflows).
+# Environment: N8N_PORT (5678), N8N_RUNNERS_BROKER_PORT (port + 1), RH_DEMO_PORT (8787: the demo
+# API; the imported examples point at it), RH_USER_FOLDER (.n8n-local), RH_OWNER_EMAIL /
+# RH_OWNER_PASSWORD (the login), RH_SKIP_BUILD=1, RH_WORKFLOWS_DIR (workflows).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$repo"
@@ -20,30 +24,41 @@ source scripts/n8n-env.sh
 
 port="${N8N_PORT:-5678}"
 broker_port="${N8N_RUNNERS_BROKER_PORT:-$((port + 1))}"
+demo_port="${RH_DEMO_PORT:-8787}"
 user_folder="${RH_USER_FOLDER:-$repo/.n8n-local}"
 owner_email="${RH_OWNER_EMAIL:-admin@example.com}"
 owner_password="${RH_OWNER_PASSWORD:-ResilientHttp-local1}"
 # bcrypt of the default password (n8n takes a hash, never the password itself).
 default_hash='$2a$10$gCkXwqu7ffIrG6UVIfyeT.byPkAxlKdlJwaCdX404DWjOfGwOSFAu'
+# The base URL the example workflows are written with; rewritten on import when RH_DEMO_PORT differs.
+examples_base_url='http://127.0.0.1:8787'
+demo_url="http://127.0.0.1:$demo_port"
 started=$(date +%s)
 say() { echo "[start] $*"; }
+step_no=0
+step() { step_no=$((step_no + 1)); say "step $step_no/6: $* ($(( $(date +%s) - started )) s)"; }
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-if port_in_use "$port"; then
-  say "port $port is already in use (is n8n already running?). Set N8N_PORT to use another one."
-  exit 1
-fi
+for p in "$port:N8N_PORT (n8n; is it already running?)" "$broker_port:N8N_RUNNERS_BROKER_PORT (n8n's task runners)" "$demo_port:RH_DEMO_PORT (the demo API)"; do
+  if port_in_use "${p%%:*}"; then
+    say "port ${p%%:*} is already in use: set ${p#*:} to use another one."
+    exit 1
+  fi
+done
 
 # 1. The repo's own dependencies (the build needs them).
+step "the repo's dependencies"
 if [ ! -d node_modules ]; then
-  say "installing dependencies (npm ci)"
-  if [ -f package-lock.json ]; then npm ci; else npm install; fi
+  say "installing them (npm ci, about a minute)"
+  if [ -f package-lock.json ]; then npm ci --no-audit --no-fund; else npm install --no-audit --no-fund; fi
 fi
 
 # 2. Node 24 and n8n, pinned, outside the repo.
+step "Node 24 and n8n $N8N_VERSION"
 bash scripts/install-n8n.sh
 
 # 3. Build when dist/ is missing or older than any source.
+step "build"
 entry="$(node -p "(require('./package.json').n8n.nodes || [])[0] || ''")"
 needs_build() {
   [ -n "$entry" ] && [ -f "$entry" ] || return 0
@@ -52,10 +67,11 @@ needs_build() {
 }
 if [ "${RH_SKIP_BUILD:-}" != 1 ] && needs_build; then
   say "building (npm run build)"
-  npm run build
+  npm run --silent build
 fi
 
 # 4. Make n8n load the package.
+step "install the package into $user_folder"
 bash scripts/link-package.sh "$user_folder"
 
 export PATH="$NODE24_BIN:$PATH"
@@ -87,49 +103,116 @@ else
 fi
 n8n() { "$NODE24_BIN/node" "$N8N_BIN" "$@"; }
 
-# 5. Example workflows (each has a fixed id): import again only when the files changed, so
-#    edits made in the editor survive a restart.
+# 5. Example workflows (each has a fixed id): import again only when the files or the demo port
+#    changed, so edits made in the editor survive a restart. Workflows with a webhook are
+#    published, so that their production URL answers at once.
+step "example workflows"
 shopt -s nullglob
 workflows_dir="${RH_WORKFLOWS_DIR:-$repo/workflows}"
 workflow_files=("$workflows_dir"/*.json)
 if [ ${#workflow_files[@]} -gt 0 ]; then
-  sum="$(sha256sum "${workflow_files[@]}" | sha256sum | cut -d' ' -f1)"
+  sum="$( (sha256sum "${workflow_files[@]}"; echo "demo $demo_url") | sha256sum | cut -d' ' -f1)"
   stamp="$user_folder/.workflows-imported"
   if [ "$(cat "$stamp" 2>/dev/null || true)" != "$sum" ]; then
-    say "importing ${#workflow_files[@]} workflow(s) from $workflows_dir"
-    n8n import:workflow --separate --input="$workflows_dir" >"$user_folder/import.log" 2>&1 ||
+    say "importing ${#workflow_files[@]} workflow(s) from $workflows_dir (calling the demo API at $demo_url)"
+    import_dir="$(mktemp -d)"
+    trap 'rm -rf "$import_dir"' EXIT
+    node -e '
+      const fs = require("fs"), path = require("path");
+      const [out, from, to, ...files] = process.argv.slice(1);
+      const webhooks = [];
+      for (const file of files) {
+        const text = fs.readFileSync(file, "utf8").split(from).join(to);
+        fs.writeFileSync(path.join(out, path.basename(file)), text);
+        const workflow = JSON.parse(text);
+        if (workflow.nodes.some((n) => n.type === "n8n-nodes-base.webhook")) webhooks.push(workflow.id);
+      }
+      fs.writeFileSync(path.join(out, ".publish"), webhooks.map((id) => id + "\n").join(""));
+    ' "$import_dir" "$examples_base_url" "$demo_url" "${workflow_files[@]}"
+    n8n import:workflow --separate --input="$import_dir" >"$user_folder/import.log" 2>&1 ||
       { cat "$user_folder/import.log"; say "workflow import failed"; exit 1; }
+    while read -r id; do
+      [ -n "$id" ] || continue
+      n8n publish:workflow --id="$id" >>"$user_folder/import.log" 2>&1 ||
+        { cat "$user_folder/import.log"; say "publishing workflow $id failed"; exit 1; }
+    done < "$import_dir/.publish"
+    rm -rf "$import_dir"
+    trap - EXIT
     echo "$sum" > "$stamp"
+  else
+    say "already imported (delete $stamp to import them again)"
   fi
 fi
 
-# 6. Run n8n in the foreground; print how to sign in once it is ready.
-# Not through the n8n() function: that would fork a subshell, and $! must be n8n's own PID.
-"$NODE24_BIN/node" "$N8N_BIN" start &
+# 6. The demo API and n8n, each in its own process group; whatever ends first (Ctrl-C, SIGTERM,
+#    either process exiting) stops both, and this script waits until they are gone.
+step "start the demo API and n8n"
+demo_pid=""
+n8n_pid=""
+stopping=0
+stop_all() {
+  [ "$stopping" = 1 ] && return
+  stopping=1
+  trap - INT TERM HUP
+  local pid
+  for pid in $n8n_pid $demo_pid; do kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true; done
+  # n8n shuts down gracefully within a few seconds; whatever still runs after 20 s is killed
+  for _ in $(seq 1 200); do
+    local alive=0
+    for pid in $n8n_pid $demo_pid; do kill -0 -- "-$pid" 2>/dev/null && alive=1; done
+    [ "$alive" = 0 ] && break
+    sleep 0.1
+  done
+  for pid in $n8n_pid $demo_pid; do kill -KILL -- "-$pid" 2>/dev/null || true; done
+}
+on_signal() { say "stopping n8n and the demo API"; stop_all; exit 0; }
+trap on_signal INT TERM HUP
+trap stop_all EXIT
+
+RH_DEMO_PORT="$demo_port" setsid node scripts/demo-api.js &
+demo_pid=$!
+log_file="$user_folder/n8n.log"
+: > "$log_file"
+# tee ignores Ctrl-C, so that n8n's shutdown messages still reach the terminal and the log
+setsid "$NODE24_BIN/node" "$N8N_BIN" start > >(trap '' INT; exec tee -a "$log_file") 2>&1 &
 n8n_pid=$!
-stop() { trap - INT TERM; kill -TERM "$n8n_pid" 2>/dev/null || true; wait "$n8n_pid" 2>/dev/null || true; exit 0; }
-trap stop INT TERM
+
+# Ready: /healthz/readiness answers 200 and n8n printed its editor URL, which it does after it
+# activated the published workflows (readiness alone comes before their webhooks are registered).
 (
   node -e '
-    const http = require("http"), [url, pid] = process.argv.slice(1);
-    const alive = () => { try { process.kill(Number(pid), 0); return true; } catch { return false; } };
+    const http = require("http"), fs = require("fs"), [url, log, ...pids] = process.argv.slice(1);
+    const alive = () => pids.every((pid) => { try { process.kill(Number(pid), 0); return true; } catch { return false; } });
+    const activated = () => { try { return /Editor is now accessible via/.test(fs.readFileSync(log, "utf8")); } catch { return false; } };
     const poll = () => {
       if (!alive()) process.exit(1);
-      const req = http.get(url, (res) => { res.resume(); res.statusCode === 200 ? process.exit(0) : setTimeout(poll, 500); });
+      const req = http.get(url, (res) => { res.resume(); res.statusCode === 200 && activated() ? process.exit(0) : setTimeout(poll, 500); });
       req.on("error", () => setTimeout(poll, 500));
     };
     poll();
-  ' "http://127.0.0.1:$port/healthz/readiness" "$n8n_pid" || exit 0
+  ' "http://127.0.0.1:$port/healthz/readiness" "$log_file" "$n8n_pid" "$demo_pid" || exit 0
   cat <<EOF
 
   ==================================================================================
    n8n $N8N_VERSION with n8n-nodes-resilient-http is ready ($(( $(date +%s) - started )) s)
-     Editor:   http://127.0.0.1:$port
-     Sign in:  $owner_email  /  $owner_password   (local-only account)
-     Data:     $user_folder   (delete it to start afresh)
-   Ctrl-C stops n8n.
+     Editor:    http://127.0.0.1:$port
+     Sign in:   $owner_email  /  $owner_password   (local-only account)
+     Examples:  Overview > the six "Resilient HTTP" / "Backoff Delay" workflows; open one and
+                click "Execute workflow". They call the demo API at $demo_url.
+     Webhook:   curl -X POST http://127.0.0.1:$port/webhook/forward-events \\
+                  -H 'content-type: application/json' -d '{"id":"ok-1","type":"invoice.paid"}'
+     Data:      $user_folder   (delete it to start afresh)
+   Ctrl-C stops n8n and the demo API.
   ==================================================================================
 
 EOF
 ) &
-wait "$n8n_pid"
+
+# whichever of the two exits first ends the run (wait -n returns when one of them has exited)
+status=0
+wait -n "$n8n_pid" "$demo_pid" || status=$?
+if [ "$stopping" = 0 ]; then
+  if kill -0 "$n8n_pid" 2>/dev/null; then say "the demo API stopped (exit $status): stopping n8n"; else say "n8n stopped (exit $status)"; fi
+fi
+stop_all
+exit "$status"
