@@ -169,12 +169,25 @@ on_signal() { say "stopping n8n and the demo API"; stop_all; exit 0; }
 trap on_signal INT TERM HUP
 trap stop_all EXIT
 
-RH_DEMO_PORT="$demo_port" setsid node scripts/demo-api.js &
+# guarded PID CMD...: runs CMD in a process group of its own, led by a small guard that stops
+# CMD when the process PID is gone, so that nothing outlives this script, even when it is killed
+# with SIGKILL (which no trap sees).
+guarded() {
+  setsid bash -c '
+    watched=$1; shift
+    "$@" & child=$!
+    trap "kill -TERM $child 2>/dev/null" TERM INT HUP
+    while kill -0 "$watched" 2>/dev/null && kill -0 "$child" 2>/dev/null; do sleep 1; done
+    kill -TERM "$child" 2>/dev/null
+    wait "$child"' guard "$$" "$@"
+}
+
+RH_DEMO_PORT="$demo_port" guarded node scripts/demo-api.js &
 demo_pid=$!
 log_file="$user_folder/n8n.log"
 : > "$log_file"
 # tee ignores Ctrl-C, so that n8n's shutdown messages still reach the terminal and the log
-setsid "$NODE24_BIN/node" "$N8N_BIN" start > >(trap '' INT; exec tee -a "$log_file") 2>&1 &
+guarded "$NODE24_BIN/node" "$N8N_BIN" start > >(trap '' INT; exec tee -a "$log_file") 2>&1 &
 n8n_pid=$!
 
 # Ready: /healthz/readiness answers 200 and n8n printed its editor URL, which it does after it
