@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../shared/backoff-properties';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../shared/n8n/retry-properties';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',

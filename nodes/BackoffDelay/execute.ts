@@ -4,15 +4,15 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { BackoffLoopPolicy, BackoffDecision } from '../shared/backoff-decision';
-import { decideBackoff } from '../shared/backoff-decision';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
-import { parseWaitValue, readItemFailure, type ItemFailure } from '../shared/item-failure';
-import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
-import { formatDuration } from '../shared/retry-story';
-import type { Runtime } from '../shared/runtime';
+import type { BackoffLoopPolicy, BackoffDecision } from '../shared/core/backoff-decision';
+import { decideBackoff } from '../shared/core/backoff-decision';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/core/defaults';
+import { parseWaitValue, readItemFailure, type ItemFailure } from '../shared/core/item-failure';
+import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/n8n/parameters';
+import { formatDuration } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
-import { readLoopState, type BackoffAnnotation } from './state';
+import { readLoopState, type BackoffAnnotation } from './loop-state';
 
 interface ItemSettings {
 	policy: BackoffLoopPolicy;

@@ -6,20 +6,22 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/adaptive-limit';
-import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
-import { runItemPool } from '../shared/item-pool';
-import { serverRequestedDelay } from '../shared/retry-after';
-import { redactError } from '../shared/redact';
-import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
-import type { RetryStory } from '../shared/retry-story';
-import type { Runtime } from '../shared/runtime';
+import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
+import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/core/classify';
+import { runItemPool } from '../shared/core/item-pool';
+import { redactError } from '../shared/core/redact';
+import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
+import type { RetryStory } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards, isLoopRetry, readSharedLimits, withWindowFeedback } from './guards';
+import { createGuards, isLoopRetry } from './guards';
+import { readSharedLimits } from './shared-limits';
+import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
-import { decodeBody, responseToItems } from './response';
+import { responseToItems } from './response';
+import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
@@ -96,61 +98,8 @@ function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: s
 	};
 }
 
-/** The response a failed status attempt carried, if any. */
-function responseOf(failure: AttemptFailure): HttpResponse | undefined {
-	if (failure.kind !== 'status' || !Buffer.isBuffer(failure.body)) return undefined;
-	return { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
-}
-
-/** Error bodies up to this size are parsed (JSON) for the error output; larger ones are cut to ERROR_BODY_CHARS. */
-const MAX_PARSED_ERROR_BODY_BYTES = 64 * 1024;
-const ERROR_BODY_CHARS = 2000;
-
-/** The response body of a failed attempt, decoded for the error output (files are left out). */
-function failureBody(failure: AttemptFailure): unknown {
-	const response = responseOf(failure);
-	if (!response || response.body.length === 0) return undefined;
-	// a large error body (an HTML page, a dump) is not parsed whole: the item carries its start as text
-	const large = response.body.length > MAX_PARSED_ERROR_BODY_BYTES;
-	const decoded = decodeBody(large ? { ...response, body: response.body.subarray(0, ERROR_BODY_CHARS * 4) } : response, 'autodetect');
-	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
-	if (decoded.kind === 'text') return large || decoded.value.length > ERROR_BODY_CHARS ? `${decoded.value.slice(0, ERROR_BODY_CHARS)}…` : decoded.value;
-	return decoded.value;
-}
-
-/**
- * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
- * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
- */
-function errorDetails(failure: AttemptFailure, story: RetryStory, settings: RetrySettings, nowMs: number): IDataObject {
-	const body = failureBody(failure);
-	let retryAfter: IDataObject = {};
-	if (story.retryAfterMs !== undefined) {
-		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
-	} else if (failure.headers) {
-		const requested = serverRequestedDelay(failure.headers, nowMs, { readRateLimitHeaders: settings.readRateLimitHeaders, ...(failure.status !== undefined ? { status: failure.status } : {}) });
-		if (requested) retryAfter = { retryAfterMs: requested.delayMs, retryAt: new Date(Math.min(nowMs + requested.delayMs, 8.64e15)).toISOString() };
-	}
-	return {
-		message: story.summary,
-		...(failure.status !== undefined ? { status: failure.status } : {}),
-		...(failure.statusText ? { statusText: failure.statusText } : {}),
-		...(failure.code ? { code: failure.code } : {}),
-		reason: story.stoppedBecause,
-		...retryAfter,
-		...(body !== undefined ? { body: body as IDataObject } : {}),
-	};
-}
-
 function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
-}
-
-/** An item that finally failed, thrown when the node has no error output and does not continue on fail. */
-class ItemFailedError extends Error {
-	constructor(readonly nodeError: Error) {
-		super(nodeError.message);
-	}
 }
 
 /** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
@@ -200,17 +149,6 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
 	throw new ItemFailedError(nodeError);
-}
-
-/**
- * The input item, whole (json and binary), with `error` added. n8n sends an item to the error
- * output only when its json has no key besides `error`; it then merges the input item's json
- * back in through the paired item. With "continue (regular output)" we merge it ourselves.
- */
-function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): INodeExecutionData {
-	const item = ctx.getInputData()[i];
-	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error: details } : { ...item.json, error: details };
-	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {

@@ -5,7 +5,7 @@
  * Never throws: a parameter that cannot be read holds no secret to find.
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, type Redactor } from '../shared/redact';
+import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, type Redactor } from '../shared/core/redact';
 
 /** The fields of each credential type that hold a secret; other fields (URLs, names, grant types) do not. */
 function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { secrets: string[]; headerNames: string[]; queryNames: string[] } {

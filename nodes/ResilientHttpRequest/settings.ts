@@ -3,11 +3,11 @@
  * NodeOperationError that names the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { JitterStrategy } from '../shared/backoff';
-import type { StatusSet } from '../shared/classify';
-import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
-import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/idempotency';
+import type { JitterStrategy } from '../shared/core/backoff';
+import type { StatusSet } from '../shared/core/classify';
+import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/n8n/parameters';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/core/defaults';
+import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/core/idempotency';
 import type { ResponseSettings } from './response';
 
 export interface RetrySettings {

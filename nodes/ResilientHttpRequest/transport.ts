@@ -3,7 +3,7 @@
  * (auth header, basic auth, query auth, cookies) ever reaches an origin other than the first one.
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import type { AttemptContext } from '../shared/retry-loop';
+import type { AttemptContext } from '../shared/core/retry-loop';
 import type { GenericAuthType } from './descriptions/request.description';
 import type { RequestSpec } from './request-spec';
 

@@ -3,7 +3,7 @@
  * behind n8n's own HTTP Request, against a real local server, on virtual time.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/runtime';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { loopWorkflow, requestNode, runHttp } from './workflow-builders';

@@ -10,7 +10,7 @@
  *   (no wait, handed on as the README says).
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
-import type { RetryStory } from '../../nodes/shared/retry-story';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { expectReadmeSection, markdownTable } from '../support/readme-section';
 import { GOOD_URL, PARAMETER_CASES, SERVER_CASES, type ParameterCase, type ServerCase } from './bad-input/cases';
 import type { WorkflowJson, WorkflowRunResult } from './harness';

@@ -10,7 +10,7 @@ import { Container } from '@n8n/di';
 import type { ICredentialType, IDataObject, INode } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
-import { REDACTED } from '../../nodes/shared/redact';
+import { REDACTED } from '../../nodes/shared/core/redact';
 import { expectReadmeSection, markdownTable } from '../support/readme-section';
 import type { WorkflowRunResult } from './harness';
 import type { LocalHandler, LocalHandlerResult, LocalServer } from './local-server';

@@ -1,4 +1,4 @@
-import { basicAuthForms, createRedactor, headerSecrets, MIN_SECRET_LENGTH, REDACTED, redactError, urlSecrets, wireForms } from '../../nodes/shared/redact';
+import { basicAuthForms, createRedactor, headerSecrets, MIN_SECRET_LENGTH, REDACTED, redactError, urlSecrets, wireForms } from '../../nodes/shared/core/redact';
 
 describe('createRedactor: known secret values', () => {
 	const redactor = createRedactor({ secrets: ['s3cr3t value/+&', 'tok_ABCDEF'] });

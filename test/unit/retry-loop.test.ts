@@ -1,7 +1,7 @@
-import { computeBackoffDelay, type BackoffParams } from '../../nodes/shared/backoff';
-import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/classify';
-import { RETRY_DEFAULTS } from '../../nodes/shared/defaults';
-import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/retry-loop';
+import { computeBackoffDelay, type BackoffParams } from '../../nodes/shared/core/backoff';
+import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/core/classify';
+import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
+import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/core/retry-loop';
 import { DEFAULT_START_MS, FakeRuntime, mulberry32, scripted } from './fake-runtime';
 
 const START = DEFAULT_START_MS;

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/backoff-properties';
-import { RETRY_DEFAULTS } from '../../shared/defaults';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/n8n/retry-properties';
+import { RETRY_DEFAULTS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [

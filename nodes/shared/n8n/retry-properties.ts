@@ -1,6 +1,6 @@
 /** Backoff parameters shared by both nodes: same names, defaults and help text everywhere. */
 import type { INodeProperties } from 'n8n-workflow';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from './defaults';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../core/defaults';
 
 export const baseDelayProperty: INodeProperties = {
 	displayName: 'Base Delay (Ms)',

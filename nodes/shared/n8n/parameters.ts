@@ -1,9 +1,9 @@
 /** Reading node parameters with errors that name the parameter and the item. */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { JITTER_STRATEGIES, type JitterStrategy } from './backoff';
-import { parseStatusList, type StatusSet } from './classify';
-import { RETRY_LIMITS } from './defaults';
+import { JITTER_STRATEGIES, type JitterStrategy } from '../core/backoff';
+import { parseStatusList, type StatusSet } from '../core/classify';
+import { RETRY_LIMITS } from '../core/defaults';
 
 /** `detail` (a parser's own words, say) goes to the description, keeping the message short and stable. */
 export function parameterError(ctx: IExecuteFunctions, i: number, parameter: string, problem: string, detail?: string): never {

@@ -1,6 +1,6 @@
 /** The loop state the node keeps on each item, and the annotations it writes. */
 import type { IDataObject } from 'n8n-workflow';
-import type { LoopState } from '../shared/backoff-decision';
+import type { LoopState } from '../shared/core/backoff-decision';
 
 /** What is written on every item the node routes. */
 export interface BackoffAnnotation extends IDataObject {
