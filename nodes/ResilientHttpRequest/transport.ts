@@ -3,6 +3,7 @@
  * (auth header, basic auth, query auth, cookies) ever reaches an origin other than the first one.
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
+import { isErrorCode } from '../shared/core/classify';
 import type { AttemptContext } from '../shared/core/retry-loop';
 import type { GenericAuthType } from './descriptions/request.description';
 import type { RequestSpec } from './request-spec';
@@ -163,7 +164,7 @@ export function errorCodeOf(error: unknown, depth = 0): { code?: string; message
 	if (depth > 5 || typeof error !== 'object' || error === null) return { message: String(error) };
 	const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
 	const message = typeof e.message === 'string' ? e.message : String(error);
-	if (typeof e.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(e.code) && e.code !== 'ERR_BAD_RESPONSE') return { code: e.code, message };
+	if (isErrorCode(e.code)) return { code: e.code, message };
 	for (const inner of [e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]) {
 		const found = errorCodeOf(inner, depth + 1);
 		if (found.code) return found;

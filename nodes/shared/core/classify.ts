@@ -30,6 +30,14 @@ export interface AttemptFailure {
 	body?: unknown;
 }
 
+/** axios' own codes for a status error: they say "a status", not what failed. */
+const STATUS_ERROR_CODES = new Set(['ERR_BAD_RESPONSE', 'ERR_BAD_REQUEST']);
+
+/** An error code worth classifying (ECONNRESET, UND_ERR_SOCKET, ERR_STREAM_PREMATURE_CLOSE), wherever it was found. */
+export function isErrorCode(value: unknown): value is string {
+	return typeof value === 'string' && /^[A-Z][A-Z0-9_]+$/.test(value) && !STATUS_ERROR_CODES.has(value);
+}
+
 /** Codes of requests that never left this machine or never reached the server. */
 const NEVER_SENT_CODES = new Set(['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN']);
 

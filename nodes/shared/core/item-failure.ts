@@ -3,6 +3,7 @@
  * error output, from n8n's HTTP Request error output, from a full response (Never Error on), or
  * from any node's "continue on fail" error. Pure: works on the item's json.
  */
+import { isErrorCode } from './classify';
 import type { ServerDelay } from './retry-after';
 import { parseRetryAfter, parseResetValue, serverRequestedDelay } from './retry-after';
 
@@ -30,9 +31,8 @@ function numberOf(value: unknown): number | undefined {
 	return undefined;
 }
 
-/** Codes like ECONNRESET; axios' own ERR_BAD_RESPONSE only says "a status error". */
 function errorCodeOf(value: unknown): string | undefined {
-	return typeof value === 'string' && /^E[A-Z0-9_]+$/.test(value) && value !== 'ERR_BAD_RESPONSE' && value !== 'ERR_BAD_REQUEST' ? value : undefined;
+	return isErrorCode(value) ? value : undefined;
 }
 
 function headersFrom(...candidates: unknown[]): Json | undefined {
