@@ -523,6 +523,19 @@ describe('guards: circuit breaker and retry budget', () => {
 		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ECIRCUITOPEN', reachedServer: 'no' });
 	});
 
+	it('a budget that refuses the first attempt of a loop item sends nothing and does not claim an open circuit', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 200 }]);
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy(), rt, undefined, {
+				beforeAttempt: async () => ({ allowed: false, reason: 'retry-budget-exhausted', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' }),
+			}),
+		);
+		expect(fn.calls).toHaveLength(0);
+		expect(outcome.story).toMatchObject({ stoppedBecause: 'retry-budget-exhausted', attempts: 0 });
+		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ERETRYBUDGET', reachedServer: 'no', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' });
+	});
+
 	it('a budget that refuses a retry stops the item with the last failure and the budget state', async () => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }, { status: 200 }]);

@@ -58,6 +58,8 @@ export interface RetryGuards {
 	beforeRetry?(attempt: number, failure: AttemptFailure): Promise<GuardVerdict>;
 }
 
+const REFUSAL_CODES: Record<Extract<GuardVerdict, { allowed: false }>['reason'], string> = { 'circuit-open': 'ECIRCUITOPEN', 'retry-budget-exhausted': 'ERETRYBUDGET' };
+
 export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
 
 interface Decision {
@@ -217,7 +219,8 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 
 	/** A guard refused: nothing more is sent; the item stops with the guard's reason. */
 	const refused = (verdict: Extract<GuardVerdict, { allowed: false }>, last: AttemptFailure | undefined): RetryOutcome<T> => {
-		const failure: AttemptFailure = last ?? { kind: 'network', code: 'ECIRCUITOPEN', message: verdict.message, reachedServer: 'no', transient: true };
+		// nothing was sent: the refusal is the failure, with a code of its own for each guard
+		const failure: AttemptFailure = last ?? { kind: 'network', code: REFUSAL_CODES[verdict.reason], message: verdict.message, reachedServer: 'no', transient: true };
 		const extra: Partial<RetryStory> = verdict.retryAt !== undefined ? { retryAfterMs: Math.max(0, verdict.retryAt - runtime.now()), retryAt: new Date(verdict.retryAt).toISOString() } : {};
 		const n = story.history.length;
 		const summary = n === 0 ? `Not sent: ${verdict.message}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${verdict.message}`;
