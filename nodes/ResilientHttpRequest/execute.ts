@@ -24,6 +24,9 @@ import { responseToItems } from './response';
 import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
+import { checkHeaderCredential } from './credential-headers';
+import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
+import { numberParameter } from '../shared/n8n/parameters';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
@@ -57,12 +60,12 @@ async function readTransportSettings(ctx: IExecuteFunctions, i: number): Promise
 		const c = await ctx.getCredentials<{ name?: string; value?: string }>('httpQueryAuth', i);
 		manualAuth = { kind: 'query', name: c.name ?? '', value: c.value ?? '' };
 	}
-	const maxRedirects = Number(redirect.maxRedirects ?? 21);
+	await checkHeaderCredential(ctx, i, authType);
 	return {
 		authType,
 		...(manualAuth ? { manualAuth } : {}),
 		followRedirects: redirect.followRedirects !== false,
-		maxRedirects: Number.isFinite(maxRedirects) && maxRedirects >= 0 ? maxRedirects : 21,
+		maxRedirects: numberParameter(ctx, i, 'Max Redirects', redirect.maxRedirects ?? DEFAULT_MAX_REDIRECTS, { integer: true, min: 0, max: MAX_REDIRECTS_LIMIT }),
 		skipSslCertificateValidation: options.allowUnauthorizedCerts === true,
 		...(typeof options.proxy === 'string' && options.proxy.trim() !== '' ? { proxy: parseProxy(ctx, options.proxy, i) } : {}),
 	};
@@ -123,9 +126,10 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
 	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
-	// failed attempts' messages may quote the request (n8n's and axios' errors do): redact the story
-	// whenever it holds one; the response of a success is the user's data and stays untouched
-	const quotesErrors = !outcome.ok || outcome.story.history.some((record) => record.error !== undefined);
+	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
+	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
+	// outcome; the response of a success is the user's data and stays untouched
+	const quotesErrors = !outcome.ok || outcome.story.history.length > 1;
 	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(outcome.story) : outcome.story;
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
