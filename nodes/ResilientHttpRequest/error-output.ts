@@ -5,10 +5,8 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { AttemptFailure } from '../shared/core/classify';
-import { serverRequestedDelay } from '../shared/core/retry-after';
 import type { RetryStory } from '../shared/core/retry-story';
 import { decodeBody } from './response';
-import type { RetrySettings } from './settings';
 import type { HttpResponse } from './transport';
 
 /** The response a failed status attempt carried, if any. */
@@ -37,14 +35,14 @@ function failureBody(failure: AttemptFailure): unknown {
  * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
  * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
  */
-export function errorDetails(failure: AttemptFailure, story: RetryStory, settings: RetrySettings, nowMs: number): IDataObject {
+export function errorDetails(failure: AttemptFailure, story: RetryStory, nowMs: number): IDataObject {
 	const body = failureBody(failure);
 	let retryAfter: IDataObject = {};
 	if (story.retryAfterMs !== undefined) {
 		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
-	} else if (failure.headers) {
-		const requested = serverRequestedDelay(failure.headers, nowMs, { readRateLimitHeaders: settings.readRateLimitHeaders, ...(failure.status !== undefined ? { status: failure.status } : {}) });
-		if (requested) retryAfter = { retryAfterMs: requested.delayMs, retryAt: new Date(Math.min(nowMs + requested.delayMs, 8.64e15)).toISOString() };
+	} else if (failure.serverDelay) {
+		// read where the response was read: never parsed again here
+		retryAfter = { retryAfterMs: failure.serverDelay.delayMs, retryAt: new Date(Math.min(nowMs + failure.serverDelay.delayMs, 8.64e15)).toISOString() };
 	}
 	return {
 		message: story.summary,
@@ -53,6 +51,9 @@ export function errorDetails(failure: AttemptFailure, story: RetryStory, setting
 		...(failure.code ? { code: failure.code } : {}),
 		reason: story.stoppedBecause,
 		...retryAfter,
+		// the key and the node that generated it travel with the item even without a retry story
+		...(story.idempotencyKey !== undefined ? { idempotencyKey: story.idempotencyKey } : {}),
+		...(story.idempotencyKeyOwner !== undefined ? { idempotencyKeyOwner: story.idempotencyKeyOwner } : {}),
 		...(body !== undefined ? { body: body as IDataObject } : {}),
 	};
 }

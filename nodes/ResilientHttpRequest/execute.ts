@@ -14,7 +14,9 @@ import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/co
 import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards, isLoopRetry } from './guards';
+import { createGuards } from './guards';
+import { isLoopRetry, ownFailedPassKey } from '../shared/core/item-records';
+import { serverRequestedDelay } from '../shared/core/retry-after';
 import { readSharedLimits } from './shared-limits';
 import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
@@ -72,7 +74,7 @@ async function readTransportSettings(ctx: IExecuteFunctions, i: number): Promise
 }
 
 /** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
-async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3]): Promise<AttemptResult<HttpResponse>> {
+async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3], runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
 		response = await sendAttempt(ctx, spec, transport, attempt);
@@ -83,26 +85,34 @@ async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport:
 		return { ok: false, failure };
 	}
 	const failure = classifyStatus(response.statusCode, response.statusMessage, settings.retryOn);
-	if (failure) return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
-	return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	if (!failure) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	// the server's requested wait is read here, once: the loop and the error output take it from the failure
+	const serverDelay = serverRequestedDelay(response.headers, runtime.now(), { readRateLimitHeaders: settings.readRateLimitHeaders, status: response.statusCode });
+	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body, ...(serverDelay ? { serverDelay } : {}) } };
 }
 
-function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined): RetryPolicy {
+function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined, keyOwner: string | undefined): RetryPolicy {
 	return {
 		maxAttempts: settings.maxAttempts,
 		backoff: { strategy: settings.jitter, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs },
 		totalDeadlineMs: settings.totalDeadlineMs,
 		attemptTimeoutMs: settings.attemptTimeoutMs,
 		maxServerDelayMs: settings.maxServerDelayMs,
-		readRateLimitHeaders: settings.readRateLimitHeaders,
 		method: spec.method,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
+		...(keyOwner !== undefined ? { idempotencyKeyOwner: keyOwner } : {}),
 		allowUnsafeRetries: settings.allowUnsafeRetries,
 	};
 }
 
 function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
+}
+
+/** What names this node as the owner of the keys it generates: its id (stable across renames), or its name in a workflow without ids. */
+function keyOwnerOf(ctx: IExecuteFunctions): string {
+	const node = ctx.getNode();
+	return node.id || node.name;
 }
 
 /** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
@@ -115,17 +125,21 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i);
-	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(ctx.getInputData()[i].json));
+	const json = ctx.getInputData()[i].json;
+	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
 	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));
 
 	let idempotencyKey: string | undefined;
-	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();
+	// a generated key belongs to this node: an item that comes back after a failed pass here (a
+	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
+	const keyOwner = settings.idempotencyMode === 'generate' ? keyOwnerOf(ctx) : undefined;
+	if (keyOwner !== undefined) idempotencyKey = ownFailedPassKey(json, keyOwner) ?? randomUUID();
 	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
 	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
-	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
+	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt, runtime), policyFor(settings, spec, idempotencyKey, keyOwner), runtime, signal, guards);
 	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
 	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
 	// outcome; the response of a success is the user's data and stays untouched
@@ -141,7 +155,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
-	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, settings, runtime.now()));
+	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, runtime.now()));
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,

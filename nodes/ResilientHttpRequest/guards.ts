@@ -2,7 +2,7 @@
  * The retry budget and the circuit breaker as guards of the retry loop: limits in, state store
  * calls out, notes for the retry story back.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../shared/core/classify';
 import type { GuardNote, GuardVerdict, RetryGuards } from '../shared/core/retry-loop';
 import type { Runtime } from '../shared/core/runtime';
@@ -32,18 +32,6 @@ function warnOncePerWindow(ctx: IExecuteFunctions, key: string, nowMs: number, w
 	if (lastBudgetWarning.size > 10_000) lastBudgetWarning.clear();
 	lastBudgetWarning.set(key, nowMs);
 	ctx.logger.warn(`Resilient HTTP Request "${ctx.getNode().name}" in workflow "${ctx.getWorkflow().name ?? ctx.getWorkflow().id}": ${message}. Items that would retry go to the error output until the window frees up.`);
-}
-
-/**
- * An item that comes back through a Backoff Delay loop (its `_backoff.attempt` is 2 or more) is a
- * retry, not a first attempt: its first request here asks the budget like any retry, so loops
- * cannot bypass it.
- */
-export function isLoopRetry(json: IDataObject): boolean {
-	const state = json._backoff;
-	if (typeof state !== 'object' || state === null || Array.isArray(state)) return false;
-	const attempt = (state as IDataObject).attempt;
-	return typeof attempt === 'number' && attempt >= 2;
 }
 
 export function createGuards(ctx: IExecuteFunctions, store: StateStore, limits: SharedLimits, runtime: Runtime, loopRetry = false): RetryGuards {
