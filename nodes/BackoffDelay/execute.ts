@@ -6,10 +6,11 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { decideAfterFailure, type Decision, type DecisionPolicy, type RetryToken } from '../shared/core/decide';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/core/defaults';
+import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import { classifyItemFailure, parseWaitValue, readItemFailure, type ItemClassification, type ItemFailure } from '../shared/core/item-failure';
 import { stopSummary } from '../shared/core/stop-messages';
-import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/n8n/parameters';
+import { numberParameter, parameterError } from '../shared/n8n/parameters';
+import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
 import { formatDuration } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
@@ -31,15 +32,14 @@ function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 	return {
 		stateField,
 		serverWait: opt('serverWait', ''),
-		policy: {
-			maxAttempts: numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts }),
-			backoff: {
-				strategy: jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter)),
-				...backoffDelayParameters(ctx, i, opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), opt('maxDelay', RETRY_DEFAULTS.maxDelayMs)),
-			},
-			totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', 0)),
-			maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs)),
-		},
+		policy: readDecisionPolicy(ctx, i, {
+			maxAttempts: ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts),
+			jitter: opt('jitter', RETRY_DEFAULTS.jitter),
+			baseDelay: opt('baseDelay', RETRY_DEFAULTS.baseDelayMs),
+			maxDelay: opt('maxDelay', RETRY_DEFAULTS.maxDelayMs),
+			totalDeadline: opt('totalDeadline', 0),
+			maxServerDelay: opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs),
+		}),
 		classification: {
 			onlyTransient,
 			retryOn: statusListParameter(ctx, i, onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses),

@@ -93,15 +93,10 @@ async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport:
 
 function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined, keyOwner: string | undefined): RetryPolicy {
 	return {
-		maxAttempts: settings.maxAttempts,
-		backoff: { strategy: settings.jitter, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs },
-		totalDeadlineMs: settings.totalDeadlineMs,
-		attemptTimeoutMs: settings.attemptTimeoutMs,
-		maxServerDelayMs: settings.maxServerDelayMs,
+		...settings.policy,
 		method: spec.method,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
 		...(keyOwner !== undefined ? { idempotencyKeyOwner: keyOwner } : {}),
-		allowUnsafeRetries: settings.allowUnsafeRetries,
 	};
 }
 
