@@ -132,9 +132,10 @@ class StoryBuilder {
 
 export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, guards: RetryGuards = {}): Promise<RetryOutcome<T>> {
 	const story = new StoryBuilder(runtime, policy);
-	const deadlineAt = policy.totalDeadlineMs > 0 ? runtime.now() + policy.totalDeadlineMs : undefined;
 	const decisionPolicy: DecisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
 	let token: RetryToken = { attempts: 1, startedAt: runtime.now() };
+	// the decision and the attempts' time limits count the deadline from the same instant
+	const deadlineAt = policy.totalDeadlineMs > 0 ? token.startedAt + policy.totalDeadlineMs : undefined;
 	let delayBefore = 0;
 	let delayReason: DelayReason | undefined;
 	let delayHeader: string | undefined;
