@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { systemRuntime, type Runtime } from '../shared/runtime';
+import { systemRuntime, type Runtime } from '../shared/core/runtime';
 import { backoffDelayProperties } from './description';
 import { executeBackoffDelay } from './execute';
 

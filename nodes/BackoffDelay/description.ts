@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../shared/backoff-properties';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -62,14 +62,7 @@ export const backoffDelayProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
-			{
-				displayName: 'Max Server-Requested Delay (Ms)',
-				name: 'maxServerDelay',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: BACKOFF_DEFAULTS.maxServerDelayMs,
-				description: 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up',
-			},
+			maxServerDelayProperty(BACKOFF_DEFAULTS.maxServerDelayMs, 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up'),
 			{
 				displayName: 'Server-Requested Wait',
 				name: 'serverWait',
@@ -79,14 +72,10 @@ export const backoffDelayProperties: INodeProperties[] = [
 				description:
 					'Leave empty to find it on the item (Resilient HTTP Request errors, response headers). Otherwise a number of milliseconds, a Retry-After value (seconds or HTTP-date) or a date.',
 			},
-			{
-				displayName: 'Total Deadline (Ms)',
-				name: 'totalDeadline',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: 0,
-				description: "Bound on the whole retry loop of an item, counted from its first failure. 0 means none: Max Attempts bounds the loop.",
-			},
+			totalDeadlineProperty(
+				0,
+				"Bound on the whole retry loop of an item, counted from its first failure (this node cannot know when the first attempt started; Resilient HTTP Request counts from there). 0 means none: Max Attempts bounds the loop.",
+			),
 		],
 	},
 ];

@@ -1,21 +1,24 @@
 /**
- * The Backoff Delay node's execute(): decide each item's route and delay with the shared policy
- * core, wait once for the longest delay, and route the items to Retry or Give up.
+ * The Backoff Delay node's execute(): decide each item's route and delay with the engine's one
+ * decision (the same as the HTTP node's), wait once for the longest delay, and route the items to
+ * Retry or Give up.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { BackoffLoopPolicy, BackoffDecision } from '../shared/backoff-decision';
-import { decideBackoff } from '../shared/backoff-decision';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
-import { parseWaitValue, readItemFailure, type ItemFailure } from '../shared/item-failure';
-import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
-import { formatDuration } from '../shared/retry-story';
-import type { Runtime } from '../shared/runtime';
+import { decideAfterFailure, type Decision, type DecisionPolicy, type RetryToken } from '../shared/core/decide';
+import { RETRY_DEFAULTS } from '../shared/core/defaults';
+import { classifyItemFailure, parseWaitValue, readItemFailure, type ItemClassification, type ItemFailure } from '../shared/core/item-failure';
+import { stopSummary } from '../shared/core/stop-messages';
+import { numberParameter, parameterError } from '../shared/n8n/parameters';
+import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { formatDuration } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
-import { readLoopState, type BackoffAnnotation } from './state';
+import { readLoopState, type BackoffAnnotation } from './loop-state';
 
 interface ItemSettings {
-	policy: BackoffLoopPolicy;
+	policy: DecisionPolicy;
+	classification: ItemClassification;
 	stateField: string;
 	serverWait: unknown;
 }
@@ -29,14 +32,15 @@ function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 	return {
 		stateField,
 		serverWait: opt('serverWait', ''),
-		policy: {
-			maxAttempts: numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts }),
-			backoff: {
-				strategy: jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter)),
-				...backoffDelayParameters(ctx, i, opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), opt('maxDelay', RETRY_DEFAULTS.maxDelayMs)),
-			},
-			totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', 0)),
-			maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs)),
+		policy: readDecisionPolicy(ctx, i, {
+			maxAttempts: ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts),
+			jitter: opt('jitter', RETRY_DEFAULTS.jitter),
+			baseDelay: opt('baseDelay', RETRY_DEFAULTS.baseDelayMs),
+			maxDelay: opt('maxDelay', RETRY_DEFAULTS.maxDelayMs),
+			totalDeadline: opt('totalDeadline', 0),
+			maxServerDelay: opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs),
+		}),
+		classification: {
 			onlyTransient,
 			retryOn: statusListParameter(ctx, i, onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses),
 		},
@@ -51,13 +55,20 @@ function lastFailure(failure: ItemFailure): IDataObject {
 	};
 }
 
-function annotate(decision: BackoffDecision, failure: ItemFailure, attemptsMade: number, firstFailureAt: number, maxAttempts: number, nowMs: number): BackoffAnnotation {
-	const common = { maxAttempts, firstFailureAt: new Date(firstFailureAt).toISOString(), lastFailure: lastFailure(failure) };
-	if (decision.route === 'give-up') {
-		return { attempt: attemptsMade, ...common, giveUpReason: decision.reason, message: decision.message, ...(decision.serverDelay ? { serverDelayMs: decision.serverDelay.delayMs } : {}) };
+function annotate(decision: Decision, failure: ItemFailure, token: RetryToken, maxAttempts: number, nowMs: number): BackoffAnnotation {
+	const common = { maxAttempts, firstFailureAt: new Date(token.startedAt).toISOString(), lastFailure: lastFailure(failure) };
+	if (!decision.retry) {
+		return {
+			attempt: token.attempts,
+			...common,
+			stoppedBecause: decision.stop,
+			// the same text the HTTP node writes for the same stop (this node cannot know the time the attempts took)
+			message: stopSummary(decision.stop, decision.why, { attempts: token.attempts }),
+			...(decision.serverDelay ? { serverDelayMs: decision.serverDelay.delayMs } : {}),
+		};
 	}
 	return {
-		attempt: decision.nextAttempt,
+		attempt: token.attempts + 1,
 		...common,
 		delayMs: decision.delayMs,
 		delayReason: decision.delayReason,
@@ -102,10 +113,10 @@ export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runti
 			} catch (error) {
 				parameterError(ctx, i, 'Server-Requested Wait', (error as Error).message);
 			}
-			const decision = decideBackoff(failure, state, settings.policy, nowMs, () => runtime.random());
-			const annotation = annotate(decision, failure, state.attemptsMade, state.firstFailureAt, settings.policy.maxAttempts, nowMs);
+			const decision = decideAfterFailure(classifyItemFailure(failure, settings.classification), state, settings.policy, nowMs, () => runtime.random());
+			const annotation = annotate(decision, failure, state, settings.policy.maxAttempts, nowMs);
 			const out = routedItem(items[i], i, { ...json, [settings.stateField]: annotation });
-			if (decision.route === 'retry') retry.push({ index: i, item: out, annotation, field: settings.stateField });
+			if (decision.retry) retry.push({ index: i, item: out, annotation, field: settings.stateField });
 			else giveUp.push(out);
 		} catch (error) {
 			// NodeOperationError hands back an error that already is one, unchanged

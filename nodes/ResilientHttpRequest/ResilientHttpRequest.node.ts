@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeCredentialDescription, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { systemRuntime, type Runtime } from '../shared/runtime';
+import { systemRuntime, type Runtime } from '../shared/core/runtime';
 import { getMemoryStateStore } from '../shared/state/memory-store';
-import { testRedisCredential } from '../shared/state/redis-store';
+import { testRedisCredential } from '../shared/state/redis-credential-test';
 import type { StateStore } from '../shared/state/types';
 import { limitsProperties } from './descriptions/limits.description';
 import { optionsProperties } from './descriptions/options.description';

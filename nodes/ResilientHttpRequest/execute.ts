@@ -6,22 +6,29 @@
 import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/adaptive-limit';
-import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/classify';
-import { runItemPool } from '../shared/item-pool';
-import { serverRequestedDelay } from '../shared/retry-after';
-import { redactError } from '../shared/redact';
-import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/retry-loop';
-import type { RetryStory } from '../shared/retry-story';
-import type { Runtime } from '../shared/runtime';
+import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
+import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/core/classify';
+import { runItemPool } from '../shared/core/item-pool';
+import { redactError } from '../shared/core/redact';
+import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
+import type { RetryStory } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards, isLoopRetry, readSharedLimits, withWindowFeedback } from './guards';
+import { createGuards } from './guards';
+import { isLoopRetry, ownFailedPassKey } from '../shared/core/item-records';
+import { serverRequestedDelay } from '../shared/core/retry-after';
+import { readSharedLimits } from './shared-limits';
+import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
-import { decodeBody, responseToItems } from './response';
+import { responseToItems } from './response';
+import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
+import { checkHeaderCredential } from './credential-headers';
+import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
+import { numberParameter } from '../shared/n8n/parameters';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
@@ -55,19 +62,19 @@ async function readTransportSettings(ctx: IExecuteFunctions, i: number): Promise
 		const c = await ctx.getCredentials<{ name?: string; value?: string }>('httpQueryAuth', i);
 		manualAuth = { kind: 'query', name: c.name ?? '', value: c.value ?? '' };
 	}
-	const maxRedirects = Number(redirect.maxRedirects ?? 21);
+	await checkHeaderCredential(ctx, i, authType);
 	return {
 		authType,
 		...(manualAuth ? { manualAuth } : {}),
 		followRedirects: redirect.followRedirects !== false,
-		maxRedirects: Number.isFinite(maxRedirects) && maxRedirects >= 0 ? maxRedirects : 21,
+		maxRedirects: numberParameter(ctx, i, 'Max Redirects', redirect.maxRedirects ?? DEFAULT_MAX_REDIRECTS, { integer: true, min: 0, max: MAX_REDIRECTS_LIMIT }),
 		skipSslCertificateValidation: options.allowUnauthorizedCerts === true,
 		...(typeof options.proxy === 'string' && options.proxy.trim() !== '' ? { proxy: parseProxy(ctx, options.proxy, i) } : {}),
 	};
 }
 
 /** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
-async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3]): Promise<AttemptResult<HttpResponse>> {
+async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3], runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
 		response = await sendAttempt(ctx, spec, transport, attempt);
@@ -78,67 +85,18 @@ async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport:
 		return { ok: false, failure };
 	}
 	const failure = classifyStatus(response.statusCode, response.statusMessage, settings.retryOn);
-	if (failure) return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
-	return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	if (!failure) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	// the server's requested wait is read here, once: the loop and the error output take it from the failure
+	const serverDelay = serverRequestedDelay(response.headers, runtime.now(), { readRateLimitHeaders: settings.readRateLimitHeaders, status: response.statusCode });
+	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body, ...(serverDelay ? { serverDelay } : {}) } };
 }
 
-function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined): RetryPolicy {
+function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined, keyOwner: string | undefined): RetryPolicy {
 	return {
-		maxAttempts: settings.maxAttempts,
-		backoff: { strategy: settings.jitter, baseDelayMs: settings.baseDelayMs, maxDelayMs: settings.maxDelayMs },
-		totalDeadlineMs: settings.totalDeadlineMs,
-		attemptTimeoutMs: settings.attemptTimeoutMs,
-		maxServerDelayMs: settings.maxServerDelayMs,
-		readRateLimitHeaders: settings.readRateLimitHeaders,
+		...settings.policy,
 		method: spec.method,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
-		allowUnsafeRetries: settings.allowUnsafeRetries,
-	};
-}
-
-/** The response a failed status attempt carried, if any. */
-function responseOf(failure: AttemptFailure): HttpResponse | undefined {
-	if (failure.kind !== 'status' || !Buffer.isBuffer(failure.body)) return undefined;
-	return { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
-}
-
-/** Error bodies up to this size are parsed (JSON) for the error output; larger ones are cut to ERROR_BODY_CHARS. */
-const MAX_PARSED_ERROR_BODY_BYTES = 64 * 1024;
-const ERROR_BODY_CHARS = 2000;
-
-/** The response body of a failed attempt, decoded for the error output (files are left out). */
-function failureBody(failure: AttemptFailure): unknown {
-	const response = responseOf(failure);
-	if (!response || response.body.length === 0) return undefined;
-	// a large error body (an HTML page, a dump) is not parsed whole: the item carries its start as text
-	const large = response.body.length > MAX_PARSED_ERROR_BODY_BYTES;
-	const decoded = decodeBody(large ? { ...response, body: response.body.subarray(0, ERROR_BODY_CHARS * 4) } : response, 'autodetect');
-	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
-	if (decoded.kind === 'text') return large || decoded.value.length > ERROR_BODY_CHARS ? `${decoded.value.slice(0, ERROR_BODY_CHARS)}…` : decoded.value;
-	return decoded.value;
-}
-
-/**
- * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
- * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
- */
-function errorDetails(failure: AttemptFailure, story: RetryStory, settings: RetrySettings, nowMs: number): IDataObject {
-	const body = failureBody(failure);
-	let retryAfter: IDataObject = {};
-	if (story.retryAfterMs !== undefined) {
-		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
-	} else if (failure.headers) {
-		const requested = serverRequestedDelay(failure.headers, nowMs, { readRateLimitHeaders: settings.readRateLimitHeaders, ...(failure.status !== undefined ? { status: failure.status } : {}) });
-		if (requested) retryAfter = { retryAfterMs: requested.delayMs, retryAt: new Date(Math.min(nowMs + requested.delayMs, 8.64e15)).toISOString() };
-	}
-	return {
-		message: story.summary,
-		...(failure.status !== undefined ? { status: failure.status } : {}),
-		...(failure.statusText ? { statusText: failure.statusText } : {}),
-		...(failure.code ? { code: failure.code } : {}),
-		reason: story.stoppedBecause,
-		...retryAfter,
-		...(body !== undefined ? { body: body as IDataObject } : {}),
+		...(keyOwner !== undefined ? { idempotencyKeyOwner: keyOwner } : {}),
 	};
 }
 
@@ -146,11 +104,10 @@ function withStory(items: INodeExecutionData[], field: string, story: RetryStory
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
 }
 
-/** An item that finally failed, thrown when the node has no error output and does not continue on fail. */
-class ItemFailedError extends Error {
-	constructor(readonly nodeError: Error) {
-		super(nodeError.message);
-	}
+/** What names this node as the owner of the keys it generates: its id (stable across renames), or its name in a workflow without ids. */
+function keyOwnerOf(ctx: IExecuteFunctions): string {
+	const node = ctx.getNode();
+	return node.id || node.name;
 }
 
 /** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
@@ -163,20 +120,25 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i);
-	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(ctx.getInputData()[i].json));
+	const json = ctx.getInputData()[i].json;
+	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
 	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));
 
 	let idempotencyKey: string | undefined;
-	if (settings.idempotencyMode === 'generate') idempotencyKey = randomUUID();
+	// a generated key belongs to this node: an item that comes back after a failed pass here (a
+	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
+	const keyOwner = settings.idempotencyMode === 'generate' ? keyOwnerOf(ctx) : undefined;
+	if (keyOwner !== undefined) idempotencyKey = ownFailedPassKey(json, keyOwner) ?? randomUUID();
 	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
 	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
-	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt), policyFor(settings, spec, idempotencyKey), runtime, signal, guards);
-	// failed attempts' messages may quote the request (n8n's and axios' errors do): redact the story
-	// whenever it holds one; the response of a success is the user's data and stays untouched
-	const quotesErrors = !outcome.ok || outcome.story.history.some((record) => record.error !== undefined);
+	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt, runtime), policyFor(settings, spec, idempotencyKey, keyOwner), runtime, signal, guards);
+	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
+	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
+	// outcome; the response of a success is the user's data and stays untouched
+	const quotesErrors = !outcome.ok || outcome.story.history.length > 1;
 	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(outcome.story) : outcome.story;
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
@@ -188,7 +150,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
-	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, settings, runtime.now()));
+	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, runtime.now()));
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
@@ -200,17 +162,6 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
 	throw new ItemFailedError(nodeError);
-}
-
-/**
- * The input item, whole (json and binary), with `error` added. n8n sends an item to the error
- * output only when its json has no key besides `error`; it then merges the input item's json
- * back in through the paired item. With "continue (regular output)" we merge it ourselves.
- */
-function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): INodeExecutionData {
-	const item = ctx.getInputData()[i];
-	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error: details } : { ...item.json, error: details };
-	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {

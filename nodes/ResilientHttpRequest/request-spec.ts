@@ -4,8 +4,8 @@
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { headerNameProblem, headerValueProblem } from '../shared/idempotency';
-import { parameterError } from '../shared/parameters';
+import { headerNameProblem, headerValueProblem } from '../shared/core/idempotency';
+import { parameterError } from '../shared/n8n/parameters';
 import { encodeMultipart, type MultipartPart } from './multipart';
 
 export interface RequestSpec {

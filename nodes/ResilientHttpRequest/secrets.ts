@@ -5,7 +5,7 @@
  * Never throws: a parameter that cannot be read holds no secret to find.
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, type Redactor } from '../shared/redact';
+import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, urlUserinfo, type Redactor } from '../shared/core/redact';
 
 /** The fields of each credential type that hold a secret; other fields (URLs, names, grant types) do not. */
 function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { secrets: string[]; headerNames: string[]; queryNames: string[] } {
@@ -69,6 +69,9 @@ export async function itemRedactor(ctx: IExecuteFunctions, i: number): Promise<R
 
 	const url = attempt(() => String(ctx.getNodeParameter('url', i, '')), '');
 	secrets.push(...urlSecrets(url, queryNames));
+	// the request carries a URL's user and password as `Authorization: Basic <base64>`, which a server may quote alone
+	const userinfo = urlUserinfo(url);
+	if (userinfo) secrets.push(...basicAuthForms(userinfo.user, userinfo.password));
 	const query = pairsOf(ctx, i, 'queryParameters', 'jsonQuery');
 	secrets.push(...urlSecrets(`?${query.map(([n, v]) => `${encodeURIComponent(n)}=${encodeURIComponent(v)}`).join('&')}`, queryNames));
 	secrets.push(...headerSecrets(Object.fromEntries(pairsOf(ctx, i, 'headerParameters', 'jsonHeaders')), headerNames));
@@ -76,9 +79,9 @@ export async function itemRedactor(ctx: IExecuteFunctions, i: number): Promise<R
 	const options = attempt(() => ctx.getNodeParameter('options', i, {}) as IDataObject, {});
 	if (typeof options.proxy === 'string' && options.proxy.trim() !== '') {
 		const proxy = options.proxy.trim();
-		const [user = '', password = ''] = urlSecrets(proxy.includes('://') ? proxy : `http://${proxy}`);
 		// the userinfo only: a proxy URL has no query; Proxy-Authorization carries it in base64
-		if (user !== '' || password !== '') secrets.push(user, password, ...basicAuthForms(user, password));
+		const userinfo = urlUserinfo(proxy.includes('://') ? proxy : `http://${proxy}`);
+		if (userinfo) secrets.push(userinfo.user, userinfo.password, ...basicAuthForms(userinfo.user, userinfo.password));
 	}
 	return createRedactor({ secrets, headerNames, queryNames });
 }

@@ -3,24 +3,20 @@
  * NodeOperationError that names the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { JitterStrategy } from '../shared/backoff';
-import type { StatusSet } from '../shared/classify';
-import { backoffDelayParameters, jitterParameter, numberParameter, parameterError, statusListParameter } from '../shared/parameters';
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../shared/defaults';
-import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/idempotency';
+import type { StatusSet } from '../shared/core/classify';
+import { RETRY_DEFAULTS } from '../shared/core/defaults';
+import type { RetryPolicy } from '../shared/core/retry-loop';
+import { numberParameter, parameterError } from '../shared/n8n/parameters';
+import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/core/idempotency';
 import type { ResponseSettings } from './response';
 
 export interface RetrySettings {
-	maxAttempts: number;
+	/** The retry loop's policy but for the request itself (method, key), which request-spec reads. */
+	policy: Omit<RetryPolicy, 'method' | 'idempotencyKey' | 'idempotencyKeyOwner'>;
+	/** How the attempt classifies a status and reads the server's wait. */
 	retryOn: StatusSet;
-	baseDelayMs: number;
-	maxDelayMs: number;
-	jitter: JitterStrategy;
-	totalDeadlineMs: number;
-	attemptTimeoutMs: number;
-	maxServerDelayMs: number;
 	readRateLimitHeaders: boolean;
-	allowUnsafeRetries: boolean;
 	idempotencyMode: IdempotencyMode;
 	idempotencyHeader: string;
 	/** Only for mode 'expression'. */
@@ -33,11 +29,15 @@ export interface RetrySettings {
 export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySettings {
 	const retryOptions = ctx.getNodeParameter('retryOptions', i, {}) as IDataObject;
 	const opt = <T>(name: string, fallback: T): T => (retryOptions[name] === undefined ? fallback : (retryOptions[name] as T));
-
-	const maxAttempts = numberParameter(ctx, i, 'Max Attempts', ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts), { integer: true, min: 1, max: RETRY_LIMITS.maxAttempts });
+	const decision = readDecisionPolicy(ctx, i, {
+		maxAttempts: ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts),
+		jitter: opt('jitter', RETRY_DEFAULTS.jitter),
+		baseDelay: opt('baseDelay', RETRY_DEFAULTS.baseDelayMs),
+		maxDelay: opt('maxDelay', RETRY_DEFAULTS.maxDelayMs),
+		totalDeadline: opt('totalDeadline', RETRY_DEFAULTS.totalDeadlineMs),
+		maxServerDelay: opt('maxServerDelay', RETRY_DEFAULTS.maxServerDelayMs),
+	});
 	const retryOn = statusListParameter(ctx, i, ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses));
-	const { baseDelayMs, maxDelayMs } = backoffDelayParameters(ctx, i, opt('baseDelay', RETRY_DEFAULTS.baseDelayMs), opt('maxDelay', RETRY_DEFAULTS.maxDelayMs));
-	const jitter = jitterParameter(ctx, i, opt('jitter', RETRY_DEFAULTS.jitter));
 
 	const idempotencyMode = ctx.getNodeParameter('idempotencyKeyMode', i, 'off') as IdempotencyMode;
 	const idempotencyHeader = String(opt('idempotencyHeaderName', RETRY_DEFAULTS.idempotencyHeader)).trim();
@@ -54,16 +54,13 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const response = ((options.response as IDataObject | undefined)?.response ?? {}) as IDataObject;
 	return {
-		maxAttempts,
+		policy: {
+			...decision,
+			attemptTimeoutMs: numberParameter(ctx, i, 'Attempt Timeout (Ms)', opt('attemptTimeout', RETRY_DEFAULTS.attemptTimeoutMs), {}),
+			allowUnsafeRetries: opt('allowUnsafeRetries', false),
+		},
 		retryOn,
-		baseDelayMs,
-		maxDelayMs,
-		jitter,
-		totalDeadlineMs: numberParameter(ctx, i, 'Total Deadline (Ms)', opt('totalDeadline', RETRY_DEFAULTS.totalDeadlineMs), {}),
-		attemptTimeoutMs: numberParameter(ctx, i, 'Attempt Timeout (Ms)', opt('attemptTimeout', RETRY_DEFAULTS.attemptTimeoutMs), {}),
-		maxServerDelayMs: numberParameter(ctx, i, 'Max Server-Requested Delay (Ms)', opt('maxServerDelay', RETRY_DEFAULTS.maxServerDelayMs), {}),
 		readRateLimitHeaders: opt('readRateLimitHeaders', true),
-		allowUnsafeRetries: opt('allowUnsafeRetries', false),
 		idempotencyMode,
 		idempotencyHeader,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),

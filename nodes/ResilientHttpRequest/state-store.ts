@@ -5,7 +5,7 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { getRedisStateStoreWithFallback } from '../shared/state/fallback-store';
-import { redisConnectionFromCredential } from '../shared/state/redis-store';
+import { redisConnectionFromCredential } from '../shared/state/redis-connection';
 import type { StateStore } from '../shared/state/types';
 
 export async function selectStateStore(ctx: IExecuteFunctions, memoryStore: StateStore): Promise<StateStore> {

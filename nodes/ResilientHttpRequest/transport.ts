@@ -3,7 +3,10 @@
  * (auth header, basic auth, query auth, cookies) ever reaches an origin other than the first one.
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import type { AttemptContext } from '../shared/retry-loop';
+import { isErrorCode } from '../shared/core/classify';
+// the headers redaction hides are the ones that never follow a redirect to another origin
+import { SENSITIVE_HEADERS } from '../shared/core/redact';
+import type { AttemptContext } from '../shared/core/retry-loop';
 import type { GenericAuthType } from './descriptions/request.description';
 import type { RequestSpec } from './request-spec';
 
@@ -26,8 +29,6 @@ export interface TransportSettings {
 	proxy?: IHttpRequestOptions['proxy'];
 }
 
-/** Headers that carry credentials and must not follow a redirect to another origin. */
-const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
 
 export function isRedirect(status: number): boolean {
 	return [301, 302, 303, 307, 308].includes(status);
@@ -40,7 +41,7 @@ export function redirectMethod(method: IHttpRequestMethods, status: number): IHt
 	return method;
 }
 
-function withoutHeaders(headers: Record<string, string>, names: string[]): Record<string, string> {
+function withoutHeaders(headers: Record<string, string>, names: readonly string[]): Record<string, string> {
 	return Object.fromEntries(Object.entries(headers).filter(([name]) => !names.includes(name.toLowerCase())));
 }
 
@@ -126,7 +127,7 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 			url,
 			method,
 			qs,
-			headers: sameOrigin ? headers : withoutHeaders(headers, CREDENTIAL_HEADERS),
+			headers: sameOrigin ? headers : withoutHeaders(headers, SENSITIVE_HEADERS),
 			...(body !== undefined ? { body } : {}),
 			encoding: 'arraybuffer',
 			json: false,
@@ -152,7 +153,7 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 		url = next.href;
 		qs = {};
 		if (next.origin !== firstOrigin) {
-			headers = withoutHeaders(headers, CREDENTIAL_HEADERS);
+			headers = withoutHeaders(headers, SENSITIVE_HEADERS);
 			leftFirstOrigin = true;
 		}
 	}
@@ -163,7 +164,7 @@ export function errorCodeOf(error: unknown, depth = 0): { code?: string; message
 	if (depth > 5 || typeof error !== 'object' || error === null) return { message: String(error) };
 	const e = error as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
 	const message = typeof e.message === 'string' ? e.message : String(error);
-	if (typeof e.code === 'string' && /^[A-Z][A-Z0-9_]+$/.test(e.code) && e.code !== 'ERR_BAD_RESPONSE') return { code: e.code, message };
+	if (isErrorCode(e.code)) return { code: e.code, message };
 	for (const inner of [e.cause, ...(Array.isArray(e.errors) ? e.errors : [])]) {
 		const found = errorCodeOf(inner, depth + 1);
 		if (found.code) return found;

@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
-import { systemRuntime, type Runtime } from '../../nodes/shared/runtime';
+import { systemRuntime, type Runtime } from '../../nodes/shared/core/runtime';
 import type { StateStore } from '../../nodes/shared/state/types';
 import { runWorkflow, type WorkflowJson, type WorkflowRunResult } from '../engine/harness';
 import { seededRandom } from '../engine/virtual-runtime';

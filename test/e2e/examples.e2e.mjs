@@ -269,7 +269,7 @@ describe('example workflows in real n8n (packed tarball)', () => {
 		assert.equal(item.id, 'c');
 		assert.equal(item.path, 'status/404/99/loop-c', 'the original data is kept for replay');
 		assert.equal(item.error.status, 404);
-		assert.equal(item._backoff.giveUpReason, 'not-retryable');
+		assert.equal(item._backoff.stoppedBecause, 'final-status');
 		assert.equal(item._backoff.attempt, 1);
 		assert.equal(item._backoff.lastFailure.status, 404);
 	});

@@ -7,7 +7,7 @@
  * received twice.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import type { RetryStory } from '../../nodes/shared/retry-story';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { refusedUrl, startFaultServer, startTlsResetServer, type CountingEndpoint, type FaultServer } from '../support/fault-server';
 import { ACCOUNTING_RUN } from '../support/fault-server.runs';
 import { mulberry32 } from '../unit/fake-runtime';

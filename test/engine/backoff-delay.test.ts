@@ -3,10 +3,11 @@
  * behind n8n's own HTTP Request, against a real local server, on virtual time.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/runtime';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
-import { loopWorkflow, requestNode, runHttp } from './workflow-builders';
+import { startFlakyServer } from '../support/flaky-upstream';
+import { httpWorkflow, loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
 const server = useLocalServers();
 
@@ -36,7 +37,7 @@ describe.each(['resilient', 'core'] as const)('a loop with %s HTTP Request -> Ba
 
 		expect(upstream.requests).toHaveLength(3);
 		const [gaveUp] = run.outputOf('Gave up');
-		expect(gaveUp.json).toMatchObject({ order: 42, note: 'x', _backoff: { giveUpReason: 'attempts-exhausted', attempt: 3, maxAttempts: 3 } });
+		expect(gaveUp.json).toMatchObject({ order: 42, note: 'x', _backoff: { stoppedBecause: 'attempts-exhausted', attempt: 3, maxAttempts: 3 } });
 		// n8n's HTTP Request drops binary data on its error output; ours keeps the whole item
 		if (kind === 'resilient') expect(gaveUp.binary?.doc?.fileName).toBe('k.txt');
 		expect(runtime.sleeps).toHaveLength(2);
@@ -49,7 +50,7 @@ describe.each(['resilient', 'core'] as const)('a loop with %s HTTP Request -> Ba
 
 		expect(upstream.requests).toHaveLength(1);
 		expect(runtime.sleeps).toHaveLength(0);
-		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ giveUpReason: 'not-retryable', lastFailure: { status: 404 } });
+		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ stoppedBecause: 'final-status', lastFailure: { status: 404 } });
 	});
 });
 
@@ -75,14 +76,18 @@ describe('Retry-After', () => {
 		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(5000);
 		expect(backoffOf(run.jsonOf('Backoff', 0, 0)[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retry-after' });
 		// the 200 response is no failure: it leaves the loop through Give up, marked as such
-		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ giveUpReason: 'not-a-failure' });
+		expect(backoffOf(run.jsonOf('Gave up')[0])).toMatchObject({ stoppedBecause: 'not-a-failure' });
 	});
 
 	it('a Server-Requested Wait expression overrides what is on the item', async () => {
-		const upstream = await server((_req, n) => (n === 0 ? { status: 503 } : { status: 200, body: {} }));
+		// the item carries a wait of its own (Retry-After: 30 s), which the expression replaces
+		const upstream = await server((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200, body: {} }));
 		const runtime = createVirtualRuntime();
-		await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { serverWait: '={{ 12000 }}', baseDelay: 1 } }), [{ json: {} }], runtime);
+		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { serverWait: '={{ 12000 }}', baseDelay: 1 } }), [{ json: {} }], runtime);
+		expect((run.jsonOf('HTTP', 1)[0].error as IDataObject).retryAfterMs).toBe(30_000);
 		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(12000);
+		expect(runtime.sleeps[0]).toBeLessThan(30_000);
+		expect(backoffOf(run.jsonOf('Backoff')[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'Server-Requested Wait' });
 	});
 });
 
@@ -193,6 +198,64 @@ describe('loops cannot bypass the retry budget', () => {
 		expect(upstream.requests).toHaveLength(7);
 		const gaveUp = run.runsOf('Gave up') > 0 ? [0, 1, 2].flatMap((r) => (r < run.runsOf('Gave up') ? run.jsonOf('Gave up', 0, r) : [])) : [];
 		expect(gaveUp).toHaveLength(5);
-		expect(gaveUp.every((j) => (j._backoff as IDataObject).giveUpReason === 'retry-budget-exhausted')).toBe(true);
+		expect(gaveUp.every((j) => (j._backoff as IDataObject).stoppedBecause === 'retry-budget-exhausted')).toBe(true);
+	});
+});
+
+describe('loops cannot bypass the retry budget under another Backoff Field', () => {
+	it('an item back from a Backoff Delay whose field is renamed is still a retry for the budget', async () => {
+		const upstream = await server(() => ({ status: 503 }));
+		const runtime = createVirtualRuntime(11, { frozen: true });
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { budgetPercent: 0, budgetMinRetries: 2 } });
+		const run = await runHttp({ ...loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10, stateField: 'loop' } }), id: 'loop-budget-renamed' }, Array.from({ length: 5 }, (_, n) => ({ json: { n } })), runtime);
+
+		// 5 first attempts + the 2 retries the budget allows, as with the default field
+		expect(upstream.requests).toHaveLength(7);
+		const gaveUp = [0, 1, 2].flatMap((r) => (r < run.runsOf('Gave up') ? run.jsonOf('Gave up', 0, r) : []));
+		expect(gaveUp).toHaveLength(5);
+		expect(gaveUp.every((j) => (j.loop as IDataObject).stoppedBecause === 'retry-budget-exhausted')).toBe(true);
+	});
+});
+
+describe('generated idempotency keys through the loop', () => {
+	it('an order whose attempts all drop is charged once: the loop sends it back under the key it was sent with', async () => {
+		const upstream = await startFlakyServer();
+		try {
+			const runtime = createVirtualRuntime();
+			const http = requestNode('resilient', { method: 'POST', url: `${upstream.url}/drop-after-processing/order-7`, idempotencyKeyMode: 'generate', sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: '={{ JSON.stringify({ order: $json.order }) }}' });
+			const run = await runHttp(loopWorkflow(http, { maxAttempts: 3, options: { baseDelay: 10 } }), [{ json: { order: 7 } }], runtime);
+
+			expect(run.status).toBe('success');
+			// the only attempt of the first pass dropped after processing; the loop's pass got the answer
+			expect(upstream.requests('/drop-after-processing/order-7')).toHaveLength(2);
+			const keys = upstream.requests('/drop-after-processing/order-7').map((r) => r.headers['idempotency-key']);
+			expect(keys[0]).toEqual(expect.any(String));
+			expect(keys[1]).toBe(keys[0]);
+			expect(upstream.processed.filter((p) => p.key === 'order-7')).toHaveLength(1);
+			expect(run.jsonOf('OK')[0]).toMatchObject({ processedCount: 1, _retry: { idempotencyKey: keys[0] } });
+		} finally {
+			await upstream.close();
+		}
+	});
+
+	it('another Resilient HTTP Request node does not reuse the key of the node before it', async () => {
+		const upstream = await startFlakyServer();
+		try {
+			const wf = httpWorkflow({ method: 'POST', url: `${upstream.url}/down`, maxAttempts: 1, idempotencyKeyMode: 'generate' }, { onError: 'continueRegularOutput' });
+			// a second POST node after the first: a different request, which must get a key of its own
+			wf.nodes.push({ ...wf.nodes.find((n) => n.name === 'HTTP')!, id: 'http-2', name: 'HTTP 2', parameters: { method: 'POST', url: `${upstream.url}/echo`, idempotencyKeyMode: 'generate' } });
+			wf.connections.HTTP = { main: [[{ node: 'HTTP 2', type: 'main', index: 0 }]] };
+			wf.connections['HTTP 2'] = { main: [[{ node: 'OK', type: 'main', index: 0 }]] };
+			const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime());
+
+			const first = upstream.requests('/down')[0].headers['idempotency-key'];
+			const second = upstream.requests('/echo')[0].headers['idempotency-key'];
+			// the first node's failed item carries its key; the second node sees it and leaves it alone
+			expect((run.jsonOf('HTTP')[0].error as IDataObject).idempotencyKey).toBe(first);
+			expect(second).toEqual(expect.any(String));
+			expect(second).not.toBe(first);
+		} finally {
+			await upstream.close();
+		}
 	});
 });

@@ -10,7 +10,7 @@
  *   (no wait, handed on as the README says).
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
-import type { RetryStory } from '../../nodes/shared/retry-story';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { expectReadmeSection, markdownTable } from '../support/readme-section';
 import { GOOD_URL, PARAMETER_CASES, SERVER_CASES, type ParameterCase, type ServerCase } from './bad-input/cases';
 import type { WorkflowJson, WorkflowRunResult } from './harness';
@@ -120,8 +120,8 @@ describe('a deadline already past in Backoff Delay', () => {
 		expect(upstream.requests).toHaveLength(1);
 		expect(runtime.sleeps).toHaveLength(0);
 		const [gaveUp] = run.jsonOf('Gave up');
-		expect(gaveUp).toMatchObject({ id: 'late', _backoff: { giveUpReason: 'deadline-exceeded', attempt: 2 } });
-		rows.set('deadline', ['Backoff Delay', 'Total Deadline already past (first failure in 2020)', 'Give up, `giveUpReason: "deadline-exceeded"`; no wait, no retry']);
+		expect(gaveUp).toMatchObject({ id: 'late', _backoff: { stoppedBecause: 'deadline-exceeded', attempt: 2 } });
+		rows.set('deadline', ['Backoff Delay', 'Total Deadline already past (first failure in 2020)', 'Give up, `stoppedBecause: "deadline-exceeded"`; no wait, no retry']);
 	});
 });
 
@@ -152,7 +152,7 @@ function serverResult(c: ServerCase): string {
 		case 'too-long':
 			return c.node === 'Resilient HTTP Request'
 				? 'no wait: error output, `reason: "retry-after-too-long"` with a finite `retryAfterMs` and a valid `retryAt`'
-				: 'no wait: Give up, `giveUpReason: "server-delay-too-long"`';
+				: 'no wait: Give up, `stoppedBecause: "retry-after-too-long"`';
 	}
 }
 
@@ -204,7 +204,7 @@ describe('garbage from the server: never a crash, NaN, negative or infinite wait
 					expect(error.retryAfterMs as number).toBeGreaterThan(60_000);
 					expect(Number.isFinite(Date.parse(String(error.retryAt)))).toBe(true);
 				} else {
-					expect(decision).toMatchObject({ giveUpReason: 'server-delay-too-long' });
+					expect(decision).toMatchObject({ stoppedBecause: 'retry-after-too-long' });
 					expect(Number.isFinite(decision!.serverDelayMs)).toBe(true);
 				}
 				break;

@@ -18,10 +18,11 @@ import { runInNewContext } from 'node:vm';
 import { Redis } from 'ioredis';
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
-import type { RetryStory } from '../../nodes/shared/retry-story';
-import { CancelledError, type Runtime } from '../../nodes/shared/runtime';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
+import { CancelledError, type Runtime } from '../../nodes/shared/core/runtime';
 import { getRedisStateStoreWithFallback } from '../../nodes/shared/state/fallback-store';
-import { closeRedisStateStores, redisConnectionFromCredential } from '../../nodes/shared/state/redis-store';
+import { redisConnectionFromCredential } from '../../nodes/shared/state/redis-connection';
+import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
 import {
 	HAVE_OPENSSL,
 	refusedUrl,

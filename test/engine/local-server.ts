@@ -25,6 +25,8 @@ export interface RecordedRequest {
 
 export interface LocalResponse {
 	status?: number;
+	/** The reason phrase (a server may put anything there, an echo of the request too). */
+	statusText?: string;
 	headers?: Record<string, string>;
 	/** Objects are sent as JSON with content-type application/json. */
 	body?: string | Buffer | object;
@@ -114,10 +116,12 @@ async function answer(res: ServerResponse, result: LocalHandlerResult, delays: S
 	if ('hang' in result) return;
 	if (result.delayMs) await sleep(result.delayMs, delays);
 	if (res.destroyed || !res.socket || res.socket.destroyed) return;
-	const { status = 200, headers = {}, body } = result;
+	const { status = 200, statusText, headers = {}, body } = result;
 	const isJson = body !== undefined && typeof body === 'object' && !Buffer.isBuffer(body);
 	const payload = isJson ? JSON.stringify(body) : body;
-	res.writeHead(status, isJson ? { 'content-type': 'application/json', ...headers } : headers);
+	const allHeaders = isJson ? { 'content-type': 'application/json', ...headers } : headers;
+	if (statusText === undefined) res.writeHead(status, allHeaders);
+	else res.writeHead(status, statusText, allHeaders);
 	res.end(payload);
 }
 

@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
-import { systemRuntime } from '../../nodes/shared/runtime';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
 import type { LocalHandler, LocalHandlerResult } from './local-server';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';

@@ -3,8 +3,8 @@
  * a real local HTTP server. Backoff runs on virtual time: assertions read the recorded sleeps.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/runtime';
-import type { RetryStory } from '../../nodes/shared/retry-story';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';

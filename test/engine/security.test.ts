@@ -10,7 +10,7 @@ import { Container } from '@n8n/di';
 import type { ICredentialType, IDataObject, INode } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
-import { REDACTED } from '../../nodes/shared/redact';
+import { REDACTED } from '../../nodes/shared/core/redact';
 import { expectReadmeSection, markdownTable } from '../support/readme-section';
 import type { WorkflowRunResult } from './harness';
 import type { LocalHandler, LocalHandlerResult, LocalServer } from './local-server';
@@ -132,7 +132,8 @@ const KINDS: Kind[] = [
 	{
 		key: 'url-userinfo',
 		label: 'User and password in the URL (`https://user:password@host`)',
-		secrets: ['url-user-9d04b2', 'url-pw-e61f7a3c'],
+		// the node sends them as `Authorization: Basic <base64>`: a server may quote that value alone
+		secrets: ['url-user-9d04b2', 'url-pw-e61f7a3c', b64('url-user-9d04b2:url-pw-e61f7a3c')],
 		configure: (base) => ({ url: `${base.replace('http://', 'http://url-user-9d04b2:url-pw-e61f7a3c@')}/r`, parameters: {} }),
 	},
 	{
@@ -147,7 +148,22 @@ const KINDS: Kind[] = [
 		secrets: ['hand-tok-73ab90e1'],
 		configure: (base) => ({ url: `${base}/r`, parameters: { sendHeaders: true, headerParameters: { parameters: [{ name: 'Authorization', value: 'Token hand-tok-73ab90e1' }] } } }),
 	},
+	{
+		key: 'x-api-key',
+		label: '`X-Api-Key` header set by hand',
+		secrets: ['typed-key-0a7c3e91'],
+		configure: (base) => ({ url: `${base}/r`, parameters: { sendHeaders: true, headerParameters: { parameters: [{ name: 'X-Api-Key', value: 'typed-key-0a7c3e91' }] } } }),
+	},
+	{
+		key: 'x-auth-token',
+		label: '`X-Auth-Token` header set by hand',
+		secrets: ['typed-tok-5d2b8f40'],
+		configure: (base) => ({ url: `${base}/r`, parameters: { sendHeaders: true, headerParameters: { parameters: [{ name: 'X-Auth-Token', value: 'typed-tok-5d2b8f40' }] } } }),
+	},
 ];
+
+/** The credential-carrying parts of a request, without their names: what a careless server quotes. */
+const quoted = (req: { url: string; headers: IDataObject }) => ['authorization', 'proxy-authorization', 'x-api-key', 'x-auth-token', 'cookie'].map((h) => String(req.headers[h] ?? '')).concat(req.url).join(' ');
 
 const pathOf = (url: string) => new URL(url, 'http://relative.invalid').pathname;
 
@@ -194,6 +210,13 @@ const SCENARIOS: Scenario[] = [
 	{ label: 'response that is not the JSON asked for, echoing the request', handler: () => (req) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: `not json ${req.url} ${JSON.stringify(req.headers)}` }), parameters: { options: { response: { response: { responseFormat: 'json' } } } } },
 	{ label: 'invalid URL (parameter error)', breakUrl: true },
 	{ label: 'reset, then success (the story on the success output)', handler: () => (_req, index) => (index === 0 ? { drop: true } : { status: 200, body: { ok: true } }), parameters: { method: 'GET' }, succeeds: true },
+	{
+		label: '503 whose status text quotes the credential, then success (the story on the success output)',
+		handler: () => (req, index) => (index === 0 ? { status: 503, statusText: `rejected ${quoted(req as never)}` } : { status: 200, body: { ok: true } }),
+		parameters: { method: 'GET' },
+		succeeds: true,
+	},
+	{ label: '401 whose body quotes the credential without its header name', handler: () => (req) => ({ status: 401, body: { message: `rejected ${quoted(req as never)}` } }), reason: 'final-status' },
 ];
 
 /** A port nothing listens on: a server started and closed. */
@@ -299,6 +322,8 @@ const REDIRECT_KINDS: Array<{ label: string; kind: string; seen: (req: { url: st
 	{ label: 'User and password in the URL', kind: 'url-userinfo', seen: (r) => r.headers.authorization === `Basic ${b64('url-user-9d04b2:url-pw-e61f7a3c')}` },
 	{ label: '`Cookie` header', kind: 'cookie', seen: (r) => String(r.headers.cookie ?? '').includes('cookie-sess-0c4e9d6b') },
 	{ label: '`Authorization` header set by hand', kind: 'authorization', seen: (r) => r.headers.authorization === 'Token hand-tok-73ab90e1' },
+	{ label: '`X-Api-Key` header set by hand', kind: 'x-api-key', seen: (r) => r.headers['x-api-key'] === 'typed-key-0a7c3e91' },
+	{ label: '`X-Auth-Token` header set by hand', kind: 'x-auth-token', seen: (r) => r.headers['x-auth-token'] === 'typed-tok-5d2b8f40' },
 ];
 
 describe('OAuth2: the token endpoint fails', () => {
@@ -373,6 +398,25 @@ describe('credentials on a redirect chain that comes back', () => {
 		expect([seen(start), seen(back)]).toEqual([true, false]);
 		expect(seen(other.requests[0] as unknown as { url: string; headers: IDataObject })).toBe(false);
 		notSentBack.push(key);
+	});
+});
+
+describe('a credential that would make an invalid header', () => {
+	it.each([
+		['Header Auth value with CR LF', 'httpHeaderAuth', { name: 'X-Api-Key', value: 'hdr-key-4e6b0a3f\r\nX-Injected: 1' }, "The Header Auth credential's Value contains control characters (a line break, for example), which a header value cannot carry (item 0)"],
+		['Header Auth value with a line break', 'httpHeaderAuth', { name: 'X-Api-Key', value: 'hdr-key-4e6b0a3f\n' }, "The Header Auth credential's Value contains control characters (a line break, for example), which a header value cannot carry (item 0)"],
+		['Header Auth name with a space', 'httpHeaderAuth', { name: 'X Api Key', value: 'hdr-key-4e6b0a3f' }, 'The Header Auth credential\'s Name is invalid: "X Api Key" is not a valid HTTP header name: no spaces, control characters, non-ASCII letters or separators such as : ( ) , / " are allowed (item 0)'],
+		['Bearer Auth token with a line break', 'httpBearerAuth', { token: 'bearer-tok-91c2d7aa\n' }, "The Bearer Auth credential's Bearer Token contains control characters (a line break, for example), which a header value cannot carry (item 0)"],
+	])('%s: fails before any request, the credential named, the secret not shown', async (_label, type, data, message) => {
+		const upstream = await server(() => ({ status: 200, body: { ok: true } }));
+		const wf = httpWorkflow({ url: `${upstream.url}/r`, ...generic(type) }, { credentials: cred(type) });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: { [type]: data } as never });
+
+		expect(upstream.requests).toHaveLength(0);
+		expect(run.status).toBe('error');
+		expect(run.error?.message).toBe(message);
+		expect(serialize(run.run)).not.toContain('hdr-key-4e6b0a3f');
+		expect(serialize(run.run)).not.toContain('bearer-tok-91c2d7aa');
 	});
 });
 

@@ -2,7 +2,7 @@
  * A runtime for engine tests: backoff sleeps take no real time but move a virtual clock forward
  * (and are recorded), while attempt timeouts use real timers, since real HTTP takes real time.
  */
-import { CancelledError, type Runtime } from '../../nodes/shared/runtime';
+import { CancelledError, type Runtime } from '../../nodes/shared/core/runtime';
 import { mulberry32 } from '../unit/fake-runtime';
 
 export interface VirtualRuntime extends Runtime {

@@ -3,7 +3,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeTy
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
-import type { Runtime } from '../../nodes/shared/runtime';
+import type { Runtime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import type { StateStore } from '../../nodes/shared/state/types';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowJson, type WorkflowRunResult } from './harness';

@@ -89,7 +89,7 @@ const TESTED: Record<string, () => Promise<void>> = {
 		const done = result.outputOf('Done', 0, 0).concat(result.runsOf('Done') > 1 ? result.outputOf('Done', 0, 1) : []);
 		expect(done.length).toBeGreaterThanOrEqual(1);
 		const [failed] = result.jsonOf('Failed items (keep for replay)');
-		expect(failed).toMatchObject({ id: 'c', path: 'status/404/99/loop-c', _backoff: { giveUpReason: 'not-retryable' } });
+		expect(failed).toMatchObject({ id: 'c', path: 'status/404/99/loop-c', _backoff: { stoppedBecause: 'final-status' } });
 	},
 	'05-long-retry-after-wait.json': async () => {
 		const started = Date.now();

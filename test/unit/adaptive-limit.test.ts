@@ -1,11 +1,11 @@
 /**
- * The adaptive window on items in flight (nodes/shared/adaptive-limit.ts): examples of slow start,
+ * The adaptive window on items in flight (nodes/shared/core/adaptive-limit.ts): examples of slow start,
  * additive increase and one halving per round, then fast-check properties over random event
  * sequences. Fixed seed (FC_SEED picks another).
  */
 import fc from 'fast-check';
-import { createAdaptiveLimit, INITIAL_WINDOW, isOverloadSignal, type AdaptiveLimit } from '../../nodes/shared/adaptive-limit';
-import type { AttemptFailure } from '../../nodes/shared/classify';
+import { createAdaptiveLimit, INITIAL_WINDOW, isOverloadSignal, type AdaptiveLimit } from '../../nodes/shared/core/adaptive-limit';
+import type { AttemptFailure } from '../../nodes/shared/core/classify';
 
 const SEED = Number(process.env.FC_SEED ?? 20261129);
 

@@ -5,8 +5,8 @@ import {
 	type BackoffParams,
 	type JitterStrategy,
 	type RandomSource,
-} from '../../nodes/shared/backoff';
-import { RETRY_DEFAULTS } from '../../nodes/shared/defaults';
+} from '../../nodes/shared/core/backoff';
+import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
 import { mulberry32, scripted } from './fake-runtime';
 
 const SEEDS = Array.from({ length: 20 }, (_, i) => i + 1);

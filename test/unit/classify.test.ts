@@ -1,5 +1,5 @@
-import { classifyNetworkError, classifyStatus, parseStatusList } from '../../nodes/shared/classify';
-import { RETRY_DEFAULTS } from '../../nodes/shared/defaults';
+import { classifyNetworkError, classifyStatus, parseStatusList } from '../../nodes/shared/core/classify';
+import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
 
 const DEFAULT_LIST = parseStatusList(RETRY_DEFAULTS.retryOnStatuses);
 

@@ -1,5 +1,5 @@
-import type { BackoffParams } from '../../nodes/shared/backoff';
-import { planDelay, type DelayPlanInput } from '../../nodes/shared/delay-plan';
+import type { BackoffParams } from '../../nodes/shared/core/backoff';
+import { planDelay, type DelayPlanInput } from '../../nodes/shared/core/delay-plan';
 
 const backoff: BackoffParams = { strategy: 'none', baseDelayMs: 1000, maxDelayMs: 30_000 };
 const plan = (input: Partial<DelayPlanInput>) => planDelay({ retry: 1, backoff, maxServerDelayMs: 60_000, remainingMs: Infinity, random: () => 0, ...input });

@@ -1,6 +1,6 @@
 /**
  * Property-based tests of everything that turns input into a wait: the Retry-After and rate-limit
- * header parsers (nodes/shared/retry-after.ts), the backoff math (backoff.ts) and the plan that
+ * header parsers (nodes/shared/core/retry-after.ts), the backoff math (backoff.ts) and the plan that
  * combines them (delay-plan.ts). Random strings, numbers, dates and header objects with odd
  * casing and arrays: never a throw, never NaN, a negative or an infinite wait, never above the
  * configured caps, never earlier than a valid value asks.
@@ -9,9 +9,9 @@
  */
 import { ok } from 'node:assert/strict';
 import fc from 'fast-check';
-import { computeBackoffDelay, exponentialCeiling, JITTER_STRATEGIES, type BackoffParams } from '../../nodes/shared/backoff';
-import { planDelay } from '../../nodes/shared/delay-plan';
-import { longestRetryAfter, parseDuration, parseHttpDate, parseRateLimitHeader, parseResetValue, parseRetryAfter, serverRequestedDelay, type HeaderBag, type ServerDelay } from '../../nodes/shared/retry-after';
+import { computeBackoffDelay, exponentialCeiling, JITTER_STRATEGIES, type BackoffParams } from '../../nodes/shared/core/backoff';
+import { planDelay } from '../../nodes/shared/core/delay-plan';
+import { longestRetryAfter, parseDuration, parseHttpDate, parseRateLimitHeader, parseResetValue, parseRetryAfter, serverRequestedDelay, type HeaderBag, type ServerDelay } from '../../nodes/shared/core/retry-after';
 import { expectReadmeSection, markdownTable } from '../support/readme-section';
 
 const SEED = Number(process.env.FC_SEED ?? 20261129);

@@ -1,5 +1,5 @@
 /** The fake runtime is test infrastructure: if it lies, every retry-loop test lies with it. */
-import { CancelledError } from '../../nodes/shared/runtime';
+import { CancelledError } from '../../nodes/shared/core/runtime';
 import { DEFAULT_START_MS, FakeRuntime, flushMicrotasks, mulberry32, scripted } from './fake-runtime';
 
 describe('mulberry32', () => {

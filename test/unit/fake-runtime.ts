@@ -10,7 +10,7 @@
  *   (advance / advanceTo / runUntilSettled) or when a sleep passes its due time.
  * - random() comes from a seeded mulberry32, or from a scripted sequence.
  */
-import { CancelledError, type Runtime } from '../../nodes/shared/runtime';
+import { CancelledError, type Runtime } from '../../nodes/shared/core/runtime';
 
 /** 2026-01-15T12:00:00.000Z */
 export const DEFAULT_START_MS = Date.UTC(2026, 0, 15, 12, 0, 0);

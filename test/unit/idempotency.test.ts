@@ -1,5 +1,5 @@
-import { RETRY_DEFAULTS, RETRY_LIMITS } from '../../nodes/shared/defaults';
-import { headerNameProblem, headerValueProblem, idempotencyKeyProblem } from '../../nodes/shared/idempotency';
+import { RETRY_DEFAULTS, RETRY_LIMITS } from '../../nodes/shared/core/defaults';
+import { headerNameProblem, headerValueProblem, idempotencyKeyProblem } from '../../nodes/shared/core/idempotency';
 
 describe('idempotencyKeyProblem', () => {
 	it.each<[string, unknown]>([

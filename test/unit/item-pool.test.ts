@@ -1,5 +1,5 @@
 /** The item pool with a limit that changes while it runs (the adaptive window). */
-import { runItemPool } from '../../nodes/shared/item-pool';
+import { runItemPool } from '../../nodes/shared/core/item-pool';
 import { FakeRuntime, flushMicrotasks } from './fake-runtime';
 
 /** Tasks that finish when the test says so; records how many ran at once. */

@@ -1,5 +1,5 @@
-import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/classify';
-import { isIdempotentMethod, isSafeToRetry, type SafetyContext } from '../../nodes/shared/method-safety';
+import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/core/classify';
+import { isIdempotentMethod, isSafeToRetry, type SafetyContext } from '../../nodes/shared/core/method-safety';
 
 const maybeReached: AttemptFailure = classifyNetworkError('ECONNRESET', 'read ECONNRESET')!;
 const neverReached: AttemptFailure = classifyNetworkError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:9')!;

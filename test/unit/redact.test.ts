@@ -1,4 +1,4 @@
-import { basicAuthForms, createRedactor, headerSecrets, MIN_SECRET_LENGTH, REDACTED, redactError, urlSecrets, wireForms } from '../../nodes/shared/redact';
+import { basicAuthForms, createRedactor, headerSecrets, MIN_SECRET_LENGTH, REDACTED, redactError, urlSecrets, urlUserinfo, wireForms } from '../../nodes/shared/core/redact';
 
 describe('createRedactor: known secret values', () => {
 	const redactor = createRedactor({ secrets: ['s3cr3t value/+&', 'tok_ABCDEF'] });
@@ -95,5 +95,23 @@ describe('redactError', () => {
 		redactError(error, r);
 		expect(JSON.stringify([error.message, error.description, error.stack, error.messages, cause.message, cause.stack])).not.toContain('k-secret-1');
 		expect(error.message).toBe(`outer ${REDACTED}`);
+	});
+});
+
+describe('a bearer token quoted without its header name', () => {
+	it('is hidden although no value list knows it (a token fetched during the request)', () => {
+		const redactor = createRedactor();
+		expect(redactor.text('rejected Bearer eyJhbGciOi.J9-x_y~z+/== for /r')).toBe(`rejected Bearer ${REDACTED} for /r`);
+		expect(redactor.text('bearer abc123def')).toBe(`bearer ${REDACTED}`);
+		// words after the scheme are no token
+		expect(redactor.text("the Bearer Auth credential's Bearer Token is empty")).toBe("the Bearer Auth credential's Bearer Token is empty");
+	});
+});
+
+describe('the user and password of a URL', () => {
+	it('are read decoded, a user without a password too', () => {
+		expect(urlUserinfo('http://url-user:p%40ss@example.com/r')).toEqual({ user: 'url-user', password: 'p@ss' });
+		expect(urlUserinfo('http://only-user@example.com/')).toEqual({ user: 'only-user', password: '' });
+		expect(urlUserinfo('http://example.com/')).toBeUndefined();
 	});
 });

@@ -8,7 +8,7 @@ import {
 	parseRetryAfter,
 	serverRequestedDelay,
 	type HeaderBag,
-} from '../../nodes/shared/retry-after';
+} from '../../nodes/shared/core/retry-after';
 
 /** Thu, 15 Jan 2026 12:00:00 GMT */
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);

@@ -1,7 +1,8 @@
-import { computeBackoffDelay, type BackoffParams } from '../../nodes/shared/backoff';
-import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/classify';
-import { RETRY_DEFAULTS } from '../../nodes/shared/defaults';
-import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/retry-loop';
+import { computeBackoffDelay, type BackoffParams } from '../../nodes/shared/core/backoff';
+import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/core/classify';
+import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
+import { serverRequestedDelay } from '../../nodes/shared/core/retry-after';
+import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/core/retry-loop';
 import { DEFAULT_START_MS, FakeRuntime, mulberry32, scripted } from './fake-runtime';
 
 const START = DEFAULT_START_MS;
@@ -31,7 +32,7 @@ interface Call {
 }
 
 /** An attempt function that plays `steps` in order (the last one repeats). */
-function scriptedAttempts(rt: FakeRuntime, steps: Step[]): AttemptFn<string> & { calls: Call[] } {
+function scriptedAttempts(rt: FakeRuntime, steps: Step[], readRateLimitHeaders = true): AttemptFn<string> & { calls: Call[] } {
 	const calls: Call[] = [];
 	const fn = async (ctx: AttemptContext): Promise<AttemptResult<string>> => {
 		calls.push({ ctx, at: rt.now() });
@@ -52,7 +53,8 @@ function scriptedAttempts(rt: FakeRuntime, steps: Step[]): AttemptFn<string> & {
 		}
 		const failure = classifyStatus(step.status, STATUS_TEXT[step.status], RETRY_ON);
 		if (!failure) return { ok: true, value: `body of attempt ${calls.length}`, status: step.status, statusText: STATUS_TEXT[step.status] };
-		return { ok: false, failure: { ...failure, headers: step.headers } };
+		const serverDelay = step.headers ? serverRequestedDelay(step.headers, rt.now(), { readRateLimitHeaders, status: step.status }) : undefined;
+		return { ok: false, failure: { ...failure, headers: step.headers, ...(serverDelay ? { serverDelay } : {}) } };
 	};
 	return Object.assign(fn, { calls });
 }
@@ -64,15 +66,15 @@ function policy(over: Partial<RetryPolicy> = {}): RetryPolicy {
 		totalDeadlineMs: RETRY_DEFAULTS.totalDeadlineMs,
 		attemptTimeoutMs: RETRY_DEFAULTS.attemptTimeoutMs,
 		maxServerDelayMs: RETRY_DEFAULTS.maxServerDelayMs,
-		readRateLimitHeaders: true,
 		method: 'GET',
 		allowUnsafeRetries: false,
 		...over,
 	};
 }
 
-async function run(rt: FakeRuntime, steps: Step[], over: Partial<RetryPolicy> = {}, signal?: AbortSignal) {
-	const fn = scriptedAttempts(rt, steps);
+/** `readRateLimitHeaders` is the attempt adapter's: it reads the server's wait where the response is read. */
+async function run(rt: FakeRuntime, steps: Step[], { readRateLimitHeaders = true, ...over }: Partial<RetryPolicy> & { readRateLimitHeaders?: boolean } = {}, signal?: AbortSignal) {
+	const fn = scriptedAttempts(rt, steps, readRateLimitHeaders);
 	const outcome: RetryOutcome<string> = await rt.runUntilSettled(runWithRetry(fn, policy(over), rt, signal));
 	// No attempt timer may outlive the loop.
 	expect(rt.pendingTimers).toBe(0);
@@ -223,14 +225,14 @@ describe('runWithRetry', () => {
 			expect(outcome.story.history[1].delayReason).toBe('backoff');
 		});
 
-		it('stops with retry-after-too-long, without sleeping, when the wait passes Max Server Delay', async () => {
+		it('stops with retry-after-too-long, without sleeping, when the wait passes Max Server-Requested Delay', async () => {
 			const rt = new FakeRuntime();
 			const { outcome, calls } = await run(rt, [{ status: 429, headers: { 'retry-after': '120' } }, { status: 200 }]);
 			expect(calls).toHaveLength(1);
 			expect(rt.sleeps).toEqual([]);
 			expect(outcome.ok).toBe(false);
 			expect(outcome.story).toMatchObject({ stoppedBecause: 'retry-after-too-long', retryAfterMs: 120_000, retryAt: iso(START + 120_000), attempts: 1 });
-			expect(outcome.story.summary).toBe('The server asked to wait 2 min (retry-after), more than Max Server Delay (1 min); last response 429 Too Many Requests');
+			expect(outcome.story.summary).toBe('The server asked to wait 2 min (retry-after), more than Max Server-Requested Delay (1 min); last response 429 Too Many Requests');
 		});
 
 		it('a wait exactly at Max Server Delay is still honoured', async () => {
@@ -521,6 +523,19 @@ describe('guards: circuit breaker and retry budget', () => {
 		expect(outcome.story).toMatchObject({ stoppedBecause: 'circuit-open', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(openUntil).toISOString() });
 		expect(outcome.story.summary).toBe('Not sent: the circuit for api.example.com is open');
 		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ECIRCUITOPEN', reachedServer: 'no' });
+	});
+
+	it('a budget that refuses the first attempt of a loop item sends nothing and does not claim an open circuit', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 200 }]);
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy(), rt, undefined, {
+				beforeAttempt: async () => ({ allowed: false, reason: 'retry-budget-exhausted', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' }),
+			}),
+		);
+		expect(fn.calls).toHaveLength(0);
+		expect(outcome.story).toMatchObject({ stoppedBecause: 'retry-budget-exhausted', attempts: 0 });
+		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ERETRYBUDGET', reachedServer: 'no', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' });
 	});
 
 	it('a budget that refuses a retry stops the item with the last failure and the budget state', async () => {

@@ -1,4 +1,4 @@
-import { describeAttemptOutcome, formatDuration } from '../../nodes/shared/retry-story';
+import { describeAttemptOutcome, formatDuration } from '../../nodes/shared/core/retry-story';
 
 describe('formatDuration', () => {
 	it.each<[number, string]>([

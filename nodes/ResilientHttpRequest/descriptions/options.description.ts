@@ -1,5 +1,10 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/** As in HTTP Request. */
+export const DEFAULT_MAX_REDIRECTS = 21;
+/** No API needs more; the editor and the node reject the same values. */
+export const MAX_REDIRECTS_LIMIT = 100;
+
 /** Request options with the names of n8n's HTTP Request node, plus the (adaptive) limit on items in flight. */
 export const optionsProperties: INodeProperties[] = [
 	{
@@ -108,8 +113,9 @@ export const optionsProperties: INodeProperties[] = [
 								displayName: 'Max Redirects',
 								name: 'maxRedirects',
 								type: 'number',
+								typeOptions: { minValue: 0, maxValue: MAX_REDIRECTS_LIMIT, numberPrecision: 0 },
 								displayOptions: { show: { followRedirects: [true] } },
-								default: 21,
+								default: DEFAULT_MAX_REDIRECTS,
 								description: 'Max number of redirects to follow',
 							},
 						],

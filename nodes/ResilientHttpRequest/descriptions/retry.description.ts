@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, retryOnStatusCodesProperty } from '../../shared/backoff-properties';
-import { RETRY_DEFAULTS } from '../../shared/defaults';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
+import { RETRY_DEFAULTS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -69,15 +69,10 @@ export const retryProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
-			{
-				displayName: 'Max Server-Requested Delay (Ms)',
-				name: 'maxServerDelay',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: RETRY_DEFAULTS.maxServerDelayMs,
-				description:
-					'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
-			},
+			maxServerDelayProperty(
+				RETRY_DEFAULTS.maxServerDelayMs,
+				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
+			),
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',
@@ -99,14 +94,10 @@ export const retryProperties: INodeProperties[] = [
 				default: RETRY_DEFAULTS.storyField,
 				description: 'Field that receives the retry story of each item (attempts, delays, why it stopped). Empty: no story.',
 			},
-			{
-				displayName: 'Total Deadline (Ms)',
-				name: 'totalDeadline',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: RETRY_DEFAULTS.totalDeadlineMs,
-				description: 'Bound on all attempts and waits of one item. No retry starts that would begin after it. 0 means no deadline.',
-			},
+			totalDeadlineProperty(
+				RETRY_DEFAULTS.totalDeadlineMs,
+				"Bound on all attempts and waits of one item, counted from the start of its first attempt in this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. 0 means no deadline.",
+			),
 		],
 	},
 ];

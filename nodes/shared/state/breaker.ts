@@ -35,7 +35,7 @@
  * breaker whose break keeps doubling, instead of a fresh one that needs 5 more failures.
  */
 import type { BreakerChange, BreakerParams, BreakerSnapshot, BreakerState, BreakerVerdict } from './types';
-import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './window';
+import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './sliding-window';
 
 /** What a store keeps per breaker key. Plain JSON. */
 export interface BreakerData {

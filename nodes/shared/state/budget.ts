@@ -21,7 +21,7 @@
  * retry is taken back; the next request simply meets the smaller limit.
  */
 import type { BudgetParams, BudgetSnapshot, BudgetVerdict } from './types';
-import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './window';
+import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './sliding-window';
 
 /** What a store keeps per budget key. Plain JSON. */
 export interface BudgetData {

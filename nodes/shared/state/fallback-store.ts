@@ -15,9 +15,10 @@
  * - `lastSource()` tells whether the last answer came from the primary or the fallback, for the
  *   retry story.
  */
-import { withTimeout } from '../runtime';
+import { withTimeout } from '../core/runtime';
 import { getMemoryStateStore } from './memory-store';
-import { connectionId, getRedisStateStore, messageOf, type RedisConnection, type RedisStateStoreOptions } from './redis-store';
+import { connectionId, messageOf, type RedisConnection } from './redis-connection';
+import { getRedisStateStore, type RedisStateStoreOptions } from './redis-store';
 import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
 
 export const FALLBACK_STORE_DEFAULTS = Object.freeze({

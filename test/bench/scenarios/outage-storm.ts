@@ -3,7 +3,7 @@
  * upstream that answers 503 for the first `outageMs`, on real time. Who hammers the upstream
  * when it comes back, and who gets through?
  */
-import type { JitterStrategy } from '../../../nodes/shared/backoff';
+import type { JitterStrategy } from '../../../nodes/shared/core/backoff';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { percentile, slidingPeak } from '../stats';
 import type { Upstream } from '../upstream';

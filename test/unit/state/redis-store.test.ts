@@ -21,19 +21,9 @@ import { allowCall, BREAKER_DEFAULTS, breakerForgetAt, recordOutcome, type Break
 import { BUDGET_DEFAULTS, budgetForgetAt, recordFirst, tryAcquire, type BudgetData } from '../../../nodes/shared/state/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import {
-	closeRedisStateStores,
-	connectionId,
-	decodeNumber,
-	encodeNumber,
-	getRedisStateStore,
-	REDIS_STORE_DEFAULTS,
-	redisConnectionFromCredential,
-	RedisStateStore,
-	RedisStoreError,
-	testRedisCredential,
-	type RedisConnection,
-} from '../../../nodes/shared/state/redis-store';
+import { connectionId, redisConnectionFromCredential, RedisStoreError, type RedisConnection } from '../../../nodes/shared/state/redis-connection';
+import { testRedisCredential } from '../../../nodes/shared/state/redis-credential-test';
+import { closeRedisStateStores, decodeNumber, encodeNumber, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
 import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from '../../../nodes/shared/state/types';
 import { FC_OPTIONS, T0 } from './fc-options';
 

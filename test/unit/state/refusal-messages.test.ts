@@ -1,6 +1,6 @@
 import { BREAKER_DEFAULTS } from '../../../nodes/shared/state/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
-import { describeBudgetRefusal, describeRefusedCall } from '../../../nodes/shared/state/describe';
+import { describeBudgetRefusal, describeRefusedCall } from '../../../nodes/shared/state/refusal-messages';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { T0 } from './fc-options';
 

@@ -3,8 +3,10 @@
  * error output, from n8n's HTTP Request error output, from a full response (Never Error on), or
  * from any node's "continue on fail" error. Pure: works on the item's json.
  */
+import { classifyNetworkError, classifyStatus, isErrorCode, type AttemptFailure, type StatusSet } from './classify';
 import type { ServerDelay } from './retry-after';
 import { parseRetryAfter, parseResetValue, serverRequestedDelay } from './retry-after';
+import { readStopReason, type StopReason } from './stop-reasons';
 
 type Json = Record<string, unknown>;
 
@@ -14,6 +16,7 @@ export interface ItemFailure {
 	status?: number;
 	code?: string;
 	message?: string;
+	statusText?: string;
 	/** Set when the item came from the Resilient HTTP Request error output. */
 	resilientReason?: string;
 	/** A wait the server asked for, as found on the item. */
@@ -30,9 +33,8 @@ function numberOf(value: unknown): number | undefined {
 	return undefined;
 }
 
-/** Codes like ECONNRESET; axios' own ERR_BAD_RESPONSE only says "a status error". */
 function errorCodeOf(value: unknown): string | undefined {
-	return typeof value === 'string' && /^E[A-Z0-9_]+$/.test(value) && value !== 'ERR_BAD_RESPONSE' && value !== 'ERR_BAD_REQUEST' ? value : undefined;
+	return isErrorCode(value) ? value : undefined;
 }
 
 function headersFrom(...candidates: unknown[]): Json | undefined {
@@ -63,6 +65,7 @@ export function readItemFailure(json: Json, nowMs: number): ItemFailure {
 			...(status !== undefined ? { status } : {}),
 			...(code ? { code } : {}),
 			...(typeof error.message === 'string' ? { message: error.message } : {}),
+			...(typeof error.statusText === 'string' && error.statusText !== '' ? { statusText: error.statusText } : {}),
 			...(resilientReason ? { resilientReason } : {}),
 			...(serverDelay ? { serverDelay } : {}),
 		};
@@ -73,10 +76,46 @@ export function readItemFailure(json: Json, nowMs: number): ItemFailure {
 		if (statusCode < 400) return { failed: false, status: statusCode };
 		const headers = headersFrom(json.headers);
 		const serverDelay = headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true, status: statusCode }) : undefined;
-		return { failed: true, status: statusCode, ...(typeof json.statusMessage === 'string' ? { message: json.statusMessage } : {}), ...(serverDelay ? { serverDelay } : {}) };
+		const statusText = typeof json.statusMessage === 'string' && json.statusMessage !== '' ? { statusText: json.statusMessage } : {};
+		return { failed: true, status: statusCode, ...(typeof json.statusMessage === 'string' ? { message: json.statusMessage } : {}), ...statusText, ...(serverDelay ? { serverDelay } : {}) };
 	}
 	// Nothing says what failed (a polling loop, a Code node's own "not ready yet"): still a failure.
 	return { failed: true };
+}
+
+/** The verdicts of the node that made the attempt which the loop must follow: it knew the request. */
+const FOLLOWED_VERDICTS: ReadonlySet<StopReason> = new Set(['not-safe-to-retry', 'final-status', 'not-retryable-error', 'retry-budget-exhausted']);
+
+export interface ItemClassification {
+	/** false: retry whatever failed (Only Retry Transient Failures off). */
+	onlyTransient: boolean;
+	retryOn: StatusSet;
+}
+
+/**
+ * The failure on an item, classified once with the same rules as the HTTP node's attempts, for the
+ * engine's one decision. A verdict of Resilient HTTP Request (also in the words of earlier versions)
+ * is followed; an open circuit is transient by nature (its retryAt says when the probe may go).
+ */
+export function classifyItemFailure(found: ItemFailure, rules: ItemClassification): AttemptFailure {
+	const verdict = readStopReason(found.resilientReason, found.status !== undefined);
+	const serverDelay = found.serverDelay ? { serverDelay: found.serverDelay } : {};
+	if (!found.failed) return { kind: 'status', ...(found.status !== undefined ? { status: found.status } : {}), message: String(found.status ?? ''), reachedServer: 'yes', transient: false, judged: 'not-a-failure' };
+	const judged = verdict && FOLLOWED_VERDICTS.has(verdict) ? { judged: verdict } : {};
+	const forced = !rules.onlyTransient || verdict === 'circuit-open';
+	if (found.status !== undefined) {
+		// a status under 400 on an error item is no verdict of its own: the item failed, try again
+		const status = classifyStatus(found.status, found.statusText, rules.retryOn) ?? { kind: 'status' as const, status: found.status, message: String(found.status), reachedServer: 'yes' as const, transient: true };
+		return { ...status, transient: forced || status.transient, ...serverDelay, ...judged };
+	}
+	if (found.code) {
+		// the code says what failed; an item's message is often a node's own summary of it
+		const network = classifyNetworkError(found.code, found.message ?? '');
+		const base = network ? { ...network, message: '' } : { kind: 'network' as const, code: found.code, message: '', reachedServer: 'maybe' as const, transient: found.code === 'ECANCELED' };
+		return { ...base, transient: forced || base.transient, ...serverDelay, ...judged };
+	}
+	// nothing says what failed (a polling loop, a Code node's own "not ready yet"): worth another try
+	return { kind: 'network', message: found.message ?? '', reachedServer: 'maybe', transient: true, ...serverDelay, ...judged };
 }
 
 /**

@@ -3,6 +3,9 @@
  * on the request? Pure: knows nothing of n8n.
  */
 
+import type { ServerDelay } from './retry-after';
+import type { StopReason } from './stop-reasons';
+
 /** Why an attempt failed, as the retry loop sees it. */
 export type FailureKind = 'status' | 'network' | 'timeout';
 
@@ -25,9 +28,25 @@ export interface AttemptFailure {
 	reachedServer: ReachedServer;
 	/** Network and timeout failures: transient by nature. Status failures: set by the status policy. */
 	transient: boolean;
+	/** The wait the server asked for, read once where the response was read. */
+	serverDelay?: ServerDelay;
+	/**
+	 * A stop already decided by the node that made the attempt (an item from Resilient HTTP
+	 * Request's error output reaching Backoff Delay): the decision follows it.
+	 */
+	judged?: StopReason;
+	/** The response headers of a failed status, kept for the output (Never Error). */
 	headers?: Record<string, unknown>;
 	/** The response body of a failed status, kept for the error output. */
 	body?: unknown;
+}
+
+/** axios' own codes for a status error: they say "a status", not what failed. */
+const STATUS_ERROR_CODES = new Set(['ERR_BAD_RESPONSE', 'ERR_BAD_REQUEST']);
+
+/** An error code worth classifying (ECONNRESET, UND_ERR_SOCKET, ERR_STREAM_PREMATURE_CLOSE), wherever it was found. */
+export function isErrorCode(value: unknown): value is string {
+	return typeof value === 'string' && /^[A-Z][A-Z0-9_]+$/.test(value) && !STATUS_ERROR_CODES.has(value);
 }
 
 /** Codes of requests that never left this machine or never reached the server. */

@@ -5,14 +5,14 @@
  *   replaced wherever they appear, also inside messages of errors thrown by n8n's helpers or axios,
  *   in the forms they take on the wire (URL-encoded, form-encoded, JSON-escaped, Basic's base64);
  * - patterns hide what no value list can know: the userinfo of any URL, query parameters with
- *   auth-like names, and `Authorization: ...`-style header texts (e.g. an OAuth2 token fetched
- *   during the request).
+ *   auth-like names, `Authorization: ...`-style header texts and `Bearer <token>` wherever it is
+ *   quoted (e.g. an OAuth2 token fetched during the request).
  * Pure: knows nothing of n8n.
  */
 
 export const REDACTED = '[redacted]';
 
-/** Headers that carry credentials in any request or response. */
+/** Headers that carry credentials in any request or response: redacted, and never sent to another origin. */
 export const SENSITIVE_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-access-token'];
 
 /** Query parameters that usually carry credentials (compared case-insensitively). */
@@ -67,6 +67,15 @@ export function basicAuthForms(user: string, password: string): string[] {
 	// nothing to hide: the base64 of ":" ("Og==") is no secret
 	if (user === '' && password === '') return [];
 	return [Buffer.from(`${user}:${password}`, 'utf8').toString('base64')];
+}
+
+/** The user and password of a URL (`https://user:password@host`), decoded; undefined when it has none. */
+export function urlUserinfo(raw: string): { user: string; password: string } | undefined {
+	const userinfo = /^[a-z][a-z0-9+.-]*:\/\/([^/?#@\s]*)@/i.exec(raw.trim());
+	if (!userinfo) return undefined;
+	const colon = userinfo[1].indexOf(':');
+	const [user, password] = colon < 0 ? [userinfo[1], ''] : [userinfo[1].slice(0, colon), userinfo[1].slice(colon + 1)];
+	return { user: safeDecode(user), password: safeDecode(password) };
 }
 
 /** The secret values of a URL: its userinfo and the values of auth-like query parameters. */
@@ -140,13 +149,18 @@ export function createRedactor(sources: RedactionSources = {}): Redactor {
 	// stays readable; an unquoted name is a header line or an inspected key: up to the line's end.
 	const quotedHeaderPattern = new RegExp(`((["'])(?:${names(headerNames)})\\2\\s*[:=]\\s*["'])[^"'\\r\\n]*`, 'gi');
 	const bareHeaderPattern = new RegExp(`(^|[^"'\\w-])((?:${names(headerNames)})\\s*[:=]\\s*["']?)[^"'\\r\\n]+`, 'gi');
+	// a bearer token quoted without its header's name (a token fetched during the request, which no
+	// value list knows): RFC 6750's token characters after the scheme, 8 or more with a digit or a
+	// symbol among them, so that words ("the Bearer Auth credential's Bearer Token") stay readable
+	const bearerPattern = /\b(Bearer\s+)(?=[A-Za-z0-9\-._~+/]*[0-9\-._~+/])[A-Za-z0-9\-._~+/]{8,}=*/gi;
 
 	const text = (input: string): string => {
 		let out = valuePattern ? input.replace(valuePattern, REDACTED) : input;
 		out = out.replace(userinfoPattern, `$1${REDACTED}@`);
 		out = out.replace(queryPattern, `$1${REDACTED}`);
 		out = out.replace(quotedHeaderPattern, `$1${REDACTED}`);
-		return out.replace(bareHeaderPattern, `$1$2${REDACTED}`);
+		out = out.replace(bareHeaderPattern, `$1$2${REDACTED}`);
+		return out.replace(bearerPattern, `$1${REDACTED}`);
 	};
 
 	/** `ancestors`: the objects above this one; an object met twice side by side is copied twice. */

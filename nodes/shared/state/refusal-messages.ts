@@ -2,7 +2,7 @@
  * One-line explanations of a refused retry or call, for the retry story's summary and the error
  * message. They name counts and times only, never the key (a key may hold a host name or URL).
  */
-import { formatDuration } from '../retry-story';
+import { formatDuration } from '../core/retry-story';
 import { budgetLimit } from './budget';
 import type { BreakerSnapshot, BudgetParams, BudgetSnapshot } from './types';
 

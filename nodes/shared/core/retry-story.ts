@@ -1,16 +1,8 @@
 /** The retry story written on every output item: what happened to this item, attempt by attempt. */
 
-export type StopReason =
-	| 'success'
-	| 'final-status'
-	| 'not-retryable-error'
-	| 'attempts-exhausted'
-	| 'deadline-exceeded'
-	| 'retry-after-too-long'
-	| 'not-safe-to-retry'
-	| 'circuit-open'
-	| 'retry-budget-exhausted'
-	| 'canceled';
+import type { StopReason } from './stop-reasons';
+
+export type { StopReason };
 
 export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
 
@@ -41,6 +33,8 @@ export interface RetryStory {
 	totalDelayMs: number;
 	elapsedMs: number;
 	idempotencyKey?: string;
+	/** The node that generated the key: it sends the item again under the same key (see idempotency-record.ts). */
+	idempotencyKeyOwner?: string;
 	/** Set when the server asked for a wait the node would not sleep: hand it to a Backoff Delay node. */
 	retryAfterMs?: number;
 	retryAt?: string;

@@ -1,6 +1,6 @@
-/** The loop state the node keeps on each item, and the annotations it writes. */
+/** The loop state the node keeps on each item (the retry token of the engine), and the annotation it writes. */
 import type { IDataObject } from 'n8n-workflow';
-import type { LoopState } from '../shared/backoff-decision';
+import type { RetryToken } from '../shared/core/decide';
 
 /** What is written on every item the node routes. */
 export interface BackoffAnnotation extends IDataObject {
@@ -15,18 +15,21 @@ export interface BackoffAnnotation extends IDataObject {
 	nextAttemptAt?: string;
 	/** When the items of this pass resume: the longest delay among them (one wait for all). */
 	waitUntil?: string;
-	/** Give up only. */
-	giveUpReason?: string;
+	/** Give up only: one of the stop reasons both nodes share. */
+	stoppedBecause?: string;
 	message?: string;
 	lastFailure?: IDataObject;
 }
 
 export type StateProblem = { problem: string };
 
-/** Reads the state an earlier pass left on the item; undefined on the first pass. */
-export function readLoopState(json: IDataObject, field: string, nowMs: number): LoopState | StateProblem {
+/**
+ * The token an earlier pass left on the item, or the first one: one attempt made (the one that
+ * failed), the deadline counting from now, the item's first failure.
+ */
+export function readLoopState(json: IDataObject, field: string, nowMs: number): RetryToken | StateProblem {
 	const raw = json[field];
-	if (raw === undefined || raw === null) return { attemptsMade: 1, firstFailureAt: nowMs };
+	if (raw === undefined || raw === null) return { attempts: 1, startedAt: nowMs };
 	if (typeof raw !== 'object' || Array.isArray(raw)) return { problem: `holds ${JSON.stringify(raw)}, not the node's state object` };
 	const state = raw as IDataObject;
 	const attempt = typeof state.attempt === 'string' && state.attempt.trim() !== '' ? Number(state.attempt) : state.attempt;
@@ -35,5 +38,5 @@ export function readLoopState(json: IDataObject, field: string, nowMs: number): 
 	}
 	const first = typeof state.firstFailureAt === 'string' ? Date.parse(state.firstFailureAt) : NaN;
 	const previous = typeof state.delayMs === 'number' && state.delayReason === 'backoff' ? state.delayMs : undefined;
-	return { attemptsMade: attempt, firstFailureAt: Number.isFinite(first) ? first : nowMs, ...(previous !== undefined ? { previousDelayMs: previous } : {}) };
+	return { attempts: attempt, startedAt: Number.isFinite(first) ? first : nowMs, ...(previous !== undefined ? { previousDelayMs: previous } : {}) };
 }

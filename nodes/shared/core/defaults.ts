@@ -27,3 +27,19 @@ export const RETRY_LIMITS = {
 	maxDelayMs: 24 * 3600_000,
 	idempotencyKeyLength: 255,
 } as const;
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * The parameters both nodes share, as the editor names them, with the limits the runtime enforces
+ * (the editor's minValue/maxValue come from here too). Declared in n8n's terms in n8n/retry-properties.ts.
+ */
+export const RETRY_PARAMETERS = {
+	maxAttempts: { name: 'maxAttempts', displayName: 'Max Attempts', min: 1, max: RETRY_LIMITS.maxAttempts, integer: true },
+	retryOnStatusCodes: { name: 'retryOnStatusCodes', displayName: 'Retry On Status Codes' },
+	baseDelay: { name: 'baseDelay', displayName: 'Base Delay (Ms)', min: 0, max: DAY_MS, integer: false },
+	maxDelay: { name: 'maxDelay', displayName: 'Max Delay (Ms)', min: 0, max: DAY_MS, integer: false },
+	jitter: { name: 'jitter', displayName: 'Jitter' },
+	totalDeadline: { name: 'totalDeadline', displayName: 'Total Deadline (Ms)', min: 0, max: DAY_MS, integer: false },
+	maxServerDelay: { name: 'maxServerDelay', displayName: 'Max Server-Requested Delay (Ms)', shortName: 'Max Server-Requested Delay', min: 0, max: DAY_MS, integer: false },
+} as const;

@@ -1,27 +1,23 @@
 /**
- * The per-item retry loop: attempt, classify, decide, wait, again. Pure policy: the attempt itself,
- * the clock, the random source and the sleeper are injected, so both nodes and the tests share it.
+ * The HTTP node's per-item retry loop: attempt, decide (the engine's one decision), wait, again.
+ * Pure policy: the attempt itself (which classifies its failure and reads the server's requested
+ * wait), the clock, the random source and the sleeper are injected.
  */
-import type { BackoffParams } from './backoff';
 import type { AttemptFailure } from './classify';
-import { planDelay } from './delay-plan';
-import { isSafeToRetry } from './method-safety';
-import { serverRequestedDelay } from './retry-after';
-import { describeAttemptOutcome, formatDuration, type AttemptRecord, type DelayReason, type RetryStory, type StopReason } from './retry-story';
+import { decideAfterFailure, nextToken, type DecisionPolicy, type RetryToken } from './decide';
+import { formatDuration, type AttemptRecord, type DelayReason, type RetryStory } from './retry-story';
 import { CancelledError, type Runtime } from './runtime';
+import { stopSummary } from './stop-messages';
+import type { StopReason } from './stop-reasons';
 
-export interface RetryPolicy {
-	maxAttempts: number;
-	backoff: BackoffParams;
-	/** 0: no total deadline. */
-	totalDeadlineMs: number;
+/** The decision's policy, the request it judges safety by, and the bound of one attempt. */
+export interface RetryPolicy extends Omit<DecisionPolicy, 'safety'> {
 	/** 0: no per-attempt timeout. */
 	attemptTimeoutMs: number;
-	/** Longest server-requested wait the loop sleeps; longer ones stop it with `retry-after-too-long`. */
-	maxServerDelayMs: number;
-	readRateLimitHeaders: boolean;
 	method: string;
 	idempotencyKey?: string;
+	/** The node that generated the key (see idempotency-record.ts); absent for keys the user gave. */
+	idempotencyKeyOwner?: string;
 	allowUnsafeRetries: boolean;
 }
 
@@ -58,16 +54,9 @@ export interface RetryGuards {
 	beforeRetry?(attempt: number, failure: AttemptFailure): Promise<GuardVerdict>;
 }
 
-export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
+const REFUSAL_CODES: Record<Extract<GuardVerdict, { allowed: false }>['reason'], string> = { 'circuit-open': 'ECIRCUITOPEN', 'retry-budget-exhausted': 'ERETRYBUDGET' };
 
-interface Decision {
-	stop?: StopReason;
-	why?: string;
-	delayMs?: number;
-	delayReason?: DelayReason;
-	delayHeader?: string;
-	retryAfterMs?: number;
-}
+export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
 
 function timeoutFailure(timeoutMs: number): AttemptFailure {
 	return {
@@ -134,81 +123,22 @@ class StoryBuilder {
 			totalDelayMs: this.history.reduce((sum, r) => sum + r.delayBeforeMs, 0),
 			elapsedMs: this.elapsed(),
 			...(this.policy.idempotencyKey !== undefined ? { idempotencyKey: this.policy.idempotencyKey } : {}),
+			...(this.policy.idempotencyKeyOwner !== undefined ? { idempotencyKeyOwner: this.policy.idempotencyKeyOwner } : {}),
 			...extra,
 			history: this.history,
 		};
 	}
 }
 
-/** Decides what follows a failed attempt. */
-function decide(failure: AttemptFailure, attempt: number, policy: RetryPolicy, runtime: Runtime, deadlineAt: number | undefined, previousDelayMs: number | undefined): Decision {
-	const last = describeFailure(failure);
-	if (!failure.transient) {
-		return failure.kind === 'status'
-			? { stop: 'final-status', why: `${last} is final: its status is not in Retry On Status Codes` }
-			: { stop: 'not-retryable-error', why: `${last} is not a transient failure` };
-	}
-	const safety = isSafeToRetry(failure, { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries });
-	if (!safety.safe) return { stop: 'not-safe-to-retry', why: `Not retried: ${safety.why}` };
-	if (attempt >= policy.maxAttempts) return { stop: 'attempts-exhausted', why: `last ${last}` };
-
-	const now = runtime.now();
-	const requested = failure.headers ? serverRequestedDelay(failure.headers, now, { readRateLimitHeaders: policy.readRateLimitHeaders, status: failure.status }) : undefined;
-	const plan = planDelay({
-		retry: attempt,
-		backoff: policy.backoff,
-		...(requested ? { requested } : {}),
-		maxServerDelayMs: policy.maxServerDelayMs,
-		remainingMs: deadlineAt === undefined ? Infinity : deadlineAt - now,
-		...(previousDelayMs !== undefined ? { previousDelayMs } : {}),
-		random: () => runtime.random(),
-	});
-	switch (plan.kind) {
-		case 'server-delay-too-long': {
-			const limit = plan.limit === 'max-server-delay' ? `more than Max Server Delay (${formatDuration(policy.maxServerDelayMs)})` : 'more than the total deadline leaves';
-			return {
-				stop: 'retry-after-too-long',
-				why: `The server asked to wait ${formatDuration(plan.requested.delayMs)} (${plan.requested.header}), ${limit}; last ${last}`,
-				retryAfterMs: plan.requested.delayMs,
-			};
-		}
-		case 'deadline':
-			return { stop: 'deadline-exceeded', why: `the next retry (in ${formatDuration(plan.delayMs)}) would start after the total deadline; last ${last}` };
-		case 'wait':
-			return { delayMs: plan.delayMs, delayReason: plan.reason, ...(plan.header ? { delayHeader: plan.header } : {}) };
-	}
-}
-
-function describeFailure(failure: AttemptFailure): string {
-	if (failure.kind === 'status') return `response ${failure.message}`;
-	if (failure.kind === 'timeout') return `attempt timed out (${failure.message})`;
-	return `error ${failure.code ? `${failure.code}: ` : ''}${failure.message}`;
-}
-
-function summarize(stop: StopReason, why: string, story: StoryBuilder): string {
-	const n = story.history.length;
-	const attempts = `${n} attempt${n === 1 ? '' : 's'}`;
-	const time = formatDuration(story.elapsed());
-	switch (stop) {
-		case 'attempts-exhausted':
-			return `Gave up after ${attempts} in ${time}: ${why}`;
-		case 'deadline-exceeded':
-			return `Gave up after ${attempts} in ${time}: ${why}`;
-		case 'final-status':
-		case 'not-retryable-error':
-			return n > 1 ? `Stopped after ${attempts} in ${time}: ${why}` : why.charAt(0).toUpperCase() + why.slice(1);
-		default:
-			return why;
-	}
-}
-
 export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, guards: RetryGuards = {}): Promise<RetryOutcome<T>> {
 	const story = new StoryBuilder(runtime, policy);
-	const deadlineAt = policy.totalDeadlineMs > 0 ? runtime.now() + policy.totalDeadlineMs : undefined;
+	const decisionPolicy: DecisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
+	let token: RetryToken = { attempts: 1, startedAt: runtime.now() };
+	// the decision and the attempts' time limits count the deadline from the same instant
+	const deadlineAt = policy.totalDeadlineMs > 0 ? token.startedAt + policy.totalDeadlineMs : undefined;
 	let delayBefore = 0;
 	let delayReason: DelayReason | undefined;
 	let delayHeader: string | undefined;
-	let previousDelay: number | undefined;
 
 	const cancelled = (): RetryOutcome<T> => {
 		const failure: AttemptFailure = { kind: 'network', code: 'ECANCELED', message: 'the execution was canceled', reachedServer: 'maybe', transient: false };
@@ -217,7 +147,8 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 
 	/** A guard refused: nothing more is sent; the item stops with the guard's reason. */
 	const refused = (verdict: Extract<GuardVerdict, { allowed: false }>, last: AttemptFailure | undefined): RetryOutcome<T> => {
-		const failure: AttemptFailure = last ?? { kind: 'network', code: 'ECIRCUITOPEN', message: verdict.message, reachedServer: 'no', transient: true };
+		// nothing was sent: the refusal is the failure, with a code of its own for each guard
+		const failure: AttemptFailure = last ?? { kind: 'network', code: REFUSAL_CODES[verdict.reason], message: verdict.message, reachedServer: 'no', transient: true };
 		const extra: Partial<RetryStory> = verdict.retryAt !== undefined ? { retryAfterMs: Math.max(0, verdict.retryAt - runtime.now()), retryAt: new Date(verdict.retryAt).toISOString() } : {};
 		const n = story.history.length;
 		const summary = n === 0 ? `Not sent: ${verdict.message}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${verdict.message}`;
@@ -271,21 +202,21 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 		story.history.push(record);
 		if (signal?.aborted) return cancelled();
 
-		const decision = decide(failure, attempt, policy, runtime, deadlineAt, previousDelay);
-		if (decision.stop) {
+		const decision = decideAfterFailure(failure, token, decisionPolicy, runtime.now(), () => runtime.random());
+		if (!decision.retry) {
 			const extra: Partial<RetryStory> = {};
-			if (decision.retryAfterMs !== undefined) {
-				extra.retryAfterMs = decision.retryAfterMs;
+			if (decision.serverDelay !== undefined) {
+				extra.retryAfterMs = decision.serverDelay.delayMs;
 				// A Date cannot pass 8.64e15 ms: a huge Retry-After must not throw a RangeError here.
-				extra.retryAt = new Date(Math.min(runtime.now() + decision.retryAfterMs, 8.64e15)).toISOString();
+				extra.retryAt = new Date(Math.min(runtime.now() + decision.serverDelay.delayMs, 8.64e15)).toISOString();
 			}
-			return { ok: false, failure, story: story.build(decision.stop, summarize(decision.stop, decision.why ?? describeAttemptOutcome(record), story), extra) };
+			return { ok: false, failure, story: story.build(decision.stop, stopSummary(decision.stop, decision.why, { attempts: story.history.length, elapsedMs: story.elapsed() }), extra) };
 		}
 		lastFailure = failure;
-		delayBefore = decision.delayMs ?? 0;
+		token = nextToken(token, decision);
+		delayBefore = decision.delayMs;
 		delayReason = decision.delayReason;
 		delayHeader = decision.delayHeader;
-		if (decision.delayReason === 'backoff') previousDelay = delayBefore;
 		try {
 			await runtime.sleep(delayBefore, signal);
 		} catch {

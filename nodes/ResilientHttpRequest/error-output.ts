@@ -1,0 +1,77 @@
+/**
+ * What an item that finally failed carries: the error details of the error output (message, status,
+ * reason, the server-requested wait, the decoded body), the item itself around them, and the error
+ * thrown when the node has no error output.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { AttemptFailure } from '../shared/core/classify';
+import type { RetryStory } from '../shared/core/retry-story';
+import { decodeBody } from './response';
+import type { HttpResponse } from './transport';
+
+/** The response a failed status attempt carried, if any. */
+export function responseOf(failure: AttemptFailure): HttpResponse | undefined {
+	if (failure.kind !== 'status' || !Buffer.isBuffer(failure.body)) return undefined;
+	return { statusCode: failure.status ?? 0, statusMessage: failure.statusText ?? '', headers: failure.headers ?? {}, body: failure.body };
+}
+
+/** Error bodies up to this size are parsed (JSON) for the error output; larger ones are cut to ERROR_BODY_CHARS. */
+const MAX_PARSED_ERROR_BODY_BYTES = 64 * 1024;
+const ERROR_BODY_CHARS = 2000;
+
+/** The response body of a failed attempt, decoded for the error output (files are left out). */
+function failureBody(failure: AttemptFailure): unknown {
+	const response = responseOf(failure);
+	if (!response || response.body.length === 0) return undefined;
+	// a large error body (an HTML page, a dump) is not parsed whole: the item carries its start as text
+	const large = response.body.length > MAX_PARSED_ERROR_BODY_BYTES;
+	const decoded = decodeBody(large ? { ...response, body: response.body.subarray(0, ERROR_BODY_CHARS * 4) } : response, 'autodetect');
+	if (decoded.kind === 'file' || decoded.kind === 'invalid-json') return undefined;
+	if (decoded.kind === 'text') return large || decoded.value.length > ERROR_BODY_CHARS ? `${decoded.value.slice(0, ERROR_BODY_CHARS)}…` : decoded.value;
+	return decoded.value;
+}
+
+/**
+ * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
+ * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
+ */
+export function errorDetails(failure: AttemptFailure, story: RetryStory, nowMs: number): IDataObject {
+	const body = failureBody(failure);
+	let retryAfter: IDataObject = {};
+	if (story.retryAfterMs !== undefined) {
+		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
+	} else if (failure.serverDelay) {
+		// read where the response was read: never parsed again here
+		retryAfter = { retryAfterMs: failure.serverDelay.delayMs, retryAt: new Date(Math.min(nowMs + failure.serverDelay.delayMs, 8.64e15)).toISOString() };
+	}
+	return {
+		message: story.summary,
+		...(failure.status !== undefined ? { status: failure.status } : {}),
+		...(failure.statusText ? { statusText: failure.statusText } : {}),
+		...(failure.code ? { code: failure.code } : {}),
+		reason: story.stoppedBecause,
+		...retryAfter,
+		// the key and the node that generated it travel with the item even without a retry story
+		...(story.idempotencyKey !== undefined ? { idempotencyKey: story.idempotencyKey } : {}),
+		...(story.idempotencyKeyOwner !== undefined ? { idempotencyKeyOwner: story.idempotencyKeyOwner } : {}),
+		...(body !== undefined ? { body: body as IDataObject } : {}),
+	};
+}
+
+/** An item that finally failed, thrown when the node has no error output and does not continue on fail. */
+export class ItemFailedError extends Error {
+	constructor(readonly nodeError: Error) {
+		super(nodeError.message);
+	}
+}
+
+/**
+ * The input item, whole (json and binary), with `error` added. n8n sends an item to the error
+ * output only when its json has no key besides `error`; it then merges the input item's json
+ * back in through the paired item. With "continue (regular output)" we merge it ourselves.
+ */
+export function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): INodeExecutionData {
+	const item = ctx.getInputData()[i];
+	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error: details } : { ...item.json, error: details };
+	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
+}

@@ -1,0 +1,114 @@
+/**
+ * The retry parameters both nodes share, declared once: the editor's property (display name,
+ * limits, default, help) and the validation that reads it, both from RETRY_PARAMETERS, so the
+ * editor and the runtime accept the same values. Each node passes its raw values (from where its
+ * parameters sit) and gets the policy object the engine takes.
+ */
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { JITTER_STRATEGIES, type BackoffParams, type JitterStrategy } from '../core/backoff';
+import { parseStatusList, type StatusSet } from '../core/classify';
+import type { DecisionPolicy } from '../core/decide';
+import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../core/defaults';
+import { numberParameter, parameterError } from './parameters';
+
+type NumberSpec = { name: string; displayName: string; min: number; max: number; integer: boolean };
+
+/** A number property whose editor limits are the runtime's. */
+function numberProperty(spec: NumberSpec, defaultValue: number, description: string): INodeProperties {
+	return {
+		displayName: spec.displayName,
+		name: spec.name,
+		type: 'number',
+		typeOptions: { minValue: spec.min, maxValue: spec.max, ...(spec.integer ? { numberPrecision: 0 } : {}) },
+		default: defaultValue,
+		description,
+	};
+}
+
+function readNumber(ctx: IExecuteFunctions, i: number, spec: NumberSpec, raw: unknown): number {
+	return numberParameter(ctx, i, spec.displayName, raw, { integer: spec.integer, min: spec.min, max: spec.max });
+}
+
+const P = RETRY_PARAMETERS;
+
+export const maxAttemptsProperty = numberProperty(P.maxAttempts, RETRY_DEFAULTS.maxAttempts, 'How many times to try each item in all, the first attempt included. 1 turns retries off.');
+
+export const baseDelayProperty = numberProperty(P.baseDelay, RETRY_DEFAULTS.baseDelayMs, 'The backoff before the first retry; it doubles on each further retry, up to Max Delay');
+
+export const maxDelayProperty = numberProperty(P.maxDelay, RETRY_DEFAULTS.maxDelayMs, 'No backoff wait is longer than this');
+
+/** Each node counts the deadline from its own start (the HTTP node: the first attempt; Backoff Delay: the first failure) and says so. */
+export function totalDeadlineProperty(defaultValue: number, description: string): INodeProperties {
+	return numberProperty(P.totalDeadline, defaultValue, description);
+}
+
+/** Each node has its own default (the HTTP node sleeps in process; Backoff Delay can wait in n8n's waiting state). */
+export function maxServerDelayProperty(defaultValue: number, description: string): INodeProperties {
+	return numberProperty(P.maxServerDelay, defaultValue, description);
+}
+
+export const jitterProperty: INodeProperties = {
+	displayName: P.jitter.displayName,
+	name: P.jitter.name,
+	type: 'options',
+	options: [
+		{ name: 'Full', value: 'full', description: 'Random between 0 and the backoff: the least load on a struggling server (AWS recommendation)' },
+		{ name: 'Equal', value: 'equal', description: 'Half the backoff plus a random half: keeps a minimum wait' },
+		{ name: 'Decorrelated', value: 'decorrelated', description: 'Random between the base and three times the previous delay, capped without piling up at the cap' },
+		{ name: 'None', value: 'none', description: 'Exact exponential backoff: clients that failed together retry together' },
+	],
+	default: RETRY_DEFAULTS.jitter,
+	description: 'How the backoff is randomised so that many items or workflows do not retry in lock-step',
+};
+
+export const retryOnStatusCodesProperty: INodeProperties = {
+	displayName: P.retryOnStatusCodes.displayName,
+	name: P.retryOnStatusCodes.name,
+	type: 'string',
+	default: RETRY_DEFAULTS.retryOnStatuses,
+	placeholder: '408, 429, 5xx',
+	description:
+		'Response statuses worth another try, comma-separated. Classes like 5xx and ranges like 500-504 are accepted. Every other status is final at once: a 400, 401, 403, 404 or 422 needs a fixed request, not a retry.',
+};
+
+export function statusListParameter(ctx: IExecuteFunctions, i: number, raw: unknown): StatusSet {
+	try {
+		return parseStatusList(String(raw));
+	} catch (error) {
+		parameterError(ctx, i, P.retryOnStatusCodes.displayName, `is invalid: ${(error as Error).message}`);
+	}
+}
+
+function jitterParameter(ctx: IExecuteFunctions, i: number, raw: unknown): JitterStrategy {
+	if (!JITTER_STRATEGIES.includes(raw as JitterStrategy)) parameterError(ctx, i, P.jitter.displayName, `must be one of ${JITTER_STRATEGIES.join(', ')}, got ${JSON.stringify(raw)}`);
+	return raw as JitterStrategy;
+}
+
+/** The raw values of the shared parameters, each node's defaults already applied. */
+export interface RawRetryParameters {
+	maxAttempts: unknown;
+	jitter: unknown;
+	baseDelay: unknown;
+	maxDelay: unknown;
+	totalDeadline: unknown;
+	maxServerDelay: unknown;
+}
+
+function readBackoff(ctx: IExecuteFunctions, i: number, raw: RawRetryParameters): BackoffParams {
+	const strategy = jitterParameter(ctx, i, raw.jitter);
+	const baseDelayMs = readNumber(ctx, i, P.baseDelay, raw.baseDelay);
+	const maxDelayMs = readNumber(ctx, i, P.maxDelay, raw.maxDelay);
+	// the base (the first wait) cannot exceed the cap of every wait
+	if (baseDelayMs > maxDelayMs) parameterError(ctx, i, P.baseDelay.displayName, `must not be more than ${P.maxDelay.displayName} (${maxDelayMs}), got ${baseDelayMs}`);
+	return { strategy, baseDelayMs, maxDelayMs };
+}
+
+/** The engine's decision policy, read and validated once at the node's entry. */
+export function readDecisionPolicy(ctx: IExecuteFunctions, i: number, raw: RawRetryParameters): Omit<DecisionPolicy, 'safety'> {
+	return {
+		maxAttempts: readNumber(ctx, i, P.maxAttempts, raw.maxAttempts),
+		backoff: readBackoff(ctx, i, raw),
+		totalDeadlineMs: readNumber(ctx, i, P.totalDeadline, raw.totalDeadline),
+		maxServerDelayMs: readNumber(ctx, i, P.maxServerDelay, raw.maxServerDelay),
+	};
+}
