@@ -30,7 +30,8 @@ owner_email="${RH_OWNER_EMAIL:-admin@example.com}"
 owner_password="${RH_OWNER_PASSWORD:-ResilientHttp-local1}"
 # bcrypt of the default password (n8n takes a hash, never the password itself).
 default_hash='$2a$10$gCkXwqu7ffIrG6UVIfyeT.byPkAxlKdlJwaCdX404DWjOfGwOSFAu'
-# The base URL the example workflows are written with; rewritten on import when RH_DEMO_PORT differs.
+# The demo API's URL the example workflows are written with (and n8n's, in their notes): rewritten
+# on import when RH_DEMO_PORT or N8N_PORT differ.
 examples_base_url='http://127.0.0.1:8787'
 demo_url="http://127.0.0.1:$demo_port"
 started=$(date +%s)
@@ -111,7 +112,7 @@ shopt -s nullglob
 workflows_dir="${RH_WORKFLOWS_DIR:-$repo/workflows}"
 workflow_files=("$workflows_dir"/*.json)
 if [ ${#workflow_files[@]} -gt 0 ]; then
-  sum="$( (sha256sum "${workflow_files[@]}"; echo "demo $demo_url") | sha256sum | cut -d' ' -f1)"
+  sum="$( (sha256sum "${workflow_files[@]}"; echo "demo $demo_url n8n $port") | sha256sum | cut -d' ' -f1)"
   stamp="$user_folder/.workflows-imported"
   if [ "$(cat "$stamp" 2>/dev/null || true)" != "$sum" ]; then
     say "importing ${#workflow_files[@]} workflow(s) from $workflows_dir (calling the demo API at $demo_url)"
@@ -119,16 +120,16 @@ if [ ${#workflow_files[@]} -gt 0 ]; then
     trap 'rm -rf "$import_dir"' EXIT
     node -e '
       const fs = require("fs"), path = require("path");
-      const [out, from, to, ...files] = process.argv.slice(1);
+      const [out, fromApi, toApi, fromN8n, toN8n, ...files] = process.argv.slice(1);
       const webhooks = [];
       for (const file of files) {
-        const text = fs.readFileSync(file, "utf8").split(from).join(to);
+        const text = fs.readFileSync(file, "utf8").split(fromApi).join(toApi).split(fromN8n).join(toN8n);
         fs.writeFileSync(path.join(out, path.basename(file)), text);
         const workflow = JSON.parse(text);
         if (workflow.nodes.some((n) => n.type === "n8n-nodes-base.webhook")) webhooks.push(workflow.id);
       }
       fs.writeFileSync(path.join(out, ".publish"), webhooks.map((id) => id + "\n").join(""));
-    ' "$import_dir" "$examples_base_url" "$demo_url" "${workflow_files[@]}"
+    ' "$import_dir" "$examples_base_url" "$demo_url" "http://127.0.0.1:5678" "http://127.0.0.1:$port" "${workflow_files[@]}"
     n8n import:workflow --separate --input="$import_dir" >"$user_folder/import.log" 2>&1 ||
       { cat "$user_folder/import.log"; say "workflow import failed"; exit 1; }
     while read -r id; do
