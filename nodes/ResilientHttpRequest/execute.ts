@@ -4,7 +4,7 @@
  * retries never re-send another item.
  */
 import { randomUUID } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
 import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/core/classify';
@@ -26,7 +26,7 @@ import { responseToItems } from './response';
 import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
-import { checkHeaderCredential } from './credential-headers';
+import { checkCredential } from './credential-checks';
 import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
 import { numberParameter } from '../shared/n8n/parameters';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
@@ -49,20 +49,26 @@ export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHtt
 	};
 }
 
-async function readTransportSettings(ctx: IExecuteFunctions, i: number): Promise<TransportSettings> {
+/** Basic and Query Auth have no `authenticate` in n8n: the node applies them itself. */
+function manualAuthOf(authType: GenericAuthType, data: ICredentialDataDecryptedObject): ManualAuth | undefined {
+	const text = (value: unknown) => (typeof value === 'string' ? value : '');
+	if (authType === 'httpBasicAuth') return { kind: 'basic', username: text(data.user), password: text(data.password) };
+	if (authType === 'httpQueryAuth') return { kind: 'query', name: text(data.name), value: text(data.value) };
+	return undefined;
+}
+
+async function readTransportSettings(ctx: IExecuteFunctions, i: number, url: string): Promise<TransportSettings> {
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
 	const authentication = ctx.getNodeParameter('authentication', i, 'none') as string;
 	const authType = authentication === 'genericCredentialType' ? (ctx.getNodeParameter('genericAuthType', i) as GenericAuthType) : 'none';
 	let manualAuth: ManualAuth | undefined;
-	if (authType === 'httpBasicAuth') {
-		const c = await ctx.getCredentials<{ user?: string; password?: string }>('httpBasicAuth', i);
-		manualAuth = { kind: 'basic', username: c.user ?? '', password: c.password ?? '' };
-	} else if (authType === 'httpQueryAuth') {
-		const c = await ctx.getCredentials<{ name?: string; value?: string }>('httpQueryAuth', i);
-		manualAuth = { kind: 'query', name: c.name ?? '', value: c.value ?? '' };
+	if (authType !== 'none') {
+		// read once per item: checked here, applied here (Basic, Query) or by n8n's helper
+		const data = await ctx.getCredentials(authType, i);
+		checkCredential(ctx, i, authType, data, url);
+		manualAuth = manualAuthOf(authType, data);
 	}
-	await checkHeaderCredential(ctx, i, authType);
 	return {
 		authType,
 		...(manualAuth ? { manualAuth } : {}),
@@ -119,7 +125,7 @@ function logWindowDecrease(ctx: IExecuteFunctions, decrease: WindowDecrease, fai
 async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
-	const transport = await readTransportSettings(ctx, i);
+	const transport = await readTransportSettings(ctx, i, spec.url);
 	const json = ctx.getInputData()[i].json;
 	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
 	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));

@@ -53,6 +53,43 @@ describe('authentication', () => {
 		expect(JSON.stringify(run.jsonOf('HTTP')[0])).not.toContain('tok-123');
 	});
 
+	describe("a credential's Allowed HTTP Request Domains", () => {
+		const kinds: Array<[string, IDataObject]> = [
+			['httpHeaderAuth', { name: 'X-Api-Key', value: SECRET }],
+			['httpBearerAuth', { token: SECRET }],
+			['httpBasicAuth', { user: 'me', password: SECRET }],
+			['httpQueryAuth', { name: 'api_key', value: SECRET }],
+			['resilientHttpOAuth2Api', { grantType: 'clientCredentials', accessTokenUrl: 'TOKEN_URL', clientId: 'id', clientSecret: SECRET, scope: '', authentication: 'header', authQueryParameters: '' }],
+		];
+		const runWith = async (type: string, data: IDataObject, restriction: IDataObject) => {
+			const upstream = await server((req, index) => (req.url === '/token' ? { status: 200, body: { access_token: 'tok-1', token_type: 'bearer', expires_in: 3600 } } : echo(req, index)));
+			const credential = { ...data, ...(data.accessTokenUrl ? { accessTokenUrl: `${upstream.url}/token` } : {}), ...restriction };
+			const wf = httpWorkflow({ url: `${upstream.url}/me`, authentication: 'genericCredentialType', genericAuthType: type }, { credentials: { [type]: { id: '1', name: 'c' } } });
+			const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentialTypes: [new ResilientHttpOAuth2Api()], credentials: { [type]: credential } });
+			return { run, upstream };
+		};
+
+		it.each(kinds)('%s: a host outside the allowed domains gets no request, and the error names the item', async (type, data) => {
+			const { run, upstream } = await runWith(type, data, { allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com, *.example.org' });
+			expect(run.status).toBe('error');
+			expect(run.error?.message).toBe('Domain not allowed: This credential is restricted from accessing 127.0.0.1:' + new URL(upstream.url).port + '. Only the following domains are allowed: api.example.com, *.example.org (item 0)');
+			expect(upstream.requests).toHaveLength(0);
+		});
+
+		it.each(kinds)('%s: a host among the allowed domains is called', async (type, data) => {
+			const { run, upstream } = await runWith(type, data, { allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com, 127.0.0.1' });
+			expect(run.status).toBe('success');
+			expect(upstream.requests.filter((r) => r.url !== '/token')).toHaveLength(1);
+		});
+
+		it.each(kinds)('%s: "None" keeps the credential out of this node', async (type, data) => {
+			const { run, upstream } = await runWith(type, data, { allowedHttpRequestDomains: 'none' });
+			expect(run.status).toBe('error');
+			expect(run.error?.message).toBe('This credential is configured to prevent use within an HTTP Request node (item 0)');
+			expect(upstream.requests).toHaveLength(0);
+		});
+	});
+
 	it('query auth adds the parameter', async () => {
 		const upstream = await server(echo);
 		const wf = httpWorkflow({ url: `${upstream.url}/q`, authentication: 'genericCredentialType', genericAuthType: 'httpQueryAuth' }, { credentials: { httpQueryAuth: { id: '1', name: 'q' } } });
