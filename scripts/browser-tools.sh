@@ -6,6 +6,9 @@
 #   scripts/browser-tools.sh ensure   installs what is missing: Debian's chromium (apt-get, as root
 #                                     or through sudo) and playwright-core into the cache; prints
 #                                     RH_CHROMIUM=... and RH_PLAYWRIGHT_CORE=... lines on stdout
+#   scripts/browser-tools.sh ensure --no-apt
+#                                     the same without apt-get: installs playwright-core only, and
+#                                     exits 1 (with the reason) when Chromium is missing
 #   scripts/browser-tools.sh check    prints the same lines when both are there; exits 1 (with the
 #                                     reason on stderr) when one is missing, installs nothing
 #
@@ -32,7 +35,7 @@ check() {
 }
 
 ensure() {
-  if [ -z "$(chromium_path)" ]; then
+  if [ -z "$(chromium_path)" ] && [ "${1:-}" != --no-apt ]; then
     local sudo=""
     if [ "$(id -u)" != 0 ]; then
       command -v sudo >/dev/null 2>&1 || { log "Chromium is missing and neither root nor sudo is available: apt-get install chromium"; exit 1; }
@@ -55,7 +58,7 @@ ensure() {
 }
 
 case "${1:-}" in
-  ensure) ensure; print_env ;;
+  ensure) ensure "${2:-}"; print_env ;;
   check) check; print_env ;;
   *) echo "usage: $0 ensure|check" >&2; exit 2 ;;
 esac

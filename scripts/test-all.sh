@@ -25,4 +25,11 @@ step "unit and engine tests (jest)"
 npx jest --ci
 
 step "end-to-end tests in real n8n"
+# The browser tests drive the editor with Debian's Chromium and playwright-core (installed outside
+# the repo, in the cache); without Chromium they are reported as skipped, unless RH_REQUIRE_BROWSER=1.
+if browser_env="$(bash scripts/browser-tools.sh ensure --no-apt)"; then
+  while IFS= read -r line; do export "$line"; done <<< "$browser_env"
+else
+  echo "no browser: the editor tests are reported as skipped (.ci/run installs Debian's chromium)"
+fi
 bash test/e2e/run.sh
