@@ -1,0 +1,147 @@
+/**
+ * The pace of requests to one API: a user's fixed limit (requests per second or minute), a limit
+ * learned from the API's throttling, and the quota an API advertises in its rate-limit headers.
+ * Pure and plain JSON (kept per API by a store, shared across executions and workers).
+ *
+ * Fixed limit: requests are spaced 1/rate apart (a token bucket that holds one token). A larger
+ * bucket would allow bursts that a sliding-window limiter counts against the next second.
+ *
+ * Learned limit (AWS SDK adaptive retry's client-side rate limiter, simplified): on a throttle
+ * (429, or 503 with a requested wait), the rate becomes 90 % of the successes delivered in the
+ * second before it (what the API accepted), and it grows by 5 % per second without a throttle, so
+ * the client keeps probing for the API's real limit; a throttle after 20 quiet seconds the learned
+ * limit is dropped. No successes in that second (a 429 on the first request): nothing is learned,
+ * the pause the API asked for does the job.
+ *
+ * Quota (RateLimit / X-RateLimit-Remaining and reset headers on any answer): `remaining` requests
+ * until `resetAt`, minus the ones already sent that the server had not counted yet. Requests go
+ * freely while some of it is left, and none once it is spent: the controller pauses the API until
+ * the reset (as Octokit's throttling and Bottleneck's reservoir do). Spreading the quota evenly
+ * until the reset would be politer to a one-second limit, but would slow an hourly quota of 5,000
+ * to one request every 0.7 s.
+ */
+
+/** Counted successes: 10 buckets of 100 ms, the last second. */
+const HISTORY_BUCKET_MS = 100;
+const HISTORY_BUCKETS = 10;
+
+export const RATE_LEARNING = Object.freeze({
+	/** Of the successes the API accepted in the second before a throttle. */
+	backoff: 0.9,
+	/** Growth per second without a throttle. */
+	growthPerSecond: 0.05,
+	/** A learned limit is dropped after this long without a throttle. */
+	forgetAfterMs: 20_000,
+	/** Fewer successes than this in the second before a throttle teach nothing. */
+	minimumSample: 2,
+});
+
+export interface RateData {
+	/** When the next request may go (epoch ms), by the tightest of the limits. */
+	nextAt: number;
+	/** Learned requests per second, and when it was learned or last grown. */
+	learned?: { rps: number; at: number; throttledAt: number };
+	/** Successes per 100 ms bucket: [bucket number, count], oldest first. */
+	successes: Array<[number, number]>;
+	quota?: Quota;
+}
+
+export interface Quota {
+	/** Requests the server still accepts until resetAt, as of its last answer. */
+	remaining: number;
+	resetAt: number;
+	/** Requests sent since that answer (the server had not counted them). */
+	sentSince: number;
+}
+
+export function freshRate(): RateData {
+	return { nextAt: 0, successes: [] };
+}
+
+/** The learned rate as it stands at `nowMs` (grown since it was set), or undefined. */
+export function learnedRps(data: RateData, nowMs: number): number | undefined {
+	const learned = data.learned;
+	if (!learned) return undefined;
+	if (nowMs - learned.throttledAt >= RATE_LEARNING.forgetAfterMs) return undefined;
+	const seconds = Math.max(0, nowMs - learned.at) / 1000;
+	return learned.rps * (1 + RATE_LEARNING.growthPerSecond) ** seconds;
+}
+
+/** The spacing between two requests by every limit in force, in ms (0: none). */
+function spacingMs(data: RateData, nowMs: number, fixedRps: number | undefined): number {
+	let rps = Infinity;
+	if (fixedRps !== undefined && fixedRps > 0) rps = Math.min(rps, fixedRps);
+	const learned = learnedRps(data, nowMs);
+	if (learned !== undefined) rps = Math.min(rps, learned);
+	return Number.isFinite(rps) ? 1000 / rps : 0;
+}
+
+/** The quota, when one is known and spent: requests must wait until its reset. */
+export function quotaSpentUntil(data: RateData, nowMs: number): number | undefined {
+	const quota = data.quota;
+	if (!quota || quota.resetAt <= nowMs) return undefined;
+	return quota.remaining - quota.sentSince <= 0 ? quota.resetAt : undefined;
+}
+
+/** When a request may go by the pace (<= nowMs: now). */
+export function paceAllowsAt(data: RateData): number {
+	return data.nextAt;
+}
+
+/** A request goes now (mutates): the next one waits the spacing. */
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined): void {
+	const spacing = spacingMs(data, nowMs, fixedRps);
+	data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
+	// a pace that fell behind (idle API) starts from now, not from long ago
+	if (data.nextAt < nowMs) data.nextAt = nowMs;
+	if (data.quota) data.quota.sentSince++;
+}
+
+function bucketOf(nowMs: number): number {
+	return Math.floor(nowMs / HISTORY_BUCKET_MS);
+}
+
+/** Counts a success for the learned rate (mutates). */
+export function countSuccess(data: RateData, nowMs: number): void {
+	const n = bucketOf(nowMs);
+	data.successes = data.successes.filter(([b]) => b > n - HISTORY_BUCKETS);
+	const newest = data.successes[data.successes.length - 1];
+	if (newest && newest[0] === n) newest[1]++;
+	else data.successes.push([n, 1]);
+}
+
+function successesLastSecond(data: RateData, nowMs: number): number {
+	const n = bucketOf(nowMs);
+	return data.successes.filter(([b]) => b > n - HISTORY_BUCKETS).reduce((sum, [, count]) => sum + count, 0);
+}
+
+/** The API throttled a request (mutates); returns the learned rate when it changed. */
+export function onThrottle(data: RateData, nowMs: number): number | undefined {
+	const accepted = successesLastSecond(data, nowMs);
+	if (accepted < RATE_LEARNING.minimumSample) {
+		if (data.learned) data.learned.throttledAt = nowMs;
+		return undefined;
+	}
+	const current = learnedRps(data, nowMs);
+	const rps = Math.max(0.1, accepted * RATE_LEARNING.backoff);
+	// one throttle burst (many 429s at once) is one signal: never raise the limit on a throttle
+	const next = current !== undefined ? Math.min(current, rps) : rps;
+	data.learned = { rps: next, at: nowMs, throttledAt: nowMs };
+	return next;
+}
+
+/**
+ * An answer carried the API's quota (mutates): requests still in flight were sent before the
+ * server counted them, so they are taken off what it says remains.
+ */
+export function onQuota(data: RateData, remaining: number, resetAt: number, inFlight: number): void {
+	data.quota = { remaining, resetAt, sentSince: Math.max(0, inFlight) };
+}
+
+/** From this time on nothing of the pace matters any more. */
+export function rateForgetAt(data: RateData): number {
+	const learned = data.learned ? data.learned.throttledAt + RATE_LEARNING.forgetAfterMs : -Infinity;
+	const quota = data.quota ? data.quota.resetAt : -Infinity;
+	const history = data.successes.length > 0 ? (data.successes[data.successes.length - 1][0] + HISTORY_BUCKETS) * HISTORY_BUCKET_MS : -Infinity;
+	return Math.max(learned, quota, history, data.nextAt);
+}

@@ -1,0 +1,338 @@
+/**
+ * The traffic controller of one API (nodes/shared/core/traffic/controller.ts) on an injected clock:
+ * examples of every wait (pause, quota, hold and probes, slots, pace, budget), of what it learns
+ * (window, rate), of leases and forgetting; then fast-check properties over random sequences of
+ * requests and outcomes. Fixed seed (FC_SEED picks another).
+ */
+import fc from 'fast-check';
+import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { budgetLimit } from '../../../nodes/shared/state/budget';
+import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+
+const SEED = Number(process.env.FC_SEED ?? 20261201);
+const T0 = 1_800_000_000_000;
+
+const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+const throttled = (ms?: number, header = 'retry-after'): Outcome => ({ success: false, outageFailure: false, overload: true, throttled: true, ...(ms !== undefined ? { serverWait: { ms, header } } : {}) });
+
+function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
+	return { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...overrides };
+}
+
+/** One API's controller as a store keeps it: its state between steps. */
+class Api {
+	data: TrafficData | undefined;
+	events: TrafficEvent[] = [];
+	private n = 0;
+	constructor(readonly p: TrafficParams) {}
+	admit(now: number, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
+		const id = request.id ?? `r${this.n++}`;
+		const step = admit(this.data, now, { id, retry: false, paced: false, ...request }, this.p);
+		this.data = step.data;
+		return { ...step.result, id };
+	}
+	complete(now: number, id: string, outcome: Outcome): TrafficEvent[] {
+		const step = complete(this.data, now, id, outcome, this.p);
+		this.data = step.data;
+		this.events.push(...step.result);
+		return step.result;
+	}
+	/** Admits and completes at once. */
+	call(now: number, outcome: Outcome, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
+		const a = this.admit(now, request);
+		if (a.go) this.complete(now, a.id, outcome);
+		return a;
+	}
+}
+
+describe('traffic controller: slots in flight', () => {
+	it('lets a new API have 10 requests in flight; the 11th waits for a slot until the soonest lease ends', () => {
+		const api = new Api(params());
+		const admitted = Array.from({ length: 10 }, (_, k) => api.admit(T0 + k));
+		expect(admitted.every((a) => a.go)).toBe(true);
+		expect(api.admit(T0 + 10)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		api.complete(T0 + 20, admitted[0].id, OK);
+		expect(api.admit(T0 + 21)).toMatchObject({ go: true, inFlight: 10, window: 11 });
+	});
+
+	it('keeps what it learned for the next execution: the window grows in slow start and stays', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0 + k, OK);
+		expect(api.admit(T0 + 100)).toMatchObject({ go: true, window: 40 });
+		// an hour later nothing is left: the API starts afresh
+		expect(api.admit(T0 + 100 + TRAFFIC_MEMORY_MS + 41_000)).toMatchObject({ go: true, window: 10 });
+	});
+
+	it('halves the window once for a burst of 429s and 503s', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0, OK); // window 40
+		const burst = Array.from({ length: 20 }, () => api.admit(T0 + 1));
+		for (const a of burst) api.complete(T0 + 2, a.id, { ...DOWN, outageFailure: false });
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([{ kind: 'window', decrease: { from: 40, to: 20 } }]);
+	});
+
+	it('gives up a lease that never reported (its worker died): the slot frees, a late report still teaches', () => {
+		const api = new Api(params({ window: { ceiling: 1, mode: 'fixed' } }));
+		const lost = api.admit(T0);
+		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		const next = api.admit(T0 + 40_000);
+		expect(next.go).toBe(true);
+		api.complete(T0 + 40_001, lost.id, OK); // unknown lease: ignored for the slot
+		expect(api.admit(T0 + 40_002)).toMatchObject({ go: false, reason: 'concurrency' });
+	});
+});
+
+describe('traffic controller: the API pauses everyone', () => {
+	it('a 429 with Retry-After pauses every request until then, with one event for the whole burst', () => {
+		const api = new Api(params());
+		const burst = Array.from({ length: 5 }, () => api.admit(T0));
+		for (const a of burst) api.complete(T0 + 10, a.id, throttled(2000));
+		expect(api.events.filter((e) => e.kind === 'paused')).toEqual([{ kind: 'paused', until: T0 + 2010, by: 'retry-after' }]);
+		expect(api.admit(T0 + 1000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2010, pausedBy: 'retry-after' });
+		expect(api.admit(T0 + 2010).go).toBe(true);
+	});
+
+	it('a later, longer wait extends the pause; a shorter one does not shorten it', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(5000));
+		api.call(T0, throttled(1000), { retry: true, paced: true });
+		expect(api.admit(T0 + 2000)).toMatchObject({ reason: 'paused', until: T0 + 5000 });
+	});
+
+	it('a 503 with Retry-After pauses too; a 429 without a wait does not pause', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(undefined));
+		expect(api.admit(T0 + 1).go).toBe(true);
+		api.call(T0 + 2, { success: false, outageFailure: true, overload: true, throttled: true, serverWait: { ms: 3000, header: 'retry-after' } });
+		expect(api.admit(T0 + 3)).toMatchObject({ reason: 'paused', until: T0 + 3002 });
+	});
+
+	it('a spent quota on any answer, a success too, pauses until its reset; requests in flight count against it', () => {
+		const api = new Api(params());
+		const inFlight = api.admit(T0);
+		api.call(T0, { ...OK, quota: { remaining: 2, resetMs: 1000 } }); // one more in flight: 1 left
+		expect(api.admit(T0 + 1).go).toBe(true); // takes the last one
+		expect(api.admit(T0 + 2)).toMatchObject({ go: false, reason: 'paused', until: T0 + 1000, pausedBy: 'quota' });
+		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetMs: 900 } });
+		expect(api.admit(T0 + 500)).toMatchObject({ reason: 'paused', until: T0 + 903 });
+		expect(api.admit(T0 + 903).go).toBe(true);
+		// a fresh quota after the reset lets requests go again
+		api.call(T0 + 904, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
+		expect(api.admit(T0 + 905).go).toBe(true);
+	});
+});
+
+describe('traffic controller: holding during an outage', () => {
+	it('after 5 failures in a row holds every request until the probe; one probe at a time; probes back off', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.events.find((e) => e.kind === 'down')).toMatchObject({ kind: 'down', nextProbeAt: T0 + 1000 });
+		expect(api.admit(T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+		const probe = api.admit(T0 + 1000);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		// while the probe is out, everyone else is held (until the probe's lease would be given up)
+		expect(api.admit(T0 + 1001)).toMatchObject({ go: false, reason: 'held', until: T0 + 41_000 });
+		api.complete(T0 + 1100, probe.id, DOWN);
+		expect(api.admit(T0 + 1200)).toMatchObject({ reason: 'held', until: T0 + 3100 }); // 2 s, doubling
+		const second = api.admit(T0 + 3100);
+		api.complete(T0 + 3200, second.id, DOWN);
+		expect(api.admit(T0 + 3300)).toMatchObject({ reason: 'held', until: T0 + 7200 }); // 4 s
+	});
+
+	it('a successful probe releases the held requests in slow start: the probe was one, then two, then four in flight', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		const probe = api.admit(T0 + 1000);
+		api.complete(T0 + 1010, probe.id, OK);
+		expect(api.events.some((e) => e.kind === 'recovered')).toBe(true);
+		const wave = [api.admit(T0 + 1011), api.admit(T0 + 1011), api.admit(T0 + 1011)];
+		expect(wave.map((a) => a.go)).toEqual([true, true, false]);
+		expect(wave[2]).toMatchObject({ reason: 'concurrency' });
+		for (const a of wave.slice(0, 2)) api.complete(T0 + 1020, a.id, OK);
+		const next = Array.from({ length: 5 }, () => api.admit(T0 + 1021));
+		expect(next.map((a) => a.go)).toEqual([true, true, true, true, false]);
+	});
+
+	it('a probe that hangs is given up when its lease ends, and the next request probes', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.admit(T0 + 1000)).toMatchObject({ probe: true });
+		expect(api.admit(T0 + 40_999)).toMatchObject({ reason: 'held' });
+		expect(api.admit(T0 + 41_000)).toMatchObject({ go: true, probe: true });
+	});
+
+	it('429s and 4xx are no outage: they never hold the API', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 20; k++) api.call(T0, throttled(undefined));
+		for (let k = 0; k < 20; k++) api.call(T0, { success: false, outageFailure: false, overload: false, throttled: false });
+		expect(api.admit(T0 + 1)).toMatchObject({ go: true, probe: false });
+	});
+
+	it('without a hold, failures never stop requests', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 50; k++) api.call(T0, DOWN, { retry: k > 0, paced: true });
+		expect(api.admit(T0 + 1).go).toBe(true);
+	});
+});
+
+describe('traffic controller: the retry budget waits instead of refusing', () => {
+	it('allows 10% of first attempts + 40 retries per minute; the next retry waits until a counted retry leaves the window', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 100; k++) api.call(T0, OK);
+		for (let k = 0; k < 50; k++) expect(api.call(T0 + 1000, DOWN, { retry: true }).go).toBe(true);
+		expect(api.admit(T0 + 1000, { retry: true })).toMatchObject({ go: false, reason: 'budget', until: T0 + 60_000 }); // its bucket (6 s) leaves then
+		// new first attempts raise the limit: 10 more make room for one more retry
+		for (let k = 0; k < 10; k++) api.call(T0 + 2000, OK);
+		expect(api.admit(T0 + 2000, { retry: true }).go).toBe(true);
+	});
+
+	it('a retry the server paced (Retry-After) spends nothing and counts nothing', () => {
+		const api = new Api(params({ hold: undefined, budget: { ratio: 0, minRetriesPerWindow: 0, windowMs: 60_000 } }));
+		api.call(T0, OK);
+		expect(api.admit(T0, { retry: true })).toMatchObject({ go: false, reason: 'budget' });
+		const paced = api.admit(T0, { retry: true, paced: true });
+		expect(paced).toMatchObject({ go: true });
+		expect(paced.go && paced.budget).toBeFalsy();
+	});
+
+	it('a probe never waits for the budget', () => {
+		const api = new Api(params({ budget: { ratio: 0, minRetriesPerWindow: 0, windowMs: 60_000 } }));
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.admit(T0 + 1000, { retry: true })).toMatchObject({ go: true, probe: true });
+	});
+});
+
+describe('traffic controller: the pace', () => {
+	it('a fixed rate of 10 per second spaces requests 100 ms apart', () => {
+		const api = new Api(params({ rateLimitRps: 10 }));
+		expect(api.admit(T0).go).toBe(true);
+		expect(api.admit(T0 + 30)).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
+		expect(api.admit(T0 + 100).go).toBe(true);
+		expect(api.admit(T0 + 150)).toMatchObject({ reason: 'rate', until: T0 + 200 });
+	});
+
+	it('learns 90% of what the API accepted in the second before a throttle, grows 5% per second, forgets after 20 s', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
+		api.call(T0 + 800, throttled(1000));
+		expect(api.events.find((e) => e.kind === 'rate-learned')).toEqual({ kind: 'rate-learned', rps: 18 });
+		const first = api.admit(T0 + 1800);
+		expect(first.go).toBe(true);
+		// spacing 1000 / 18 ms
+		expect(api.admit(T0 + 1800 + 50)).toMatchObject({ reason: 'rate', until: T0 + 1800 + 1000 / (18 * 1.05) });
+		// a throttle burst never raises the learned limit, and the limit is dropped after 20 quiet seconds
+		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
+		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
+	});
+
+	it('a throttle with fewer than 2 accepted requests in the last second teaches nothing (the pause does the job)', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
+	});
+});
+
+// ---- properties ---------------------------------------------------------------------------
+
+type Op = { kind: 'admit'; retry: boolean; paced: boolean; dt: number } | { kind: 'complete'; which: number; outcome: Outcome; dt: number };
+
+// outages are weighted up: a hold needs a few failures in a row to open
+const outcome: fc.Arbitrary<Outcome> = fc.oneof(
+	fc.constant(OK),
+	{ arbitrary: fc.constant(DOWN), weight: 4 },
+	fc.nat({ max: 3000 }).map((ms) => throttled(ms)),
+	fc.constant(throttled(undefined)),
+	fc.record({ remaining: fc.nat({ max: 5 }), resetMs: fc.nat({ max: 3000 }) }).map((quota) => ({ ...OK, quota })),
+);
+const op: fc.Arbitrary<Op> = fc.oneof(
+	fc.record({ kind: fc.constant('admit' as const), retry: fc.boolean(), paced: fc.boolean(), dt: fc.nat({ max: 300 }) }),
+	fc.record({ kind: fc.constant('complete' as const), which: fc.nat({ max: 30 }), outcome, dt: fc.nat({ max: 700 }) }),
+);
+const p = fc.record({
+	ceiling: fc.integer({ min: 1, max: 30 }),
+	rate: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+	budget: fc.boolean(),
+	hold: fc.boolean(),
+});
+
+describe('traffic controller: properties', () => {
+	const runs = { seed: SEED, numRuns: 300 };
+
+	it('never lets a request go while the API is paused, held (but for one probe), or at its window, or above the retry budget', () => {
+		fc.assert(
+			fc.property(p, fc.array(op, { maxLength: 300 }), (settings, ops) => {
+				const tp = params({
+					window: { ceiling: settings.ceiling, mode: 'adaptive' },
+					leaseMs: 5000,
+					...(settings.rate ? { rateLimitRps: settings.rate } : {}),
+					budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
+					hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
+				});
+				const api = new Api(tp);
+				const live: string[] = [];
+				let now = T0;
+				let pausedUntil = 0;
+				const counted: Array<{ at: number; retry: boolean }> = [];
+				for (const o of ops) {
+					now += o.dt;
+					if (o.kind === 'complete') {
+						if (live.length === 0) continue;
+						const [id] = live.splice(o.which % live.length, 1);
+						api.complete(now, id, o.outcome);
+						if (o.outcome.throttled && o.outcome.serverWait) pausedUntil = Math.max(pausedUntil, now + o.outcome.serverWait.ms);
+						continue;
+					}
+					const before = api.data;
+					const hold = tp.hold && before?.hold ? breakerSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
+					const holdState = hold?.state ?? 'closed';
+					const inFlight = (before?.leases ?? []).filter(([, exp]) => exp > now).length;
+					const a = api.admit(now, { retry: o.retry, paced: o.paced });
+					if (!a.go) continue;
+					live.push(a.id);
+					if (now < pausedUntil) throw new Error(`admitted at ${now - T0} while paused until ${pausedUntil - T0}`);
+					if (holdState !== 'closed' && !a.probe) throw new Error(`admitted a non-probe while the hold is ${holdState}`);
+					if (a.probe && hold?.openUntil !== undefined && now < hold.openUntil) throw new Error(`probed at ${now - T0}, before the probe time ${hold.openUntil - T0}`);
+					const probes = (api.data?.leases ?? []).filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
+					if (probes > 1) throw new Error(`${probes} probes in flight`);
+					if (!a.probe && inFlight >= settings.ceiling) throw new Error(`admitted with ${inFlight} in flight, ceiling ${settings.ceiling}`);
+					if (tp.budget && !a.probe && !(o.retry && o.paced)) {
+						counted.push({ at: now, retry: o.retry });
+						// the budget's window is 9 to 10 s long (buckets): retries of the last 9 s are all in it,
+						// and it holds no first attempt older than 10 s
+						const retries = counted.filter((c) => c.retry && c.at > now - 9_000).length;
+						const firsts = counted.filter((c) => !c.retry && c.at > now - 10_000).length;
+						if (retries > budgetLimit(firsts, tp.budget)) throw new Error(`${retries} retries in 9 s for ${firsts} first attempts in 10 s`);
+					}
+				}
+			}),
+			runs,
+		);
+	});
+
+	it('once a probe succeeded, the requests in flight double per round at most (slow start)', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 2, max: 40 }), (rounds, waiting) => {
+				const api = new Api(params());
+				for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+				const probe = api.admit(T0 + 1000);
+				api.complete(T0 + 1001, probe.id, OK);
+				let now = T0 + 1002;
+				let allowed = 2; // the probe was the first round, of one
+				for (let r = 0; r < rounds; r++) {
+					const wave: string[] = [];
+					for (let k = 0; k < waiting; k++) {
+						const a = api.admit(now);
+						if (a.go) wave.push(a.id);
+					}
+					expect(wave.length).toBeLessThanOrEqual(allowed);
+					for (const id of wave) api.complete(now, id, OK);
+					allowed *= 2;
+					now += 10;
+				}
+			}),
+			{ seed: SEED, numRuns: 100 },
+		);
+	});
+});
