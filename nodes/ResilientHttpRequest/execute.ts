@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
-import { classifyNetworkError, classifyStatus, type AttemptFailure } from '../shared/core/classify';
+import { classifyNetworkError, type AttemptFailure } from '../shared/core/classify';
 import { runItemPool } from '../shared/core/item-pool';
 import { redactError } from '../shared/core/redact';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
@@ -16,14 +16,14 @@ import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
 import { createGuards } from './guards';
 import { isLoopRetry, ownFailedPassKey } from '../shared/core/item-records';
-import { serverRequestedDelay } from '../shared/core/retry-after';
+import { classifyResponse } from '../shared/core/server-signals';
 import { readSharedLimits } from './shared-limits';
 import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
 import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
-import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
+import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
 import { checkCredential } from './credential-checks';
@@ -90,11 +90,12 @@ async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport:
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
 		return { ok: false, failure };
 	}
-	const failure = classifyStatus(response.statusCode, response.statusMessage, settings.retryOn);
-	if (!failure) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
-	// the server's requested wait is read here, once: the loop and the error output take it from the failure
-	const serverDelay = serverRequestedDelay(response.headers, runtime.now(), { readRateLimitHeaders: settings.readRateLimitHeaders, status: response.statusCode });
-	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body, ...(serverDelay ? { serverDelay } : {}) } };
+	if (response.statusCode < 400) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	// status, headers and body are read here, once: whether to retry, and the server's requested wait;
+	// the loop and the error output take both from the failure
+	const facts = { status: response.statusCode, statusText: response.statusMessage, headers: response.headers, ...(settings.obeyServerHints ? { body: errorBodyValue(response) } : {}) };
+	const failure = classifyResponse(facts, { retryOn: settings.retryOn, obeyHints: settings.obeyServerHints, readRateLimitHeaders: settings.readRateLimitHeaders }, runtime.now())!;
+	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
 }
 
 function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined, keyOwner: string | undefined): RetryPolicy {

@@ -7,7 +7,7 @@ import type { StatusSet } from '../shared/core/classify';
 import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import type { RetryPolicy } from '../shared/core/retry-loop';
 import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
 import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/core/idempotency';
 import type { ResponseSettings } from './response';
 
@@ -17,6 +17,8 @@ export interface RetrySettings {
 	/** How the attempt classifies a status and reads the server's wait. */
 	retryOn: StatusSet;
 	readRateLimitHeaders: boolean;
+	/** Obey Server Retry Hints (server-signals.ts). */
+	obeyServerHints: boolean;
 	idempotencyMode: IdempotencyMode;
 	idempotencyHeader: string;
 	/** Only for mode 'expression'. */
@@ -61,6 +63,7 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 		},
 		retryOn,
 		readRateLimitHeaders: opt('readRateLimitHeaders', true),
+		obeyServerHints: obeyServerHintsParameter(ctx, i, opt('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
 		idempotencyMode,
 		idempotencyHeader,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),

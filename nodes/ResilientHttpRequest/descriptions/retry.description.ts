@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
 import { RETRY_DEFAULTS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
@@ -73,12 +73,13 @@ export const retryProperties: INodeProperties[] = [
 				RETRY_DEFAULTS.maxServerDelayMs,
 				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
 			),
+			obeyServerHintsProperty,
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to read RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* headers on a 429 when there is no Retry-After',
+				description: 'Whether to read X-RateLimit-Retry-After, and RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* on a 429 or when a remaining counter is 0, when there is no Retry-After',
 			},
 			{
 				displayName: 'Retry Non-Idempotent Requests',

@@ -23,7 +23,7 @@ export type SafetyVerdict = { safe: true; why: string } | { safe: false; why: st
  */
 export function isSafeToRetry(failure: AttemptFailure, ctx: SafetyContext): SafetyVerdict {
 	if (failure.reachedServer === 'no') return { safe: true, why: 'the request never reached the server' };
-	if (failure.reachedServer === 'refused') return { safe: true, why: 'the server refused the request without processing it (429)' };
+	if (failure.reachedServer === 'refused') return { safe: true, why: `the server refused the request without processing it (${failure.status ?? 'refused'})` };
 	if (isIdempotentMethod(ctx.method)) return { safe: true, why: `${ctx.method.toUpperCase()} is idempotent` };
 	if (ctx.hasIdempotencyKey) return { safe: true, why: 'an idempotency key is sent' };
 	if (ctx.allowUnsafeRetries) return { safe: true, why: 'unsafe retries are allowed' };
