@@ -96,6 +96,12 @@ function secretFields(type, properties) {
 	return [...found].sort();
 }
 
+/** `authenticate` adds fields to the request body (n8n's helper then needs the body as an object, not as finished text). */
+function writesBody(type) {
+	if (typeof type.authenticate === 'function') return /\.body\b/.test(Function.prototype.toString.call(type.authenticate));
+	return type.authenticate?.properties?.body !== undefined;
+}
+
 /** The extra OAuth2 options HTTP Request passes for a type (n8n-nodes-base's getOAuth2AdditionalParameters). */
 function oauth2OptionsFor(baseDir) {
 	const { getOAuth2AdditionalParameters } = require(path.join(baseDir, 'dist/nodes/HttpRequest/GenericFunctions.js'));
@@ -128,6 +134,7 @@ function computePredefinedTypes(packageDirs) {
 			secretFields: secretFields(type, allProperties(byName, type)),
 		};
 		if (typeof type.preAuthentication === 'function') entry.preAuthentication = true;
+		if (writesBody(type)) entry.writesBody = true;
 		const options = kind === 'oAuth2' ? oauth2Options(type.name) : undefined;
 		if (options) entry.oauth2 = options;
 		entries.push(entry);

@@ -16,6 +16,8 @@ export interface PredefinedCredentialType {
 	secretFields: string[];
 	/** The type fetches a token before requests (preAuthentication): n8n refreshes it on a 401. */
 	preAuthentication?: true;
+	/** Its `authenticate` adds fields to the request body: the body goes to n8n's helper as an object (JSON or form bodies only). */
+	writesBody?: true;
 	/** The options HTTP Request passes to n8n's OAuth2 helper for this type (token type, refresh quirks). */
 	oauth2?: IOAuth2Options;
 }

@@ -58,11 +58,15 @@ export class CredentialTypeRegistry implements ICredentialTypes {
 type RequestOptionGroup = Record<string, unknown>;
 
 export class InMemoryCredentialsHelper extends ICredentialsHelper {
+	/** A copy: what n8n writes back during a run (OAuth2 tokens) stays in this run. */
+	private readonly data: CredentialDataMap;
+
 	constructor(
 		private readonly types: CredentialTypeRegistry,
-		private readonly data: CredentialDataMap,
+		data: CredentialDataMap,
 	) {
 		super();
+		this.data = structuredClone(data);
 	}
 
 	getParentTypes(name: string): string[] {
@@ -149,7 +153,14 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 
 	async updateCredentials(): Promise<void> {}
 
-	async updateCredentialsOauthTokenData(): Promise<void> {}
+	/** As n8n's database does: the token n8n fetched or refreshed is what the next read returns. */
+	async updateCredentialsOauthTokenData(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+		this.data[type] = { ...this.data[type], oauthTokenData: structuredClone(data.oauthTokenData) };
+		this.oauthTokenUpdates.push(type);
+	}
+
+	/** The credential types whose OAuth2 token n8n stored during the run, in order (a fetch or a refresh each). */
+	readonly oauthTokenUpdates: string[] = [];
 
 	getCredentialsProperties(type: string): INodeProperties[] {
 		const parents = this.getParentTypes(type).reverse();
