@@ -115,16 +115,31 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	/** Tokens/expirable credentials are out of scope: nothing to refresh. */
+	/**
+	 * Mirrors n8n's CLI CredentialsHelper.preAuthentication: a type with an expirable field and a
+	 * `preAuthentication` fetches its token when the field is empty or the token expired (a 401),
+	 * and the token is stored for the next read.
+	 */
 	async preAuthentication(
-		_helpers: IHttpRequestHelper,
-		_credentials: ICredentialDataDecryptedObject,
-		_typeName: string,
+		helpers: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
 		_node: INode,
-		_credentialsExpired: boolean,
+		credentialsExpired: boolean,
 	): Promise<ICredentialDataDecryptedObject | undefined> {
-		return undefined;
+		const type = this.types.getByName(typeName);
+		const expirable = type.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
+		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
+		if (credentials[expirable.name] !== '' && credentials[expirable.name] !== undefined && !credentialsExpired) return undefined;
+		const output = await type.preAuthentication.call(helpers, credentials);
+		if (output[expirable.name] === undefined) return undefined;
+		this.data[typeName] = { ...this.data[typeName], ...output } as ICredentialDataDecryptedObject;
+		this.preAuthentications.push(typeName);
+		return Object.assign(credentials, output);
 	}
+
+	/** The credential types whose token preAuthentication fetched during the run, in order. */
+	readonly preAuthentications: string[] = [];
 
 	async runPreAuthentication(
 		_helpers: IHttpRequestHelper,
