@@ -13,11 +13,12 @@ const str = (value: unknown) => (typeof value === 'string' ? value : '');
 
 /** The string leaves of a JSON field (Custom Auth's JSON, Simplified Custom Auth's placeholder values), as far as it parses. */
 function jsonLeaves(raw: unknown): string[] {
-	let value: unknown = raw;
-	if (typeof raw === 'string') value = attempt(() => JSON.parse(raw) as unknown, undefined);
-	if (typeof value === 'string') return [value];
-	if (typeof value !== 'object' || value === null) return typeof value === 'number' ? [String(value)] : [];
-	return Object.values(value).flatMap(jsonLeaves);
+	const leaves = (value: unknown): string[] => {
+		if (typeof value === 'string') return [value];
+		if (typeof value === 'number') return [String(value)];
+		return typeof value === 'object' && value !== null ? Object.values(value).flatMap(leaves) : [];
+	};
+	return leaves(typeof raw === 'string' ? attempt(() => JSON.parse(raw) as unknown, raw) : raw);
 }
 
 /** Tokens and secrets an OAuth credential holds (nested too: Slack keeps its user token under `authed_user`), not `token_type` or `scope`. */
