@@ -10,6 +10,9 @@
  *   Request applies them; Digest answers the server's challenge (n8n's helper does the round trip).
  * Every status comes back as a response: the retry loop decides what a 401 or a 503 means.
  */
+// IRequestOptions: the format n8n's OAuth helpers (requestOAuth2, requestOAuth1) take, deprecated with
+// them; they are the only helpers that apply n8n's generic OAuth types, and HTTP Request calls them
+// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
 import type { IExecuteFunctions, IHttpRequestOptions, IRequestOptions } from 'n8n-workflow';
 import type { AuthPlan } from './auth-plan';
 import { bodyFields, bodyWithFields } from './body-fields';
@@ -41,6 +44,7 @@ function withoutCancelSignal(ctx: IExecuteFunctions): IExecuteFunctions {
  * helper replaces all other headers; they are kept here).
  */
 function signingContext(ctx: IExecuteFunctions, request: IHttpRequestOptions): IExecuteFunctions {
+	// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
 	const send = async (signed: IRequestOptions): Promise<unknown> =>
 		await ctx.helpers.httpRequest({
 			...request,
@@ -53,6 +57,7 @@ function signingContext(ctx: IExecuteFunctions, request: IHttpRequestOptions): I
 }
 
 /** The request in the deprecated format n8n's OAuth helpers sign: what they read (URL, method, query, form fields) and the answer they expect (every status, in full). */
+// eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
 function toSignable(request: IHttpRequestOptions): IRequestOptions {
 	const headers = (request.headers ?? {}) as Record<string, string>;
 	const fields = typeof request.body === 'string' || Buffer.isBuffer(request.body) ? bodyFields(request.body, headers) : { kind: 'none' as const };
@@ -79,14 +84,9 @@ export function responseOfError(error: unknown, depth = 0): RawResponse | undefi
 	return responseOfError((error as { cause?: unknown }).cause, depth + 1);
 }
 
+/** The retry loop classifies every other failure (attemptOnce): it is passed on as it came. */
 async function statusesAsResponses(pending: Promise<unknown>): Promise<unknown> {
-	try {
-		return await pending;
-	} catch (error) {
-		const response = responseOfError(error);
-		if (response) return response;
-		throw error;
-	}
+	return await pending.catch((error: unknown) => responseOfError(error) ?? Promise.reject(error));
 }
 
 /** A request whose body must reach n8n's helper as fields (the credential's `authenticate` adds its own). */
