@@ -112,7 +112,7 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 		parameters.options = options;
 		changes.push('Options > Redirects > Follow Redirects set to off, as HTTP Request v3 did by default');
 	}
-	if (version < 4.4 && options.sendCredentialsOnCrossOriginRedirect === undefined) {
+	if (version < 4.4 && (parameters.authentication ?? 'none') !== 'none' && options.sendCredentialsOnCrossOriginRedirect === undefined) {
 		notes.push(`credentials no longer follow a redirect to another origin (HTTP Request before v4.4 sent them): set Options > Send Credentials on Cross-Origin Redirect to keep that`);
 	}
 	if (options.timeout !== undefined) {

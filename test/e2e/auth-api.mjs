@@ -102,10 +102,16 @@ export async function startAuthApi() {
 			if (f.username !== AUTH_SECRETS.digestUser || f.response !== expected) return unauthorized(res, entry, json, 'digest answer');
 			json(res, (entry.status = 200), { digest: 'ok' });
 		},
-		keyed: (req, res, { json, entry }) => {
+		// a Header Auth key; answers with the request's body, query and custom headers (none secret)
+		keyed: (req, res, { json, entry, body, query }) => {
 			if (flakyFirst(res, entry, json, 'keyed')) return;
 			if (req.headers['x-api-key'] !== AUTH_SECRETS.headerKey) return unauthorized(res, entry, json, 'api key');
-			json(res, (entry.status = 200), { keyed: 'ok' });
+			json(res, (entry.status = 200), { keyed: 'ok', body, query, trace: req.headers['x-trace'] ?? null });
+		},
+		// GET /pages?page=N: three pages of two items, then an empty page (for HTTP Request's pagination)
+		pages: (req, res, { json, entry, query }) => {
+			const page = Number(query.page ?? 1);
+			json(res, (entry.status = 200), page <= 3 ? [{ page, n: 1 }, { page, n: 2 }] : []);
 		},
 	});
 	return {

@@ -53,7 +53,7 @@ describe('migrateWorkflow', () => {
 	});
 
 	it('keeps what behaves differently in the notes: cross-origin credentials before v4.4, the attempt timeout, POST without a key, repeated query names before v4.3', () => {
-		const node = http('Pay', { method: 'POST', url: 'https://x.test/pay', sendQuery: true, queryParameters: { parameters: [{ name: 'tag', value: 'a' }, { name: 'tag', value: 'b' }] } });
+		const node = http('Pay', { method: 'POST', url: 'https://x.test/pay', authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', sendQuery: true, queryParameters: { parameters: [{ name: 'tag', value: 'a' }, { name: 'tag', value: 'b' }] } });
 		const { report } = only(migrateWorkflow(workflowOf(node)), 'Pay');
 		expect(report?.notes).toEqual([
 			"retries now: Max Attempts 5 (the node's default) where the node made one attempt; set Max Attempts to 1 for none",
@@ -174,7 +174,6 @@ describe('migrate files', () => {
 				'    "Call": migrated',
 				`      - type ${HTTP_REQUEST_TYPE} v4.2 -> ${RESILIENT_TYPE} v1`,
 				'      - Retry On Fail turned off; its 3 tries became Max Attempts 3, its wait of 1000 ms Base Delay 1000 ms (later waits double, with jitter, up to Max Delay)',
-				'      ! credentials no longer follow a redirect to another origin (HTTP Request before v4.4 sent them): set Options > Send Credentials on Cross-Origin Redirect to keep that',
 				'      ! each attempt is bounded by Attempt Timeout (30 s) where HTTP Request waited up to 5 minutes for an answer: raise it for slow APIs (LLMs, reports)',
 				'    "Pages": kept as it is',
 				'      - Options > Pagination is not supported by Resilient HTTP Request yet',
