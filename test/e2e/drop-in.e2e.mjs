@@ -188,6 +188,7 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 				{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
 				{ id: 'n2', name: 'Call API', type: RESILIENT, typeVersion: 1, position: [300, 0], parameters: { url: `${api.url}/stripe/v1/charges`, maxAttempts: 1 } },
 				{ id: 'n3', name: 'Core HTTP', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [300, 200], parameters: { url: `${api.url}/stripe/v1/charges`, options: {} } },
+				{ id: 'n4', name: 'From cURL', type: RESILIENT, typeVersion: 1, position: [300, 400], parameters: {} },
 			],
 			connections: { Start: { main: [[{ node: 'Call API', type: 'main', index: 0 }]] } },
 			settings: {},
@@ -209,6 +210,21 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 			};
 			const coreOpenMs = await timeToPanel('Core HTTP');
 			const ourOpenMs = await timeToPanel('Call API');
+
+			// HTTP Request's Import cURL works here too: the command lands in the parameters of the same names
+			await openNode(page, 'From cURL');
+			await page.locator('[data-test-id="ndv"]').getByRole('button', { name: /Import cURL/i }).first().click();
+			const curl = `curl -X PUT '${api.url}/keyed/from-curl?source=curl' -H 'X-Api-Key: ${AUTH_SECRETS.headerKey}' -H 'X-Trace: t-curl' -H 'Content-Type: application/json' -d '{"order":{"id":"o-7"}}'`;
+			await page.locator('[data-test-id="import-curl-modal-input"] textarea, textarea[data-test-id="import-curl-modal-input"]').first().fill(curl);
+			await page.locator('[data-test-id="import-curl-modal-button"]').first().click();
+			await page.locator('[data-test-id="import-curl-modal-input"]').first().waitFor({ state: 'hidden', timeout: 15_000 });
+			const seenBeforeCurl = api.requestsTo('/keyed/from-curl').length;
+			await page.locator('[data-test-id="ndv"] [data-test-id="node-execute-button"]').first().click();
+			await waitFor(async () => api.requestsTo('/keyed/from-curl').length > seenBeforeCurl, { timeoutMs: 30_000, what: 'the imported cURL request' });
+			const fromCurl = api.requestsTo('/keyed/from-curl').at(-1);
+			assert.deepEqual([fromCurl.method, fromCurl.url, fromCurl.headers['x-trace'], fromCurl.body, fromCurl.status], ['PUT', '/keyed/from-curl?source=curl', 't-curl', { order: { id: 'o-7' } }, 200]);
+			await page.keyboard.press('Escape');
+			await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden', timeout: 15_000 }).catch(() => {});
 
 			await openNode(page, 'Call API');
 			const ndv = page.locator('[data-test-id="ndv"]');

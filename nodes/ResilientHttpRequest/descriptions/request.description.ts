@@ -34,6 +34,9 @@ function keyValueCollection(name: string, displayName: string, itemName: string,
 
 /** Method, URL, authentication, query, headers and body: the vocabulary of n8n's HTTP Request node (v4). */
 export const requestProperties: INodeProperties[] = [
+	// n8n's editor renders this as HTTP Request's "Import cURL" button, for any node: the command's
+	// method, URL, query, headers and body land in the parameters of the same names. It holds no value.
+	{ displayName: '', name: 'curlImport', type: 'curlImport', default: '' },
 	{
 		displayName: 'Method',
 		name: 'method',
