@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, signIn } from './browser.mjs';
+import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
 import { AUTH_SECRETS, authCredentials, startAuthApi } from './auth-api.mjs';
 import {
 	PACKAGE_NAME,
@@ -275,16 +275,7 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 			const digest = await executeStep('/digest');
 			assert.equal(digest.status, 200, 'Digest answered the challenge from the editor too');
 
-			await page.keyboard.press('Escape');
-			await page.keyboard.press('Control+s');
-			const saved = await waitFor(
-				async () => {
-					const w = await client.get(`/rest/workflows/${workflow.id}`);
-					const node = w.nodes.find((n) => n.name === 'Call API');
-					return node.parameters.genericAuthType === 'httpDigestAuth' && node.credentials?.httpDigestAuth ? node : undefined;
-				},
-				{ timeoutMs: 15_000, what: 'the workflow saved with Digest Auth' },
-			);
+			const saved = await saveAndWaitForNode(page, client, workflow.id, 'Call API', (node) => node.parameters.genericAuthType === 'httpDigestAuth' && node.credentials?.httpDigestAuth, 'the workflow saved with Digest Auth');
 			assert.equal(saved.parameters.authentication, 'genericCredentialType');
 			assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 
