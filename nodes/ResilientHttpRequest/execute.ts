@@ -4,7 +4,7 @@
  * retries never re-send another item.
  */
 import { randomUUID } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
 import { classifyNetworkError, type AttemptFailure } from '../shared/core/classify';
@@ -20,64 +20,13 @@ import { classifyResponse } from '../shared/core/server-signals';
 import { readSharedLimits } from './shared-limits';
 import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
-import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
 import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
-import { checkCredential } from './credential-checks';
-import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
-import { numberParameter } from '../shared/n8n/parameters';
-import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
-
-/** Parses `http://user:pass@host:port` into n8n's proxy option. */
-export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
-	if (raw.trim() === '') return undefined;
-	let url: URL;
-	try {
-		url = new URL(raw.includes('://') ? raw.trim() : `http://${raw.trim()}`);
-	} catch {
-		// the value may hold a password: do not echo it
-		throw new NodeOperationError(ctx.getNode(), 'Parameter "Proxy" is not a valid URL', { itemIndex: i, description: 'Expected a form like http://user:password@proxy.example.com:3128' });
-	}
-	return {
-		protocol: url.protocol.replace(':', ''),
-		host: url.hostname,
-		port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-		...(url.username ? { auth: { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } } : {}),
-	};
-}
-
-/** Basic and Query Auth have no `authenticate` in n8n: the node applies them itself. */
-function manualAuthOf(authType: GenericAuthType, data: ICredentialDataDecryptedObject): ManualAuth | undefined {
-	const text = (value: unknown) => (typeof value === 'string' ? value : '');
-	if (authType === 'httpBasicAuth') return { kind: 'basic', username: text(data.user), password: text(data.password) };
-	if (authType === 'httpQueryAuth') return { kind: 'query', name: text(data.name), value: text(data.value) };
-	return undefined;
-}
-
-async function readTransportSettings(ctx: IExecuteFunctions, i: number, url: string): Promise<TransportSettings> {
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
-	const authentication = ctx.getNodeParameter('authentication', i, 'none') as string;
-	const authType = authentication === 'genericCredentialType' ? (ctx.getNodeParameter('genericAuthType', i) as GenericAuthType) : 'none';
-	let manualAuth: ManualAuth | undefined;
-	if (authType !== 'none') {
-		// read once per item: checked here, applied here (Basic, Query) or by n8n's helper
-		const data = await ctx.getCredentials(authType, i);
-		checkCredential(ctx, i, authType, data, url);
-		manualAuth = manualAuthOf(authType, data);
-	}
-	return {
-		authType,
-		...(manualAuth ? { manualAuth } : {}),
-		followRedirects: redirect.followRedirects !== false,
-		maxRedirects: numberParameter(ctx, i, 'Max Redirects', redirect.maxRedirects ?? DEFAULT_MAX_REDIRECTS, { integer: true, min: 0, max: MAX_REDIRECTS_LIMIT }),
-		skipSslCertificateValidation: options.allowUnauthorizedCerts === true,
-		...(typeof options.proxy === 'string' && options.proxy.trim() !== '' ? { proxy: parseProxy(ctx, options.proxy, i) } : {}),
-	};
-}
+import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
+import { readTransportSettings } from './transport-settings';
 
 /** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
 async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3], runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
@@ -126,7 +75,7 @@ function logWindowDecrease(ctx: IExecuteFunctions, decrease: WindowDecrease, fai
 async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
-	const transport = await readTransportSettings(ctx, i, spec.url);
+	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
 	const json = ctx.getInputData()[i].json;
 	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
 	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));

@@ -1,7 +1,10 @@
 import type { AttemptFailure } from './classify';
 
-/** RFC 9110 idempotent methods: sending them twice has the effect of sending them once. */
-const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+/**
+ * Idempotent methods: sending them twice has the effect of sending them once. RFC 9110's, and the
+ * WebDAV methods HTTP Request offers, idempotent per the IANA HTTP Method Registry (RFC 4918, 3253).
+ */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT']);
 
 export function isIdempotentMethod(method: string): boolean {
 	return IDEMPOTENT_METHODS.has(method.toUpperCase());
