@@ -513,7 +513,7 @@ export function ownerEnv() {
 
 /**
  * Logs in to a server from startN8n (started with ownerEnv()) as the owner. Returns
- * { get(path), post(path, body) } resolving the JSON `data` of n8n's REST answers (throws on a
+ * { get(path), post(path, body), delete(path) } resolving the JSON `data` of n8n's REST answers (throws on a
  * status other than 2xx).
  */
 export async function restClient(server, { email = OWNER.email, password = OWNER.password } = {}) {
@@ -538,7 +538,7 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 		if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 1000)}`);
 		return JSON.parse(text).data;
 	};
-	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}) };
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p) };
 }
 
 /** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */
