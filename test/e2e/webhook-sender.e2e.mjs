@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createRequire } from 'node:module';
-import { REPO, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+import { REPO, callWebhook, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
 
 const { derivedIdempotencyKey } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/shared/core/idempotency.js'));
 
@@ -36,7 +36,8 @@ after(async () => {
 });
 
 async function post(id) {
-	const res = await fetch(`${n8n.url}/webhook/forward-events`, {
+	// n8n may still be registering the published webhook just after start: callWebhook waits for it
+	const res = await callWebhook(n8n, 'forward-events', {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ id, type: 'invoice.paid' }),
