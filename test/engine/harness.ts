@@ -37,6 +37,7 @@ import { readFileSync } from 'node:fs';
 import type PCancelable from 'p-cancelable';
 
 import { CredentialTypeRegistry, InMemoryCredentialsHelper } from './support/credentials';
+import type { InMemoryDataTables } from './support/data-tables';
 import type { CredentialDataMap } from './support/credentials';
 import { ensureEngineContainer } from './support/engine-container';
 import { NodeTypeRegistry } from './support/node-types';
@@ -75,6 +76,8 @@ export interface RunWorkflowOptions {
 	/** n8n's workflow timeout: the engine stops before the next node once this has elapsed. */
 	executionTimeoutMs?: number;
 	executionId?: string;
+	/** n8n's Data Tables for the Data table node (in memory; shared between runs when the test passes the same one). */
+	dataTables?: InMemoryDataTables;
 }
 
 export interface WorkflowRunResult {
@@ -288,9 +291,10 @@ function buildAdditionalData(
 		getRunExecutionData: notAvailable('Loading other executions'),
 		getRuntimeCredential: notAvailable('Runtime credentials'),
 		startRunnerTask: notAvailable('The task runner (Code node)'),
+		...(options.dataTables?.additionalData() ?? {}),
 	};
-	// The remaining members (external secrets, data tables, OAuth flows...) are optional in
-	// practice: n8n-core only touches them for features these tests do not use.
+	// The remaining members (external secrets, OAuth flows...) are optional in practice: n8n-core
+	// only touches them for features these tests do not use. Data tables: options.dataTables.
 	return additionalData as IWorkflowExecuteAdditionalData;
 }
 
