@@ -13,8 +13,9 @@
 //
 // Run (from the repo root):
 //   node scripts/screenshot.mjs
-//       -> docs/screenshot-classic-loop.png (workflow rhEx4ClassicLoop) and
-//          docs/screenshot-webhook-sender.png (workflow rhEx6WebhookSend)
+//       -> docs/screenshot-classic-loop.png (workflow rhEx4ClassicLoop),
+//          docs/screenshot-webhook-sender.png (rhEx6WebhookSend) and
+//          docs/screenshot-replay-dead-letters.png (rhEx7ReplayDeadLet)
 //   node scripts/screenshot.mjs rhEx2RateLimited docs/screenshot-rate-limited.png
 //       -> any workflow id / output file pairs
 //   node scripts/screenshot.mjs "datatable:Dead letters: webhook sender" docs/screenshot-dead-letter-table.png
@@ -58,6 +59,7 @@ function loadPlaywright() {
 const defaults = [
 	['rhEx4ClassicLoop', 'docs/screenshot-classic-loop.png'],
 	['rhEx6WebhookSend', 'docs/screenshot-webhook-sender.png'],
+	['rhEx7ReplayDeadLet', 'docs/screenshot-replay-dead-letters.png'],
 ];
 const args = process.argv.slice(2);
 if (args.length % 2 !== 0) {
