@@ -14,6 +14,7 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, signIn } from './browser.mjs';
 import { REPO, callWebhook, getExecution, importWorkflow, listExecutions, nodeResults, ownerEnv, prepareUserFolder, publishWorkflow, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 const { derivedIdempotencyKey } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/shared/core/idempotency.js'));
@@ -89,6 +90,7 @@ const WORKFLOWS = {
 let gateway;
 let n8n;
 let client;
+let browser;
 
 before(async () => {
 	gateway = await startGateway();
@@ -102,6 +104,7 @@ before(async () => {
 	client = await restClient(n8n);
 });
 after(async () => {
+	await browser?.close();
 	await stopN8n();
 	await gateway?.close();
 });
@@ -181,4 +184,70 @@ test('Key Based On: Random (control): the retry sends a new key per order, and e
 		assert.equal(new Set(keysOf(order)).size, 2, `${order}: two keys`);
 		assert.equal(gateway.chargesOf(order), 2, `${order}: charged twice`);
 	}
+});
+
+test('in the editor: Generate shows Key Based On; Selected Fields asks for Fields to Hash and warns; Execute step twice sends one key, Random two', async (t) => {
+	if (!requireBrowser(t)) return;
+	browser = await launchBrowser();
+	const { page } = browser;
+	const workflow = await client.post('/rest/workflows', {
+		name: 'E2E derived key in the editor',
+		nodes: [
+			{ id: 'ed-start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'ed-order', name: 'Order', type: 'n8n-nodes-base.set', typeVersion: 3.4, position: [200, 0], parameters: { assignments: { assignments: [{ id: 'a1', name: 'order', value: 'ok-editor-1', type: 'string' }] }, options: {} } },
+			{ id: 'ed-charge', name: 'Charge', type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1, position: [400, 0], parameters: { method: 'POST', url: `=${gateway.url}/pay/{{ $json.order }}`, maxAttempts: 1, options: {} } },
+		],
+		connections: { Start: { main: [[{ node: 'Order', type: 'main', index: 0 }]] }, Order: { main: [[{ node: 'Charge', type: 'main', index: 0 }]] } },
+		settings: {},
+	});
+	await signIn(page, n8n.url);
+	await openWorkflow(page, n8n.url, workflow.id);
+	await openNode(page, 'Charge');
+	const ndv = page.locator('[data-test-id="ndv"]');
+	const executeStep = async () => {
+		const seen = requestsOf('ok-editor-1').length;
+		await ndv.locator('[data-test-id="node-execute-button"]').first().click();
+		await waitFor(async () => requestsOf('ok-editor-1').length > seen, { timeoutMs: 30_000, what: 'the request of "Execute step"' });
+		return requestsOf('ok-editor-1').at(-1).headers['idempotency-key'];
+	};
+
+	assert.equal(await ndv.locator('[data-test-id="parameter-input-generatedKeyBasis"]').count(), 0, 'no Key Based On while the key is Off');
+	await pickOption(page, ndv.locator('[data-test-id="parameter-input-idempotencyKeyMode"]'), 'Generate');
+	const basis = ndv.locator('[data-test-id="parameter-input-generatedKeyBasis"]');
+	await basis.waitFor({ timeout: 15_000 });
+	await pickOption(page, basis, 'Selected Fields (Same on Every Run)');
+	const fields = ndv.locator('[data-test-id="parameter-input-keyFields"]');
+	await fields.waitFor({ timeout: 15_000 });
+	await fields.locator('input, textarea').first().fill('order');
+	await closePopups(page);
+	assert.match(await ndv.innerText(), /Items with the same data get the same key/, 'the derived-key notice');
+
+	const first = await executeStep();
+	const again = await executeStep();
+	assert.equal(again, first, 'Execute step twice: the same key');
+	assert.equal(first, derivedIdempotencyKey({ workflowId: workflow.id, nodeId: 'ed-charge' }, 'fields', { order: 'ok-editor-1' }));
+
+	await pickOption(page, basis, 'Random (New on Every Run)');
+	assert.equal(await ndv.locator('[data-test-id="parameter-input-keyFields"]').count(), 0, 'no Fields to Hash for Random');
+	const random1 = await executeStep();
+	const random2 = await executeStep();
+	assert.notEqual(random1, random2, 'Random: a new key on every run');
+
+	// n8n drops a parameter that a choice hides: Fields to Hash is empty again
+	await pickOption(page, basis, 'Selected Fields (Same on Every Run)');
+	await fields.locator('input, textarea').first().fill('order');
+	await closePopups(page);
+	assert.equal(await executeStep(), first, 'back to Selected Fields: the key of before');
+	await page.keyboard.press('Escape');
+	await page.keyboard.press('Control+s');
+	const saved = await waitFor(
+		async () => {
+			const w = await client.get(`/rest/workflows/${workflow.id}`);
+			const node = w.nodes.find((n) => n.name === 'Charge');
+			return node.parameters.generatedKeyBasis === 'fields' ? node : undefined;
+		},
+		{ timeoutMs: 15_000, what: 'the workflow saved with Selected Fields' },
+	);
+	assert.deepEqual({ mode: saved.parameters.idempotencyKeyMode, fields: saved.parameters.keyFields }, { mode: 'generate', fields: 'order' });
+	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 });
