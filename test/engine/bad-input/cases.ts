@@ -26,24 +26,12 @@ export interface ParameterCase {
 	error: string;
 }
 
-const http = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({
-	node: 'Resilient HTTP Request',
-	input,
-	parameters,
-	bad,
-	good,
-	error,
-	...(field ? { field } : {}),
-});
-const backoff = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({
-	node: 'Backoff Delay',
-	input,
-	parameters,
-	bad,
-	good,
-	error,
-	...(field ? { field } : {}),
-});
+/** A case of one node: (input, parameters, bad, good, error, field?) */
+const caseOf =
+	(node: NodeName) =>
+	(input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({ node, input, parameters, bad, good, error, ...(field ? { field } : {}) });
+const http = caseOf('Resilient HTTP Request');
+const backoff = caseOf('Backoff Delay');
 
 const V = '={{ $json.v }}';
 const headerParameter = (name: string, value: string) => ({ sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
