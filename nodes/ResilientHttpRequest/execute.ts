@@ -3,7 +3,6 @@
  * one attempt, and writes the result with its retry story. Items are independent: one item's
  * retries never re-send another item.
  */
-import { randomUUID } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
@@ -15,8 +14,9 @@ import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
 import { createGuards } from './guards';
-import { isLoopRetry, ownFailedPassKey } from '../shared/core/item-records';
+import { isLoopRetry } from '../shared/core/item-records';
 import { classifyResponse } from '../shared/core/server-signals';
+import { IdempotencyKeys } from './idempotency-keys';
 import { readSharedLimits } from './shared-limits';
 import { withWindowFeedback } from './window-feedback';
 import { selectStateStore } from './state-store';
@@ -60,19 +60,13 @@ function withStory(items: INodeExecutionData[], field: string, story: RetryStory
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
 }
 
-/** What names this node as the owner of the keys it generates: its id (stable across renames), or its name in a workflow without ids. */
-function keyOwnerOf(ctx: IExecuteFunctions): string {
-	const node = ctx.getNode();
-	return node.id || node.name;
-}
-
 /** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
 function logWindowDecrease(ctx: IExecuteFunctions, decrease: WindowDecrease, failure: AttemptFailure): void {
 	const cause = failure.kind === 'timeout' ? 'an attempt timed out' : `the API answered ${failure.status}`;
 	ctx.logger.debug(`Resilient HTTP Request "${ctx.getNode().name}": items in flight ${decrease.from} -> ${decrease.to} (${cause})`);
 }
 
-async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit): Promise<INodeExecutionData[]> {
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit, keys: IdempotencyKeys): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
@@ -80,12 +74,10 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
 	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));
 
-	let idempotencyKey: string | undefined;
 	// a generated key belongs to this node: an item that comes back after a failed pass here (a
 	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
-	const keyOwner = settings.idempotencyMode === 'generate' ? keyOwnerOf(ctx) : undefined;
-	if (keyOwner !== undefined) idempotencyKey = ownFailedPassKey(json, keyOwner) ?? randomUUID();
-	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
+	const { key: chosenKey, owner: keyOwner } = keys.pick(i, settings, json);
+	let idempotencyKey = chosenKey;
 	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
@@ -127,12 +119,14 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 	const schedule = readScheduleSettings(ctx);
 	// one window per node run: it learns what this API takes during this execution only
 	const window = createAdaptiveLimit({ ceiling: schedule.concurrency, mode: schedule.adaptive ? 'adaptive' : 'fixed' });
+	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
+	const keys = IdempotencyKeys.plan(ctx);
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const failures = new Map<number, Error>();
 
 	await runItemPool(items.length, { ...schedule, concurrency: () => window.current() }, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		try {
-			results[i] = await processItem(ctx, i, runtime, store, signal, window);
+			results[i] = await processItem(ctx, i, runtime, store, signal, window, keys);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header

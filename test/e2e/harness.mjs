@@ -513,8 +513,8 @@ export function ownerEnv() {
 
 /**
  * Logs in to a server from startN8n (started with ownerEnv()) as the owner. Returns
- * { get(path), post(path, body) } resolving the JSON `data` of n8n's REST answers (throws on a
- * status other than 2xx), and text(path) for answers without that envelope.
+ * { get(path), post(path, body), delete(path) } resolving the JSON `data` of n8n's REST answers (throws
+ * on a status other than 2xx), and text(path) for answers without that envelope.
  */
 export async function restClient(server, { email = OWNER.email, password = OWNER.password } = {}) {
 	const browserId = `e2e-${randomBytes(4).toString('hex')}`;
@@ -544,7 +544,7 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 		if (!res.ok) throw new Error(`GET ${p}: ${res.status}`);
 		return await res.text();
 	};
-	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), text };
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p), text };
 }
 
 /** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */

@@ -26,21 +26,18 @@ export interface ParameterCase {
 	error: string;
 }
 
-const http = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string): ParameterCase => ({ node: 'Resilient HTTP Request', input, parameters, bad, good, error });
-const backoff = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({
-	node: 'Backoff Delay',
-	input,
-	parameters,
-	bad,
-	good,
-	error,
-	...(field ? { field } : {}),
-});
+/** A case of one node: (input, parameters, bad, good, error, field?) */
+const caseOf =
+	(node: NodeName) =>
+	(input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({ node, input, parameters, bad, good, error, ...(field ? { field } : {}) });
+const http = caseOf('Resilient HTTP Request');
+const backoff = caseOf('Backoff Delay');
 
 const V = '={{ $json.v }}';
 const headerParameter = (name: string, value: string) => ({ sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
 const jsonBody = { method: 'POST', sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: V };
 const keyFromExpression = { method: 'POST', idempotencyKeyMode: 'expression', idempotencyKey: V };
+const keyFromFields = { method: 'POST', idempotencyKeyMode: 'generate', generatedKeyBasis: 'fields' };
 const STATUS_LIST_ERROR = '"abc" is not a status code, a class like 5xx, or a range like 500-504';
 const HEADER_NAME_RULE = 'is not a valid HTTP header name: no spaces, control characters, non-ASCII letters or separators such as : ( ) , / " are allowed';
 
@@ -82,6 +79,9 @@ export const PARAMETER_CASES: ParameterCase[] = [
 	http('idempotency key with a newline', keyFromExpression, 'order-1\nX-Evil: 1', 'order-1', 'Parameter "Key" (the idempotency key) contains control characters (item {item})'),
 	http('Obey Server Retry Hints `"yes"`', { retryOptions: { obeyServerHints: V } }, 'yes', true, 'Parameter "Obey Server Retry Hints" must be true or false, got "yes" (item {item})'),
 	http('Obey Server Retry Hints `1`', { retryOptions: { obeyServerHints: V } }, 1, false, 'Parameter "Obey Server Retry Hints" must be true or false, got 1 (item {item})'),
+	http('Fields to Hash empty (Key Based On: Selected Fields)', { ...keyFromFields, keyFields: V }, '', 'id', 'Parameter "Fields to Hash" is empty: list the fields that identify the request, separated by commas (item {item})'),
+	http('Fields to Hash naming a field the item lacks', { ...keyFromFields, keyFields: 'id, orderId' }, undefined, 'o-1', 'Parameter "Fields to Hash" names "orderId", which is missing from the item (item {item})', 'orderId'),
+	http('Fields to Hash naming a field that is null on the item', { ...keyFromFields, keyFields: 'id, orderId' }, null, 'o-1', 'Parameter "Fields to Hash" names "orderId", which is empty on the item (item {item})', 'orderId'),
 	http('Header Name for Idempotency Key `Idempotency Key`', { ...keyFromExpression, idempotencyKey: 'order-1', retryOptions: { idempotencyHeaderName: V } }, 'Idempotency Key', 'Idempotency-Key', `Parameter "Header Name for Idempotency Key" is invalid: "Idempotency Key" ${HEADER_NAME_RULE} (item {item})`),
 
 	backoff('attempt field holding text (`_backoff.attempt: "three"`)', {}, { attempt: 'three' }, undefined, 'Field "_backoff" of item {item} has attempt "three", which is not an attempt number (a whole number of 1 or more)', '_backoff'),
