@@ -26,6 +26,12 @@ export default [
 		},
 	},
 	{
+		// The HTTP node declares n8n's own credential types (the generic kinds, the predefined types
+		// HTTP Request offers, SSL Certificates); the rule only knows this package's.
+		files: ['nodes/ResilientHttpRequest/ResilientHttpRequest.node.ts'],
+		rules: { '@n8n/community-nodes/valid-credential-references': 'off' },
+	},
+	{
 		// ioredis, the one runtime dependency: the Redis state store (queue mode) needs a Redis client,
 		// and a well-kept one beats bundling or writing our own. Same version as n8n 2.41.1 ships for
 		// its own queue (5.3.2), and `require`d only when a Redis store is used.

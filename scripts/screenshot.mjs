@@ -13,10 +13,13 @@
 //
 // Run (from the repo root):
 //   node scripts/screenshot.mjs
-//       -> docs/screenshot-classic-loop.png (workflow rhEx4ClassicLoop) and
-//          docs/screenshot-webhook-sender.png (workflow rhEx6WebhookSend)
+//       -> docs/screenshot-classic-loop.png (workflow rhEx4ClassicLoop),
+//          docs/screenshot-webhook-sender.png (rhEx6WebhookSend) and
+//          docs/screenshot-replay-dead-letters.png (rhEx7ReplayDeadLet)
 //   node scripts/screenshot.mjs rhEx2RateLimited docs/screenshot-rate-limited.png
 //       -> any workflow id / output file pairs
+//   node scripts/screenshot.mjs "datatable:Dead letters: webhook sender" docs/screenshot-dead-letter-table.png
+//       -> a Data Table, by its exact name, open in n8n's table view (it must have rows)
 //
 // Environment: N8N_URL (default http://127.0.0.1:${N8N_PORT:-5678}), RH_OWNER_EMAIL /
 // RH_OWNER_PASSWORD (the login that scripts/start.sh creates), CHROMIUM (/usr/bin/chromium),
@@ -56,6 +59,7 @@ function loadPlaywright() {
 const defaults = [
 	['rhEx4ClassicLoop', 'docs/screenshot-classic-loop.png'],
 	['rhEx6WebhookSend', 'docs/screenshot-webhook-sender.png'],
+	['rhEx7ReplayDeadLet', 'docs/screenshot-replay-dead-letters.png'],
 ];
 const args = process.argv.slice(2);
 if (args.length % 2 !== 0) {
@@ -105,7 +109,8 @@ try {
 	await signIn(page);
 	for (const [id, out] of jobs) {
 		try {
-			await shoot(page, id, resolve(repo, out));
+			if (id.startsWith('datatable:')) await shootTable(page, id.slice('datatable:'.length), resolve(repo, out));
+			else await shoot(page, id, resolve(repo, out));
 		} catch (err) {
 			failed = true;
 			console.error(`[screenshot] ${id}: ${err.message}`);
@@ -131,14 +136,38 @@ async function signIn(page) {
 	console.log(`[screenshot] signed in as ${email}`);
 }
 
-async function shoot(page, id, out) {
+/** GET of n8n's REST API with the page's session: the JSON `data`. */
+async function restGet(page, path, what) {
 	// The session cookie is bound to the editor's browser id (localStorage), sent as a header.
 	const browserId = await page.evaluate(() => localStorage.getItem('n8n-browserId'));
-	const res = await page.request.get(`${baseUrl}/rest/workflows/${id}`, {
+	const res = await page.request.get(`${baseUrl}${path}`, {
 		headers: browserId ? { 'browser-id': browserId } : {},
 	});
-	if (!res.ok()) throw new Error(`GET /rest/workflows/${id}: HTTP ${res.status()} (imported?)`);
-	const workflow = (await res.json()).data;
+	if (!res.ok()) throw new Error(`GET ${path}: HTTP ${res.status()} (${what})`);
+	return (await res.json()).data;
+}
+
+/** A Data Table in n8n's table view, once every row has rendered. */
+async function shootTable(page, name, out) {
+	const table = (await restGet(page, '/rest/data-tables-global', 'data tables')).data.find((t) => t.name === name);
+	if (!table) throw new Error(`no data table named "${name}" (has its workflow run yet?)`);
+	const rows = (await restGet(page, `/rest/projects/${table.projectId}/data-tables/${table.id}/rows?take=100`, 'rows')).count;
+	if (!rows) throw new Error(`the data table "${name}" has no rows to show`);
+	await page.goto(`${baseUrl}/projects/${table.projectId}/datatables/${table.id}`, { waitUntil: 'domcontentloaded' });
+	// the rows are an AG Grid: one .ag-row per row (a few more for pinned rows)
+	await page.waitForFunction((n) => document.querySelectorAll('.ag-center-cols-container .ag-row').length >= n, Math.min(rows, 20), { timeout: 60_000 });
+	await page.waitForLoadState('networkidle').catch(() => {});
+	await page.waitForTimeout(1000);
+	await dismissPopups(page);
+	await page.mouse.move(width - 2, height / 2);
+	await page.waitForTimeout(300);
+	mkdirSync(dirname(out), { recursive: true });
+	await page.screenshot({ path: out });
+	console.log(`[screenshot] data table "${name}" (${rows} rows) -> ${out}`);
+}
+
+async function shoot(page, id, out) {
+	const workflow = await restGet(page, `/rest/workflows/${id}`, 'imported?');
 	const expected = workflow.nodes.length;
 
 	await page.goto(`${baseUrl}/workflow/${id}`, { waitUntil: 'domcontentloaded' });

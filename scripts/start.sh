@@ -9,7 +9,8 @@
 #
 # Steps: npm ci (if node_modules/ is missing) -> install-n8n.sh -> npm run build (if sources are
 # newer than dist/) -> copy the package into the user folder .n8n-local/ -> import workflows/*.json
-# (when they or the demo port changed) and publish the ones with a webhook -> demo API -> n8n start.
+# (when they or the demo port changed) and publish the ones with a webhook or a schedule -> demo API
+# -> n8n start.
 #
 # n8n 2.x shows an owner sign-up page on a fresh instance. To skip it, the owner is created from
 # environment variables (N8N_INSTANCE_OWNER_MANAGED_BY_ENV) with a local-only login printed below.
@@ -105,8 +106,8 @@ fi
 n8n() { "$NODE24_BIN/node" "$N8N_BIN" "$@"; }
 
 # 5. Example workflows (each has a fixed id): import again only when the files or the demo port
-#    changed, so edits made in the editor survive a restart. Workflows with a webhook are
-#    published, so that their production URL answers at once.
+#    changed, so edits made in the editor survive a restart. Workflows with a webhook or a
+#    schedule are published, so that their production URL answers at once and schedules run.
 step "example workflows"
 shopt -s nullglob
 workflows_dir="${RH_WORKFLOWS_DIR:-$repo/workflows}"
@@ -121,14 +122,15 @@ if [ ${#workflow_files[@]} -gt 0 ]; then
     node -e '
       const fs = require("fs"), path = require("path");
       const [out, fromApi, toApi, fromN8n, toN8n, ...files] = process.argv.slice(1);
-      const webhooks = [];
+      const published = [];
       for (const file of files) {
         const text = fs.readFileSync(file, "utf8").split(fromApi).join(toApi).split(fromN8n).join(toN8n);
         fs.writeFileSync(path.join(out, path.basename(file)), text);
         const workflow = JSON.parse(text);
-        if (workflow.nodes.some((n) => n.type === "n8n-nodes-base.webhook")) webhooks.push(workflow.id);
+        // published: a webhook answers at its production URL, a schedule runs (example 07 replays every minute)
+        if (workflow.nodes.some((n) => n.type === "n8n-nodes-base.webhook" || n.type === "n8n-nodes-base.scheduleTrigger")) published.push(workflow.id);
       }
-      fs.writeFileSync(path.join(out, ".publish"), webhooks.map((id) => id + "\n").join(""));
+      fs.writeFileSync(path.join(out, ".publish"), published.map((id) => id + "\n").join(""));
     ' "$import_dir" "$examples_base_url" "$demo_url" "http://127.0.0.1:5678" "http://127.0.0.1:$port" "${workflow_files[@]}"
     n8n import:workflow --separate --input="$import_dir" >"$user_folder/import.log" 2>&1 ||
       { cat "$user_folder/import.log"; say "workflow import failed"; exit 1; }
@@ -211,7 +213,7 @@ n8n_pid=$!
    n8n $N8N_VERSION with n8n-nodes-resilient-http is ready ($(( $(date +%s) - started )) s)
      Editor:    http://127.0.0.1:$port
      Sign in:   $owner_email  /  $owner_password   (local-only account)
-     Examples:  Overview > the six "Resilient HTTP" / "Backoff Delay" workflows; open one and
+     Examples:  Overview > the seven "Resilient HTTP" / "Backoff Delay" workflows; open one and
                 click "Execute workflow". They call the demo API at $demo_url.
      Webhook:   curl -X POST http://127.0.0.1:$port/webhook/forward-events \\
                   -H 'content-type: application/json' -d '{"id":"ok-1","type":"invoice.paid"}'

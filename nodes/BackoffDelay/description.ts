@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -63,6 +63,7 @@ export const backoffDelayProperties: INodeProperties[] = [
 			jitterProperty,
 			maxDelayProperty,
 			maxServerDelayProperty(BACKOFF_DEFAULTS.maxServerDelayMs, 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up'),
+			obeyServerHintsProperty,
 			{
 				displayName: 'Server-Requested Wait',
 				name: 'serverWait',

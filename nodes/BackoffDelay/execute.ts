@@ -10,7 +10,7 @@ import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import { classifyItemFailure, parseWaitValue, readItemFailure, type ItemClassification, type ItemFailure } from '../shared/core/item-failure';
 import { stopSummary } from '../shared/core/stop-messages';
 import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
 import { formatDuration } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
@@ -42,6 +42,7 @@ function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 		}),
 		classification: {
 			onlyTransient,
+			obeyHints: obeyServerHintsParameter(ctx, i, opt('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
 			retryOn: statusListParameter(ctx, i, onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses),
 		},
 	};
@@ -106,7 +107,7 @@ export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runti
 					description: 'The node counts attempts in this field. Remove it from the item, or choose another Backoff Field.',
 				});
 			}
-			const failure = readItemFailure(json, nowMs);
+			const failure = readItemFailure(json, nowMs, settings.classification);
 			try {
 				const override = parseWaitValue(settings.serverWait, nowMs);
 				if (override !== undefined) failure.serverDelay = { delayMs: override, header: 'Server-Requested Wait', kind: 'retry-after' };

@@ -6,7 +6,9 @@ import { testRedisCredential } from '../shared/state/redis-credential-test';
 import type { StateStore } from '../shared/state/types';
 import { limitsProperties } from './descriptions/limits.description';
 import { optionsProperties } from './descriptions/options.description';
-import { GENERIC_AUTH_TYPES, requestProperties, type GenericAuthType } from './descriptions/request.description';
+import { GENERIC_AUTH_TYPES, otherThan, type GenericAuthType } from './descriptions/auth.description';
+import { requestProperties } from './descriptions/request.description';
+import { PREDEFINED_CREDENTIAL_TYPES } from './generated/predefined-credentials';
 import { retryProperties } from './descriptions/retry.description';
 import { executeResilientHttpRequest } from './execute';
 
@@ -16,14 +18,26 @@ import { executeResilientHttpRequest } from './execute';
  * credential through `show`) and lays it out as in n8n's own nodes: the parameter is hidden, one
  * credential picker lists the credentials of every kind (picking one of another kind switches the
  * kind), and creating a credential asks which kind (checked in n8n 2.41.1's editor:
- * getMainAuthField, useNodeCredentialOptions). "None" is not a kind there, so it stays a value of
- * Authentication; that condition is written as `hide`, which the editor's main-auth-field rule
- * ignores: with `show: { authentication: [...] }` it would hide Authentication too, and a node set
- * to None would offer no way to choose a credential at all. n8n-core reads both forms alike when
- * it checks a credential against the node.
+ * getMainAuthField, useNodeCredentialOptions). "None" and "Predefined Credential Type" are not
+ * kinds there, so they stay values of Authentication; those conditions are written as `hide`, which
+ * the editor's main-auth-field rule ignores: with `show: { authentication: [...] }` it would hide
+ * Authentication too, and a node set to None would offer no way to choose a credential at all.
+ * n8n-core reads both forms alike when it checks a credential against the node.
  */
 export function genericCredential(name: GenericAuthType): INodeCredentialDescription {
-	return { name, required: true, displayOptions: { show: { genericAuthType: [name] }, hide: { authentication: ['none'] } } };
+	return { name, required: true, displayOptions: { show: { genericAuthType: [name] }, hide: { authentication: otherThan('genericCredentialType') } } };
+}
+
+/**
+ * A predefined type is declared the same way, selected by Credential Type (nodeCredentialType).
+ * When two parameters qualify as the main auth field, the editor takes the first it finds in the
+ * order of the credentials' `show` keys: the generic declarations come first, so Generic Auth Type
+ * stays the main field (hidden, its kinds in one picker) and Credential Type stays a visible,
+ * searchable list; its chosen type gets a picker of its own (checked in n8n 2.41.1's editor:
+ * test/e2e/drop-in.e2e.mjs).
+ */
+export function predefinedCredential(name: string): INodeCredentialDescription {
+	return { name, required: true, displayOptions: { show: { nodeCredentialType: [name] }, hide: { authentication: otherThan('predefinedCredentialType') } } };
 }
 
 export class ResilientHttpRequest implements INodeType {
@@ -41,6 +55,8 @@ export class ResilientHttpRequest implements INodeType {
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
 			...GENERIC_AUTH_TYPES.map(genericCredential),
+			...PREDEFINED_CREDENTIAL_TYPES.map((type) => predefinedCredential(type.name)),
+			{ name: 'httpSslAuth', required: true, displayOptions: { show: { provideSslCertificates: [true] } } },
 			{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } },
 		],
 		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],

@@ -10,10 +10,9 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { assertCredentialAllowsUrl, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../shared/core/idempotency';
-import type { GenericAuthType } from './descriptions/request.description';
 
 /** Each header-carried field: the credential's label, the field's display name, and what is wrong with a value. */
-const HEADER_FIELDS: Partial<Record<GenericAuthType, { label: string; fields: Array<{ key: string; displayName: string; problem: (value: string) => string | undefined }> }>> = {
+const HEADER_FIELDS: Partial<Record<string, { label: string; fields: Array<{ key: string; displayName: string; problem: (value: string) => string | undefined }> }>> = {
 	httpHeaderAuth: {
 		label: 'Header Auth',
 		fields: [
@@ -24,7 +23,7 @@ const HEADER_FIELDS: Partial<Record<GenericAuthType, { label: string; fields: Ar
 	httpBearerAuth: { label: 'Bearer Auth', fields: [{ key: 'token', displayName: 'Bearer Token', problem: (token) => headerValueProblem(token) }] },
 };
 
-function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: GenericAuthType, data: ICredentialDataDecryptedObject): void {
+function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: string, data: ICredentialDataDecryptedObject): void {
 	const spec = HEADER_FIELDS[authType];
 	if (!spec) return;
 	for (const field of spec.fields) {
@@ -51,7 +50,7 @@ function checkAllowedDomains(ctx: IExecuteFunctions, i: number, data: ICredentia
 }
 
 /** Throws a NodeOperationError naming the item when the credential must not be used for this request. */
-export function checkCredential(ctx: IExecuteFunctions, i: number, authType: GenericAuthType, data: ICredentialDataDecryptedObject, url: string): void {
+export function checkCredential(ctx: IExecuteFunctions, i: number, authType: string, data: ICredentialDataDecryptedObject, url: string): void {
 	checkAllowedDomains(ctx, i, data, url);
 	checkHeaderFields(ctx, i, authType, data);
 }

@@ -22,7 +22,15 @@ const ERROR_BODY_CHARS = 2000;
 /** The response body of a failed attempt, decoded for the error output (files are left out). */
 function failureBody(failure: AttemptFailure): unknown {
 	const response = responseOf(failure);
-	if (!response || response.body.length === 0) return undefined;
+	return response ? errorBodyValue(response) : undefined;
+}
+
+/**
+ * A failed response's body as a value: JSON parsed (up to 64 KB), text cut to 2,000 characters,
+ * files left out. The attempt reads the server's signals from it; the error output carries it.
+ */
+export function errorBodyValue(response: HttpResponse): unknown {
+	if (response.body.length === 0) return undefined;
 	// a large error body (an HTML page, a dump) is not parsed whole: the item carries its start as text
 	const large = response.body.length > MAX_PARSED_ERROR_BODY_BYTES;
 	const decoded = decodeBody(large ? { ...response, body: response.body.subarray(0, ERROR_BODY_CHARS * 4) } : response, 'autodetect');

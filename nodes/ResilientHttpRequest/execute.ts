@@ -3,79 +3,28 @@
  * one attempt, and writes the result with its retry story. Items are independent: one item's
  * retries never re-send another item.
  */
-import { randomUUID } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { classifyNetworkError, classifyStatus } from '../shared/core/classify';
+import { classifyNetworkError } from '../shared/core/classify';
 import { runItemPool } from '../shared/core/item-pool';
 import { redactError } from '../shared/core/redact';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
 import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
-import { isLoopRetry, ownFailedPassKey } from '../shared/core/item-records';
-import { serverRequestedDelay } from '../shared/core/retry-after';
+import { isLoopRetry } from '../shared/core/item-records';
+import { classifyResponse } from '../shared/core/server-signals';
+import { IdempotencyKeys } from './idempotency-keys';
 import { readTrafficControl } from './traffic-control';
 import { createTrafficGate } from './traffic-gate';
 import { selectStateStore } from './state-store';
-import type { GenericAuthType } from './descriptions/request.description';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
-import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
+import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
-import { checkCredential } from './credential-checks';
-import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
-import { numberParameter } from '../shared/n8n/parameters';
-import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type ManualAuth, type TransportSettings } from './transport';
-
-/** Parses `http://user:pass@host:port` into n8n's proxy option. */
-export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
-	if (raw.trim() === '') return undefined;
-	let url: URL;
-	try {
-		url = new URL(raw.includes('://') ? raw.trim() : `http://${raw.trim()}`);
-	} catch {
-		// the value may hold a password: do not echo it
-		throw new NodeOperationError(ctx.getNode(), 'Parameter "Proxy" is not a valid URL', { itemIndex: i, description: 'Expected a form like http://user:password@proxy.example.com:3128' });
-	}
-	return {
-		protocol: url.protocol.replace(':', ''),
-		host: url.hostname,
-		port: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
-		...(url.username ? { auth: { username: decodeURIComponent(url.username), password: decodeURIComponent(url.password) } } : {}),
-	};
-}
-
-/** Basic and Query Auth have no `authenticate` in n8n: the node applies them itself. */
-function manualAuthOf(authType: GenericAuthType, data: ICredentialDataDecryptedObject): ManualAuth | undefined {
-	const text = (value: unknown) => (typeof value === 'string' ? value : '');
-	if (authType === 'httpBasicAuth') return { kind: 'basic', username: text(data.user), password: text(data.password) };
-	if (authType === 'httpQueryAuth') return { kind: 'query', name: text(data.name), value: text(data.value) };
-	return undefined;
-}
-
-async function readTransportSettings(ctx: IExecuteFunctions, i: number, url: string): Promise<TransportSettings> {
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
-	const authentication = ctx.getNodeParameter('authentication', i, 'none') as string;
-	const authType = authentication === 'genericCredentialType' ? (ctx.getNodeParameter('genericAuthType', i) as GenericAuthType) : 'none';
-	let manualAuth: ManualAuth | undefined;
-	if (authType !== 'none') {
-		// read once per item: checked here, applied here (Basic, Query) or by n8n's helper
-		const data = await ctx.getCredentials(authType, i);
-		checkCredential(ctx, i, authType, data, url);
-		manualAuth = manualAuthOf(authType, data);
-	}
-	return {
-		authType,
-		...(manualAuth ? { manualAuth } : {}),
-		followRedirects: redirect.followRedirects !== false,
-		maxRedirects: numberParameter(ctx, i, 'Max Redirects', redirect.maxRedirects ?? DEFAULT_MAX_REDIRECTS, { integer: true, min: 0, max: MAX_REDIRECTS_LIMIT }),
-		skipSslCertificateValidation: options.allowUnauthorizedCerts === true,
-		...(typeof options.proxy === 'string' && options.proxy.trim() !== '' ? { proxy: parseProxy(ctx, options.proxy, i) } : {}),
-	};
-}
+import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
+import { readTransportSettings } from './transport-settings';
 
 /** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
 async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3], runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
@@ -88,11 +37,12 @@ async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport:
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
 		return { ok: false, failure };
 	}
-	const failure = classifyStatus(response.statusCode, response.statusMessage, settings.retryOn);
-	if (!failure) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
-	// the server's requested wait is read here, once: the loop and the error output take it from the failure
-	const serverDelay = serverRequestedDelay(response.headers, runtime.now(), { readRateLimitHeaders: settings.readRateLimitHeaders, status: response.statusCode });
-	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body, ...(serverDelay ? { serverDelay } : {}) } };
+	if (response.statusCode < 400) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	// status, headers and body are read here, once: whether to retry, and the server's requested wait;
+	// the loop and the error output take both from the failure
+	const facts = { status: response.statusCode, statusText: response.statusMessage, headers: response.headers, ...(settings.obeyServerHints ? { body: errorBodyValue(response) } : {}) };
+	const failure = classifyResponse(facts, { retryOn: settings.retryOn, obeyHints: settings.obeyServerHints, readRateLimitHeaders: settings.readRateLimitHeaders }, runtime.now())!;
+	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
 }
 
 function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: string | undefined, keyOwner: string | undefined): RetryPolicy {
@@ -108,26 +58,18 @@ function withStory(items: INodeExecutionData[], field: string, story: RetryStory
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
 }
 
-/** What names this node as the owner of the keys it generates: its id (stable across renames), or its name in a workflow without ids. */
-function keyOwnerOf(ctx: IExecuteFunctions): string {
-	const node = ctx.getNode();
-	return node.id || node.name;
-}
-
-async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, schedule: ScheduleSettings): Promise<INodeExecutionData[]> {
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, schedule: ScheduleSettings, keys: IdempotencyKeys): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
-	const transport = await readTransportSettings(ctx, i, spec.url);
+	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
 	const json = ctx.getInputData()[i].json;
-	const control = readTrafficControl(ctx, i, spec.url, transport.authType, schedule, settings.policy.attemptTimeoutMs);
+	const control = readTrafficControl(ctx, i, spec.url, schedule, settings.policy.attemptTimeoutMs);
 	const gate = createTrafficGate(ctx, store, control, runtime, signal, { loopRetry: isLoopRetry(json), maxServerDelayMs: settings.policy.maxServerDelayMs, readRateLimitHeaders: settings.readRateLimitHeaders });
 
-	let idempotencyKey: string | undefined;
 	// a generated key belongs to this node: an item that comes back after a failed pass here (a
 	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
-	const keyOwner = settings.idempotencyMode === 'generate' ? keyOwnerOf(ctx) : undefined;
-	if (keyOwner !== undefined) idempotencyKey = ownFailedPassKey(json, keyOwner) ?? randomUUID();
-	if (settings.idempotencyMode === 'expression') idempotencyKey = settings.idempotencyKey;
+	const { key: chosenKey, owner: keyOwner } = keys.pick(i, settings, json);
+	let idempotencyKey = chosenKey;
 	if (idempotencyKey !== undefined) spec.headers[settings.idempotencyHeader] = idempotencyKey;
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
@@ -167,6 +109,8 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 	const store = await selectStateStore(ctx, memoryStore);
 	const signal = ctx.getExecutionCancelSignal?.();
 	const schedule = readScheduleSettings(ctx);
+	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
+	const keys = IdempotencyKeys.plan(ctx);
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const failures = new Map<number, Error>();
 
@@ -174,7 +118,7 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 	// flight at once is each API's traffic controller's to decide (its learned window)
 	await runItemPool(items.length, schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		try {
-			results[i] = await processItem(ctx, i, runtime, store, signal, schedule);
+			results[i] = await processItem(ctx, i, runtime, store, signal, schedule, keys);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header

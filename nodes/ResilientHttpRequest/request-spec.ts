@@ -58,6 +58,38 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	}
 }
 
+const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/**
+ * A JSON body field named like `customer.name` or `items[0].id` becomes nested, as in HTTP Request
+ * (v4 sets each field with lodash's `set`). A name with a key that could reach an object's
+ * prototype is kept as it is.
+ */
+export function setByPath(target: IDataObject, name: string, value: unknown): void {
+	const keys = [...name.matchAll(/[^.[\]]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
+	if (keys.length <= 1 || keys.some((k) => typeof k === 'string' && UNSAFE_KEYS.has(k))) {
+		target[name] = value as IDataObject[string];
+		return;
+	}
+	let node: Record<string | number, unknown> = target;
+	keys.forEach((key, index) => {
+		if (index === keys.length - 1) {
+			node[key] = value;
+			return;
+		}
+		const existing = node[key];
+		if (typeof existing !== 'object' || existing === null) node[key] = typeof keys[index + 1] === 'number' ? [] : {};
+		node = node[key] as Record<string | number, unknown>;
+	});
+}
+
+/** HTTP Request's Accept header when none is set, by Response Format. */
+function defaultAccept(format: unknown): string {
+	if (format === 'json') return 'application/json,text/*;q=0.99';
+	if (format === 'text') return 'application/json,text/html,application/xhtml+xml,application/xml,text/*;q=0.9, */*;q=0.1';
+	return 'application/json,text/html,application/xhtml+xml,application/xml,text/*;q=0.9, image/*;q=0.8, */*;q=0.7';
+}
+
 /** A header's value, whatever the case of its name; undefined when absent. */
 export function headerValue(headers: Record<string, string>, name: string): string | undefined {
 	const key = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
@@ -120,7 +152,7 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 			setType('application/json');
 			if ((ctx.getNodeParameter('specifyBody', i, 'keypair') as string) === 'json') return jsonBodyParameter(ctx, i);
 			const body: IDataObject = {};
-			for (const p of keyValues(ctx, 'bodyParameters', i)) body[p.name as string] = p.value as IDataObject[string];
+			for (const p of keyValues(ctx, 'bodyParameters', i)) setByPath(body, p.name as string, p.value);
 			return JSON.stringify(body);
 		}
 		case 'form-urlencoded': {
@@ -177,6 +209,9 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promis
 		}
 	}
 
+	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	// HTTP Request lowercases the names of the headers the user sets, unless told not to
+	const lowercase = options.lowercaseHeaders !== false;
 	const headers: Record<string, string> = {};
 	if (ctx.getNodeParameter('sendHeaders', i, false) as boolean) {
 		const asJson = (ctx.getNodeParameter('specifyHeaders', i, 'keypair') as string) === 'json';
@@ -186,12 +221,14 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promis
 			if (typeof value === 'object' && value !== null) parameterError(ctx, i, label, `has a value for header "${name}" that is an object, not text`);
 			const text = String(value ?? '');
 			validateHeader(ctx, i, label, String(name), text);
-			headers[String(name)] = text;
+			headers[lowercase ? String(name).toLowerCase() : String(name)] = text;
 		}
 	}
 
 	const body = await readBody(ctx, i, headers);
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+	if (headerValue(headers, 'accept') === undefined) {
+		headers.accept = defaultAccept(((options.response as IDataObject | undefined)?.response as IDataObject | undefined)?.responseFormat);
+	}
 	const arrayFormat = options.queryParameterArrays as RequestSpec['arrayFormat'];
 	return { method, url, qs, headers, ...(body !== undefined ? { body } : {}), ...(arrayFormat ? { arrayFormat } : {}) };
 }

@@ -6,12 +6,37 @@
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, urlUserinfo, type Redactor } from '../shared/core/redact';
+import { predefinedType, readAuthSelection, selectedCredentialType } from './auth-plan';
 
-/** The fields of each credential type that hold a secret; other fields (URLs, names, grant types) do not. */
-function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { secrets: string[]; headerNames: string[]; queryNames: string[] } {
-	const str = (value: unknown) => (typeof value === 'string' ? value : '');
+type Found = { secrets: string[]; headerNames: string[]; queryNames: string[] };
+const str = (value: unknown) => (typeof value === 'string' ? value : '');
+
+/** The string leaves of a JSON field (Custom Auth's JSON, Simplified Custom Auth's placeholder values), as far as it parses. */
+function jsonLeaves(raw: unknown): string[] {
+	const leaves = (value: unknown): string[] => {
+		if (typeof value === 'string') return [value];
+		if (typeof value === 'number') return [String(value)];
+		return typeof value === 'object' && value !== null ? Object.values(value).flatMap(leaves) : [];
+	};
+	return leaves(typeof raw === 'string' ? attempt(() => JSON.parse(raw) as unknown, raw) : raw);
+}
+
+/** Tokens and secrets an OAuth credential holds (nested too: Slack keeps its user token under `authed_user`), not `token_type` or `scope`. */
+function tokenLeaves(value: unknown, depth = 0): string[] {
+	if (depth > 3 || typeof value !== 'object' || value === null) return [];
+	return Object.entries(value).flatMap(([key, entry]) => (typeof entry === 'string' && /(token|secret)$/i.test(key) ? [entry] : tokenLeaves(entry, depth + 1)));
+}
+
+function oauthSecrets(c: ICredentialDataDecryptedObject): string[] {
+	// the client secret travels in the token request's Basic header too; OAuth1's consumer secret signs
+	return [str(c.clientSecret), ...basicAuthForms(str(c.clientId), str(c.clientSecret)), str(c.consumerSecret), ...tokenLeaves(c.oauthTokenData)];
+}
+
+/** The values of one credential that a request may carry, and the header and query names that carry them. */
+function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): Found {
 	switch (type) {
 		case 'httpBasicAuth':
+		case 'httpDigestAuth':
 			return { secrets: [str(c.user), str(c.password), ...basicAuthForms(str(c.user), str(c.password))], headerNames: [], queryNames: [] };
 		case 'httpBearerAuth':
 			return { secrets: [str(c.token)], headerNames: [], queryNames: [] };
@@ -20,11 +45,24 @@ function credentialSecrets(type: string, c: ICredentialDataDecryptedObject): { s
 			return { secrets: [str(c.value), ...headerSecrets({ [str(c.name)]: str(c.value) }, [str(c.name)])], headerNames: [str(c.name)], queryNames: [] };
 		case 'httpQueryAuth':
 			return { secrets: [str(c.value)], headerNames: [], queryNames: [str(c.name)] };
+		case 'httpCustomAuth': {
+			const parsed = (typeof c.json === 'string' ? attempt(() => JSON.parse(c.json as string) as unknown, {}) : c.json) as { headers?: object; qs?: object } | null;
+			const headerNames = Object.keys(parsed?.headers ?? {});
+			const values = jsonLeaves(c.json);
+			return { secrets: [...values, ...headerSecrets(Object.fromEntries(headerNames.map((n) => [n, String((parsed?.headers as IDataObject)[n] ?? '')])), headerNames)], headerNames, queryNames: Object.keys(parsed?.qs ?? {}) };
+		}
+		case 'httpTemplatedCustomAuth':
+			return { secrets: jsonLeaves(c.placeholderValues), headerNames: [], queryNames: [] };
+		case 'httpSslAuth':
+			return { secrets: [str(c.key), str(c.passphrase)], headerNames: [], queryNames: [] };
+		case 'oAuth1Api':
+		case 'oAuth2Api':
+		case 'resilientHttpOAuth2Api':
+			return { secrets: oauthSecrets(c), headerNames: [], queryNames: [] };
 		default: {
-			// OAuth2: the client secret (in the token request's Basic header too) and every token n8n holds
-			const tokens = (typeof c.oauthTokenData === 'object' && c.oauthTokenData !== null ? c.oauthTokenData : {}) as IDataObject;
-			const client = [str(c.clientSecret), ...basicAuthForms(str(c.clientId), str(c.clientSecret))];
-			return { secrets: [...client, str(tokens.access_token), str(tokens.refresh_token), str(tokens.id_token)], headerNames: [], queryNames: [] };
+			// a predefined type: the fields its `authenticate` reads, its password and token fields
+			const fields = predefinedType(type)?.secretFields ?? [];
+			return { secrets: [...fields.map((f) => str(c[f])), ...oauthSecrets(c)], headerNames: [], queryNames: [] };
 		}
 	}
 }
@@ -55,16 +93,15 @@ export async function itemRedactor(ctx: IExecuteFunctions, i: number): Promise<R
 	const headerNames: string[] = [];
 	const queryNames: string[] = [];
 
-	const authentication = attempt(() => ctx.getNodeParameter('authentication', i, 'none') as string, 'none');
-	if (authentication === 'genericCredentialType') {
-		const type = attempt(() => ctx.getNodeParameter('genericAuthType', i, '') as string, '');
-		const credentials = type === '' ? undefined : await ctx.getCredentials(type, i).catch(() => undefined);
-		if (credentials) {
-			const found = credentialSecrets(type, credentials);
-			secrets.push(...found.secrets);
-			headerNames.push(...found.headerNames);
-			queryNames.push(...found.queryNames);
-		}
+	const selection = attempt(() => readAuthSelection(ctx, i), undefined);
+	const types = [selection ? selectedCredentialType(selection) : undefined, attempt(() => ctx.getNodeParameter('provideSslCertificates', i, false) === true, false) ? 'httpSslAuth' : undefined];
+	for (const type of types) {
+		const credentials = type === undefined ? undefined : await ctx.getCredentials(type, i).catch(() => undefined);
+		if (!type || !credentials) continue;
+		const found = credentialSecrets(type, credentials);
+		secrets.push(...found.secrets);
+		headerNames.push(...found.headerNames);
+		queryNames.push(...found.queryNames);
 	}
 
 	const url = attempt(() => String(ctx.getNodeParameter('url', i, '')), '');

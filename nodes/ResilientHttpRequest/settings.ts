@@ -7,8 +7,8 @@ import type { StatusSet } from '../shared/core/classify';
 import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import type { RetryPolicy } from '../shared/core/retry-loop';
 import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
-import { headerNameProblem, idempotencyKeyProblem, type IdempotencyMode } from '../shared/core/idempotency';
+import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { GENERATED_KEY_BASES, headerNameProblem, idempotencyKeyProblem, parseFieldList, type GeneratedKeyBasis, type IdempotencyMode } from '../shared/core/idempotency';
 import type { ResponseSettings } from './response';
 
 export interface RetrySettings {
@@ -17,6 +17,8 @@ export interface RetrySettings {
 	/** How the attempt classifies a status and reads the server's wait. */
 	retryOn: StatusSet;
 	readRateLimitHeaders: boolean;
+	/** Obey Server Retry Hints (server-signals.ts). */
+	obeyServerHints: boolean;
 	idempotencyMode: IdempotencyMode;
 	idempotencyHeader: string;
 	/** Only for mode 'expression'. */
@@ -61,6 +63,7 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 		},
 		retryOn,
 		readRateLimitHeaders: opt('readRateLimitHeaders', true),
+		obeyServerHints: obeyServerHintsParameter(ctx, i, opt('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
 		idempotencyMode,
 		idempotencyHeader,
 		...(idempotencyKey !== undefined ? { idempotencyKey } : {}),
@@ -72,6 +75,18 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number): RetrySetti
 			outputPropertyName: String(response.outputPropertyName ?? 'data'),
 		},
 	};
+}
+
+/** How Generate makes its keys (read for every item before any request: see idempotency-keys.ts). */
+export type GeneratedKeySettings = { basis: 'random' } | { basis: 'itemData' } | { basis: 'fields'; fields: string[] };
+
+export function readGeneratedKeySettings(ctx: IExecuteFunctions, i: number): GeneratedKeySettings {
+	const basis = ctx.getNodeParameter('generatedKeyBasis', i, 'random') as GeneratedKeyBasis;
+	if (!GENERATED_KEY_BASES.includes(basis)) parameterError(ctx, i, 'Key Based On', `must be one of ${GENERATED_KEY_BASES.join(', ')}, got ${JSON.stringify(basis)}`);
+	if (basis !== 'fields') return { basis };
+	const parsed = parseFieldList(ctx.getNodeParameter('keyFields', i, '') as unknown);
+	if ('problem' in parsed) parameterError(ctx, i, 'Fields to Hash', parsed.problem);
+	return { basis, fields: parsed.fields };
 }
 
 export interface ScheduleSettings {

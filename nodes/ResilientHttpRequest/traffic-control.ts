@@ -27,14 +27,19 @@ function hashed(scope: string): string {
 	return `api:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
 }
 
-/** The credential a request goes out with: its type and id (a different key has different limits). */
-function credentialIdentity(ctx: IExecuteFunctions, authType: string): string {
-	if (authType === 'none') return 'none';
-	const credential = ctx.getNode().credentials?.[authType];
-	return `${authType}:${credential?.id ?? credential?.name ?? ''}`;
+/**
+ * The credential a request goes out with: its type and id (another key has other limits). Read from
+ * the parameters as they stand; they were checked when the item's credential was read.
+ */
+function credentialIdentity(ctx: IExecuteFunctions, i: number): string {
+	const authentication = ctx.getNodeParameter('authentication', i, 'none');
+	const type = authentication === 'genericCredentialType' ? ctx.getNodeParameter('genericAuthType', i, '') : authentication === 'predefinedCredentialType' ? ctx.getNodeParameter('nodeCredentialType', i, '') : undefined;
+	if (typeof type !== 'string' || type === '') return 'none';
+	const credential = ctx.getNode().credentials?.[type];
+	return `${type}:${credential?.id ?? credential?.name ?? ''}`;
 }
 
-export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: string, authType: string, schedule: ScheduleSettings, attemptTimeoutMs: number): TrafficControl {
+export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: string, schedule: ScheduleSettings, attemptTimeoutMs: number): TrafficControl {
 	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
 	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
@@ -71,7 +76,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: strin
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
 	return {
-		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, authType)}` : `scope:${scope}`),
+		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, i)}` : `scope:${scope}`),
 		label: scope === '' ? new URL(url).host : 'its scope',
 		params,
 	};

@@ -7,7 +7,8 @@ import { isErrorCode } from '../shared/core/classify';
 // the headers redaction hides are the ones that never follow a redirect to another origin
 import { SENSITIVE_HEADERS } from '../shared/core/redact';
 import type { AttemptContext } from '../shared/core/retry-loop';
-import type { GenericAuthType } from './descriptions/request.description';
+import type { AuthPlan } from './auth-plan';
+import { sendAuthenticated, type RawResponse } from './auth-transport';
 import type { RequestSpec } from './request-spec';
 
 export interface HttpResponse {
@@ -17,14 +18,21 @@ export interface HttpResponse {
 	body: Buffer;
 }
 
-/** Credentials n8n's helper does not apply by itself (their credential types have no `authenticate`). */
-export type ManualAuth = { kind: 'basic'; username: string; password: string } | { kind: 'query'; name: string; value: string };
+/** TLS options of an SSL Certificates credential: the CA for every hop, the client certificate only where credentials go. */
+export interface TlsOptions {
+	ca?: string;
+	clientCertificate?: { cert?: string; key?: string; passphrase?: string };
+}
 
 export interface TransportSettings {
-	authType: 'none' | GenericAuthType;
-	manualAuth?: ManualAuth;
+	auth: AuthPlan;
+	tls?: TlsOptions;
 	followRedirects: boolean;
 	maxRedirects: number;
+	/** Options > Send Credentials on Cross-Origin Redirect: credentials follow the redirect chain anywhere. */
+	sendCredentialsCrossOrigin: boolean;
+	/** Options > Timeout: the wait for the server's response on one request (the attempt's own bound still applies). */
+	responseTimeoutMs?: number;
 	skipSslCertificateValidation: boolean;
 	proxy?: IHttpRequestOptions['proxy'];
 }
@@ -54,33 +62,20 @@ function toBuffer(body: unknown): Buffer {
 	return Buffer.from(JSON.stringify(body), 'utf8');
 }
 
-/**
- * n8n's httpRequestWithAuthentication replaces the request's abortSignal by the execution's cancel
- * signal when its `this` has getExecutionCancelSignal. The attempt's signal aborts on cancellation
- * too, and also at the attempt timeout: without it a timed-out attempt's connection would stay open
- * (a server dripping bytes keeps the socket timeout from ever firing). So the helper gets a view of
- * the context without that method; everything else reads through to the context.
- */
-function withoutCancelSignal(ctx: IExecuteFunctions): IExecuteFunctions {
-	return new Proxy(ctx, { has: (target, key) => key !== 'getExecutionCancelSignal' && Reflect.has(target, key) });
+function agentOptionsFor(tls: TlsOptions | undefined, withCredentials: boolean): IHttpRequestOptions['agentOptions'] | undefined {
+	if (!tls) return undefined;
+	const options = { ...(tls.ca ? { ca: tls.ca } : {}), ...(withCredentials ? tls.clientCertificate : {}) };
+	return Object.keys(options).length > 0 ? options : undefined;
 }
 
 async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, withCredentials: boolean, attempt: AttemptContext): Promise<HttpResponse> {
 	// n8n's credential helper writes the auth header (e.g. X-Api-Key) into the objects it is given:
 	// fresh copies keep it off the next hop, which may go to another origin
-	const request: IHttpRequestOptions = { ...options, headers: { ...(options.headers ?? {}) }, qs: { ...(options.qs ?? {}) } };
-	if (withCredentials && settings.manualAuth?.kind === 'basic') {
-		request.auth = { username: settings.manualAuth.username, password: settings.manualAuth.password };
-	}
-	if (withCredentials && settings.manualAuth?.kind === 'query') {
-		request.qs = { ...(request.qs ?? {}), [settings.manualAuth.name]: settings.manualAuth.value };
-	}
-	const pending: Promise<unknown> =
-		withCredentials && settings.authType !== 'none' && settings.manualAuth === undefined
-			? ctx.helpers.httpRequestWithAuthentication.call(withoutCancelSignal(ctx), settings.authType, { ...request, abortSignal: attempt.signal })
-			: ctx.helpers.httpRequest({ ...request, abortSignal: attempt.signal });
+	const agentOptions = agentOptionsFor(settings.tls, withCredentials);
+	const request: IHttpRequestOptions = { ...options, headers: { ...(options.headers ?? {}) }, qs: { ...(options.qs ?? {}) }, abortSignal: attempt.signal, ...(agentOptions ? { agentOptions } : {}) };
+	const pending = sendAuthenticated(ctx, request, withCredentials ? settings.auth : { kind: 'none' });
 	const raw = await pending.catch((error: unknown) => Promise.reject(isCutResponse(error) ? new ResponseCutError() : error));
-	const full = raw as { statusCode: number; statusMessage?: string; headers?: Record<string, unknown>; body?: unknown };
+	const full = raw as RawResponse;
 	return { statusCode: full.statusCode, statusMessage: full.statusMessage ?? '', headers: full.headers ?? {}, body: toBuffer(full.body) };
 }
 
@@ -104,6 +99,13 @@ function isCutResponse(error: unknown, depth = 0): boolean {
 	return (typeof e.message === 'string' && /^stream has been aborted$/i.test(e.message)) || isCutResponse(e.cause, depth + 1);
 }
 
+/** The helper's timeout: Options > Timeout when set, within what the attempt has left. */
+function timeoutOf(attemptMs: number, responseMs: number | undefined): { timeout?: number } {
+	const bounds = [attemptMs > 0 ? attemptMs : Infinity, responseMs ?? Infinity];
+	const timeout = Math.min(...bounds);
+	return Number.isFinite(timeout) ? { timeout } : {};
+}
+
 export class TooManyRedirectsError extends Error {
 	constructor(max: number) {
 		super(`Maximum number of redirects (${max}) exceeded`);
@@ -122,12 +124,12 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 	// on the first origin: another origin must not choose where our credentials go
 	let leftFirstOrigin = false;
 	for (let hop = 0; ; hop++) {
-		const sameOrigin = !leftFirstOrigin && new URL(url).origin === firstOrigin;
+		const withCredentials = settings.sendCredentialsCrossOrigin || (!leftFirstOrigin && new URL(url).origin === firstOrigin);
 		const options: IHttpRequestOptions = {
 			url,
 			method,
 			qs,
-			headers: sameOrigin ? headers : withoutHeaders(headers, SENSITIVE_HEADERS),
+			headers: withCredentials ? headers : withoutHeaders(headers, SENSITIVE_HEADERS),
 			...(body !== undefined ? { body } : {}),
 			encoding: 'arraybuffer',
 			json: false,
@@ -135,11 +137,11 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 			ignoreHttpStatusErrors: true,
 			disableFollowRedirect: true,
 			skipSslCertificateValidation: settings.skipSslCertificateValidation,
-			...(attempt.timeoutMs > 0 ? { timeout: attempt.timeoutMs } : {}),
+			...timeoutOf(attempt.timeoutMs, settings.responseTimeoutMs),
 			...(settings.proxy ? { proxy: settings.proxy } : {}),
 			...(spec.arrayFormat ? { arrayFormat: spec.arrayFormat } : {}),
 		};
-		const response = await sendHop(ctx, options, settings, sameOrigin, attempt);
+		const response = await sendHop(ctx, options, settings, withCredentials, attempt);
 		const location = response.headers.location;
 		if (!settings.followRedirects || !isRedirect(response.statusCode) || typeof location !== 'string' || location === '') return response;
 		if (hop >= settings.maxRedirects) throw new TooManyRedirectsError(settings.maxRedirects);
@@ -152,7 +154,7 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 		method = nextMethod;
 		url = next.href;
 		qs = {};
-		if (next.origin !== firstOrigin) {
+		if (next.origin !== firstOrigin && !settings.sendCredentialsCrossOrigin) {
 			headers = withoutHeaders(headers, SENSITIVE_HEADERS);
 			leftFirstOrigin = true;
 		}

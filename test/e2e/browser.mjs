@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OWNER } from './harness.mjs';
+import { OWNER, waitFor } from './harness.mjs';
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable() {
@@ -89,4 +89,20 @@ export async function pickOption(page, trigger, optionText) {
 	const option = page.locator('.el-select-dropdown__item:visible, [role="option"]:visible').filter({ hasText: optionText }).first();
 	await option.waitFor({ timeout: 15_000 });
 	await option.click();
+}
+
+/**
+ * Closes the panel, saves the workflow (Ctrl+S) and waits until the stored node named `nodeName`
+ * passes `check` (the editor saves asynchronously). Resolves that node.
+ */
+export async function saveAndWaitForNode(page, client, workflowId, nodeName, check, what) {
+	await page.keyboard.press('Escape');
+	await page.keyboard.press('Control+s');
+	return await waitFor(
+		async () => {
+			const node = (await client.get(`/rest/workflows/${workflowId}`)).nodes.find((n) => n.name === nodeName);
+			return node && check(node) ? node : undefined;
+		},
+		{ timeoutMs: 15_000, what },
+	);
 }

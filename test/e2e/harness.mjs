@@ -513,8 +513,8 @@ export function ownerEnv() {
 
 /**
  * Logs in to a server from startN8n (started with ownerEnv()) as the owner. Returns
- * { get(path), post(path, body) } resolving the JSON `data` of n8n's REST answers (throws on a
- * status other than 2xx).
+ * { get(path), post(path, body), delete(path) } resolving the JSON `data` of n8n's REST answers (throws
+ * on a status other than 2xx), and text(path) for answers without that envelope.
  */
 export async function restClient(server, { email = OWNER.email, password = OWNER.password } = {}) {
 	const browserId = `e2e-${randomBytes(4).toString('hex')}`;
@@ -538,7 +538,13 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 		if (!res.ok) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 1000)}`);
 		return JSON.parse(text).data;
 	};
-	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}) };
+	/** GET of a path that does not answer in n8n's { data } envelope (e.g. /types/nodes.json): its text. */
+	const text = async (p) => {
+		const res = await fetch(`${server.url}${p}`, { headers: { cookie, 'browser-id': browserId } });
+		if (!res.ok) throw new Error(`GET ${p}: ${res.status}`);
+		return await res.text();
+	};
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p), text };
 }
 
 /** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, signIn } from './browser.mjs';
+import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
 import { REPO, TMP_BASE, freePort, getExecution, listExecutions, nodeResults, restClient, startFlakyServer, waitFor } from './harness.mjs';
 
 const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
@@ -235,16 +235,7 @@ describe('npm start on an empty user folder', () => {
 		}
 
 		// saved with HTTP Request's parameter names and values
-		await page.keyboard.press('Escape');
-		await page.keyboard.press('Control+s');
-		const saved = await waitFor(
-			async () => {
-				const w = await client.get(`/rest/workflows/${workflow.id}`);
-				const node = w.nodes.find((n) => n.name === 'Call API');
-				return node.parameters.genericAuthType === 'httpBasicAuth' && node.credentials?.httpBasicAuth ? node : undefined;
-			},
-			{ timeoutMs: 15_000, what: 'the workflow to be saved with the last kind chosen' },
-		);
+		const saved = await saveAndWaitForNode(page, client, workflow.id, 'Call API', (node) => node.parameters.genericAuthType === 'httpBasicAuth' && node.credentials?.httpBasicAuth, 'the workflow to be saved with the last kind chosen');
 		assert.equal(saved.parameters.authentication, 'genericCredentialType');
 		assert.equal(saved.credentials.httpBasicAuth.id, kinds[0].id);
 		assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');

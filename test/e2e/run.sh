@@ -4,8 +4,9 @@
 # with Node's test runner on the machine's Node. Extra arguments replace the file list:
 #   bash test/e2e/run.sh test/e2e/tarball-loads.e2e.mjs
 # Environment: E2E_CONCURRENCY (test files at once, default 1: each n8n boot takes a core),
-# RH_E2E_TMP (user folders; default $TMPDIR/n8n-nodes-resilient-http-e2e, kept after the run
-# for inspection and wiped at the next run).
+# RH_E2E_TMP (user folders; default a fresh $TMPDIR/n8n-nodes-resilient-http-e2e.XXXXXX per run,
+# so that runs side by side never wipe each other's n8n folders; removed after a green run, kept
+# for inspection after a red one).
 set -euo pipefail
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$repo"
@@ -21,8 +22,14 @@ if [ -z "$entry" ] || [ ! -f "$entry" ] || [ -n "$(find nodes credentials packag
   npm run --silent build
 fi
 
-export RH_E2E_TMP="${RH_E2E_TMP:-${TMPDIR:-/tmp}/n8n-nodes-resilient-http-e2e}"
-rm -rf "$RH_E2E_TMP"
+if [ -z "${RH_E2E_TMP:-}" ]; then
+  RH_E2E_TMP="$(mktemp -d "${TMPDIR:-/tmp}/n8n-nodes-resilient-http-e2e.XXXXXX")"
+  own_tmp=1
+else
+  rm -rf "$RH_E2E_TMP"
+  own_tmp=0
+fi
+export RH_E2E_TMP
 mkdir -p "$RH_E2E_TMP/pack"
 export RH_E2E_PIDFILE="$RH_E2E_TMP/pids"
 : > "$RH_E2E_PIDFILE"
@@ -49,4 +56,5 @@ started=$(date +%s)
 status=0
 node --test --test-concurrency="${E2E_CONCURRENCY:-1}" "${files[@]}" || status=$?
 echo "[e2e] ${#files[@]} file(s) in $(( $(date +%s) - started )) s, exit $status (user folders: $RH_E2E_TMP)"
+if [ "$status" = 0 ] && [ "$own_tmp" = 1 ]; then cleanup; rm -rf "$RH_E2E_TMP"; fi
 exit "$status"

@@ -1,15 +1,21 @@
-// Example 06 under `n8n start`, called with real HTTP requests: events are forwarded with their
-// idempotency key, failures land in the dead-letter branch, and the circuit breaker stops calling
-// a customer endpoint that is down.
+// Example 06 under `n8n start`, called with real HTTP requests: events are forwarded with the
+// idempotency key derived from their id, failures land in the dead-letter branch (its table and
+// the replay: dead-letter-replay.e2e.mjs), and the circuit breaker stops calling a customer
+// endpoint that is down.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { REPO, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+import { createRequire } from 'node:module';
+import { REPO, callWebhook, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+
+const { derivedIdempotencyKey } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/shared/core/idempotency.js'));
 
 const FILE = path.join(REPO, 'workflows/06-webhook-sender-dead-letter.json');
 let customer;
 let n8n;
+/** The key Deliver event derives from the event id (Key Based On: Selected Fields, body.id). */
+let keyOf;
 
 before(async () => {
 	// the built-in events scenario: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
@@ -17,6 +23,8 @@ before(async () => {
 	const workflow = JSON.parse(fs.readFileSync(FILE, 'utf8'));
 	const config = workflow.nodes.find((n) => n.name === 'Config');
 	config.parameters.assignments.assignments.find((a) => a.name === 'baseUrl').value = customer.url;
+	const deliver = workflow.nodes.find((n) => n.name === 'Deliver event');
+	keyOf = (id) => derivedIdempotencyKey({ workflowId: workflow.id, nodeId: deliver.id }, 'fields', { 'body.id': id });
 	const userFolder = await prepareUserFolder({ tarball: true });
 	await importWorkflow(userFolder, workflow);
 	await publishWorkflow(userFolder, workflow.id);
@@ -28,7 +36,8 @@ after(async () => {
 });
 
 async function post(id) {
-	const res = await fetch(`${n8n.url}/webhook/forward-events`, {
+	// n8n may still be registering the published webhook just after start: callWebhook waits for it
+	const res = await callWebhook(n8n, 'forward-events', {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ id, type: 'invoice.paid' }),
@@ -50,7 +59,7 @@ test('events are delivered once each, with their idempotency key, retried on a 5
 	for (const id of ['ok-1', 'ok-2', 'ok-3']) {
 		const requests = customer.requests(`/events/${id}`);
 		assert.deepEqual(requests.map((e) => e.status), [503, 200], id);
-		assert.deepEqual(requests.map((e) => e.headers['idempotency-key']), [`event-${id}`, `event-${id}`]);
+		assert.deepEqual(requests.map((e) => e.headers['idempotency-key']), [keyOf(id), keyOf(id)]);
 		assert.deepEqual(requests[1].body, { id, type: 'invoice.paid' });
 		// backoff: base 500 ms, full jitter: the retry comes after the first answer, within the cap
 		assert.ok(requests[1].time >= requests[0].time, 'retry after the failure');

@@ -149,6 +149,8 @@ function serverResult(c: ServerCase): string {
 			return `no valid wait asked: the backoff (${BACKOFF_MS} ms), then the retry`;
 		case 'obeyed':
 			return 'obeyed: the retry reached the server no earlier than asked (server clock)';
+		case 'final':
+			return c.node === 'Resilient HTTP Request' ? 'final: one request, error output, `reason: "final-status"`' : 'final: Give up, `stoppedBecause: "final-status"`';
 		case 'too-long':
 			return c.node === 'Resilient HTTP Request'
 				? 'no wait: error output, `reason: "retry-after-too-long"` with a finite `retryAfterMs` and a valid `retryAt`'
@@ -163,7 +165,7 @@ describe('garbage from the server: never a crash, NaN, negative or infinite wait
 		const upstream = await server((_req, n) => {
 			if (n > 0) return { status: 200, body: { ok: true } };
 			firstAnsweredAt = runtime.now();
-			return { status: c.status, headers: c.headers(firstAnsweredAt) as Record<string, string> };
+			return { status: c.status, headers: c.headers(firstAnsweredAt) as Record<string, string>, ...(c.body !== undefined ? { body: c.body } : {}) };
 		}, runtime.now);
 		const isHttp = c.node === 'Resilient HTTP Request';
 		const backoff = { baseDelay: BACKOFF_MS, maxDelay: BACKOFF_MS, jitter: 'none' };
@@ -177,7 +179,7 @@ describe('garbage from the server: never a crash, NaN, negative or infinite wait
 
 		expect(run.status).toBe('success');
 		expectSaneWaits(runtime);
-		const decision = isHttp ? undefined : (run.jsonOf('Backoff', c.outcome.kind === 'too-long' ? 1 : 0)[0]._backoff as IDataObject);
+		const decision = isHttp ? undefined : (run.jsonOf('Backoff', c.outcome.kind === 'too-long' || c.outcome.kind === 'final' ? 1 : 0)[0]._backoff as IDataObject);
 		switch (c.outcome.kind) {
 			case 'backoff': {
 				expect(runtime.sleeps).toEqual([BACKOFF_MS]);
@@ -192,6 +194,13 @@ describe('garbage from the server: never a crash, NaN, negative or infinite wait
 				expect(upstream.requests[1].receivedAt).toBeGreaterThanOrEqual(c.askedAt!(firstAnsweredAt));
 				if (isHttp) expect(story(run.jsonOf('HTTP')[0]).history[1]).toMatchObject({ delayReason: 'retry-after', delayHeader: c.outcome.header });
 				else expect(decision).toMatchObject({ delayReason: 'retry-after', delayHeader: c.outcome.header });
+				break;
+			}
+			case 'final': {
+				expect(upstream.requests).toHaveLength(1);
+				expect(runtime.sleeps).toHaveLength(0);
+				if (isHttp) expect(run.jsonOf('HTTP', 1)[0].error).toMatchObject({ reason: 'final-status', status: c.status });
+				else expect(decision).toMatchObject({ stoppedBecause: 'final-status' });
 				break;
 			}
 			case 'too-long': {
@@ -221,7 +230,7 @@ const README_INTRO = [
 	'there with its original data and the other two items succeed; without it the node fails with a NodeOperationError',
 	'saying the same (the test sends the bad item alone then: item 0). No request is sent for the item (Backoff Delay: no',
 	'retry). For the server-side cases the',
-	`first response (503, or 429) carries the header; backoff ${BACKOFF_MS} ms without jitter, other settings at their defaults;`,
+	`first response (the status each row names; 503 where it names none) carries the header or the body; backoff ${BACKOFF_MS} ms without jitter, other settings at their defaults;`,
 	'every wait is checked to be a whole, finite, non-negative number of milliseconds.',
 ].join('\n');
 

@@ -24,6 +24,7 @@ import type {
 	INodeType,
 	IPinData,
 	IRun,
+	IRunExecutionData,
 	ITaskData,
 	IVersionedNodeType,
 	IWorkflowBase,
@@ -36,6 +37,7 @@ import { readFileSync } from 'node:fs';
 import type PCancelable from 'p-cancelable';
 
 import { CredentialTypeRegistry, InMemoryCredentialsHelper } from './support/credentials';
+import type { InMemoryDataTables } from './support/data-tables';
 import type { CredentialDataMap } from './support/credentials';
 import { ensureEngineContainer } from './support/engine-container';
 import { NodeTypeRegistry } from './support/node-types';
@@ -74,6 +76,8 @@ export interface RunWorkflowOptions {
 	/** n8n's workflow timeout: the engine stops before the next node once this has elapsed. */
 	executionTimeoutMs?: number;
 	executionId?: string;
+	/** n8n's Data Tables for the Data table node (in memory; shared between runs when the test passes the same one). */
+	dataTables?: InMemoryDataTables;
 }
 
 export interface WorkflowRunResult {
@@ -145,6 +149,18 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunWorkflowOp
 		resultData: { pinData: workflowJson.pinData },
 	});
 
+	return runExecution(workflow, mode, runExecutionData, additionalData, nodeExecutionOrder, executionId, options);
+}
+
+function runExecution(
+	workflow: Workflow,
+	mode: WorkflowExecuteMode,
+	runExecutionData: IRunExecutionData,
+	additionalData: IWorkflowExecuteAdditionalData,
+	nodeExecutionOrder: string[],
+	executionId: string,
+	options: RunWorkflowOptions,
+): RunningWorkflow {
 	const startedAt = performance.now();
 	const execution = startExecution(new WorkflowExecute(additionalData, mode, runExecutionData), workflow);
 	const stopCancelWiring = wireCancellation(execution, options);
@@ -152,6 +168,40 @@ export function startWorkflow(workflowJson: WorkflowJson, options: RunWorkflowOp
 		.then((run) => toResult(run, nodeExecutionOrder, performance.now() - startedAt))
 		.finally(stopCancelWiring);
 	return { executionId, result, cancel: () => execution.cancel() };
+}
+
+/**
+ * n8n's *Retry execution* of a failed run, as n8n 2.41.1 does it (ExecutionService.retry, then
+ * WorkflowRunner with the stored data): the run data as stored (through JSON), without the
+ * execution's error and without the failed run of the last node, executed again in mode 'retry'
+ * from the stored execution stack, so the failed node gets the same input items as before.
+ * `workflowJson` is the workflow to retry with: the original or the current one.
+ */
+export async function retryExecution(workflowJson: WorkflowJson, failed: IRun, options: RunWorkflowOptions = {}): Promise<WorkflowRunResult> {
+	ensureEngineContainer();
+	const executionId = options.executionId ?? `engine-test-${++executionCounter}`;
+	const workflow = buildWorkflow(workflowJson, new NodeTypeRegistry(options.nodeTypes));
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const runs = data.resultData.runData?.[lastNodeExecuted];
+		if (runs && runs.length > 0 && runs[runs.length - 1].error !== undefined) runs.pop();
+	}
+	if (!data.executionData) throw new Error('The failed run has no execution data: n8n cannot retry it either');
+	// the stack holds node objects of the failed run; with the current workflow n8n takes its nodes
+	for (const entry of data.executionData.nodeExecutionStack) {
+		const node = workflow.getNode(entry.node.name);
+		if (!node) throw new Error(`Node "${entry.node.name}" is not in the workflow: n8n cannot retry it either`);
+		entry.node = node;
+	}
+	const nodeExecutionOrder: string[] = [];
+	const hooks = new ExecutionLifecycleHooks('retry', executionId, toWorkflowBase(workflow));
+	hooks.addHandler('nodeExecuteAfter', (nodeName) => {
+		nodeExecutionOrder.push(nodeName);
+	});
+	const additionalData = buildAdditionalData(executionId, hooks, options);
+	return await runExecution(workflow, 'retry', data, additionalData, nodeExecutionOrder, executionId, options).result;
 }
 
 /** Reads a workflow exported from n8n (or hand-written) from disk. */
@@ -241,9 +291,10 @@ function buildAdditionalData(
 		getRunExecutionData: notAvailable('Loading other executions'),
 		getRuntimeCredential: notAvailable('Runtime credentials'),
 		startRunnerTask: notAvailable('The task runner (Code node)'),
+		...(options.dataTables?.additionalData() ?? {}),
 	};
-	// The remaining members (external secrets, data tables, OAuth flows...) are optional in
-	// practice: n8n-core only touches them for features these tests do not use.
+	// The remaining members (external secrets, OAuth flows...) are optional in practice: n8n-core
+	// only touches them for features these tests do not use. Data tables: options.dataTables.
 	return additionalData as IWorkflowExecuteAdditionalData;
 }
 

@@ -17,6 +17,8 @@ export interface RecordedRequest {
 	/** Path and query, e.g. '/orders?x=1'. */
 	url: string;
 	headers: IncomingHttpHeaders;
+	/** Header names and values as sent, in their case (`headers` has them lowercased). */
+	rawHeaders: string[];
 	/** Raw body as UTF-8 text ('' when there is none). */
 	body: string;
 	/** When the request line and headers arrived, from the server's clock (ms). */
@@ -68,6 +70,7 @@ export async function startLocalServer(handler: LocalHandler, options: LocalServ
 				method: req.method ?? '',
 				url: req.url ?? '',
 				headers: req.headers,
+				rawHeaders: req.rawHeaders,
 				body,
 				receivedAt,
 			};

@@ -70,14 +70,18 @@ interface Kind {
 	key: string;
 	label: string;
 	secrets: string[];
+	/** The credential is not sent to these servers (Digest waits for a challenge, a client certificate needs TLS): their echoes hold none. */
+	notSent?: true;
 	/** `base`: the URL prefix of the server playing the upstream; `tokenUrl`: an OAuth2 token endpoint. */
 	configure(base: string, tokenUrl: string): { url: string; parameters: IDataObject; nodeCredentials?: INode['credentials']; credentials?: Record<string, IDataObject>; credentialTypes?: ICredentialType[] };
 }
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const generic = (type: string) => ({ authentication: 'genericCredentialType', genericAuthType: type });
+const predefined = (type: string) => ({ authentication: 'predefinedCredentialType', nodeCredentialType: type });
 const cred = (type: string) => ({ [type]: { id: '1', name: type } });
 const OAUTH_TOKEN = 'oauth-at-3c7b19e2';
+const METABASE_SESSION = 'mb-session-9f04c2e8';
 
 const KINDS: Kind[] = [
 	{
@@ -115,6 +119,101 @@ const KINDS: Kind[] = [
 			credentialTypes: [new ResilientHttpOAuth2Api()],
 			credentials: { resilientHttpOAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: tokenUrl, clientId: 'client-id', clientSecret: 'oauth-cs-6a0e44d9', scope: '', authentication: 'header', authQueryParameters: '' } },
 		}),
+	},
+	{
+		key: 'digest',
+		label: 'Digest Auth user and password',
+		secrets: ['digest-user-3f81c0', 'digest-pw-0d5e7a19'],
+		notSent: true,
+		configure: (base) => ({ url: `${base}/r`, parameters: generic('httpDigestAuth'), nodeCredentials: cred('httpDigestAuth'), credentials: { httpDigestAuth: { user: 'digest-user-3f81c0', password: 'digest-pw-0d5e7a19' } } }),
+	},
+	{
+		key: 'custom',
+		label: 'Custom Auth header, query and body values',
+		secrets: ['custom-hdr-8c21f4', 'custom-qs-4b7e90', 'custom-body-61d2aa'],
+		configure: (base) => ({
+			url: `${base}/r`,
+			parameters: generic('httpCustomAuth'),
+			nodeCredentials: cred('httpCustomAuth'),
+			credentials: { httpCustomAuth: { json: JSON.stringify({ headers: { 'X-Custom-Key': 'custom-hdr-8c21f4' }, qs: { sig: 'custom-qs-4b7e90' }, body: { token: 'custom-body-61d2aa' } }) } },
+		}),
+	},
+	{
+		key: 'templated',
+		label: 'Simplified Custom Auth placeholder value',
+		secrets: ['tpl-key-2e90b7c4'],
+		configure: (base) => ({
+			url: `${base}/r`,
+			parameters: generic('httpTemplatedCustomAuth'),
+			nodeCredentials: cred('httpTemplatedCustomAuth'),
+			credentials: { httpTemplatedCustomAuth: { template: '{"headers":{"Authorization":"Key {{api_key}}"}}', placeholderValues: '{"api_key":"tpl-key-2e90b7c4"}', placeholderDefs: '' } },
+		}),
+	},
+	{
+		key: 'oauth2-n8n',
+		label: "OAuth2 client secret and access token (n8n's OAuth2 API, client credentials)",
+		secrets: ['n8n-oauth-cs-7e1d0b', OAUTH_TOKEN],
+		configure: (base, tokenUrl) => ({
+			url: `${base}/r`,
+			parameters: generic('oAuth2Api'),
+			nodeCredentials: cred('oAuth2Api'),
+			credentials: { oAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: tokenUrl, clientId: 'client-id', clientSecret: 'n8n-oauth-cs-7e1d0b', scope: '', authentication: 'header', authQueryParameters: '' } },
+		}),
+	},
+	{
+		key: 'oauth1',
+		label: "OAuth1 consumer secret, token and token secret (n8n's OAuth1 API)",
+		secrets: ['oauth1-cs-5c0e8f2a', 'oauth1-tok-93a1d7', 'oauth1-ts-d24b60e9'],
+		configure: (base) => ({
+			url: `${base}/r`,
+			parameters: generic('oAuth1Api'),
+			nodeCredentials: cred('oAuth1Api'),
+			credentials: { oAuth1Api: { consumerKey: 'consumer-key', consumerSecret: 'oauth1-cs-5c0e8f2a', signatureMethod: 'HMAC-SHA1', oauthTokenData: { oauth_token: 'oauth1-tok-93a1d7', oauth_token_secret: 'oauth1-ts-d24b60e9' } } },
+		}),
+	},
+	{
+		key: 'stripe',
+		label: 'Predefined API key in a header (Stripe API secret key)',
+		secrets: ['sk_test_sec_4a9e0c71'],
+		configure: (base) => ({ url: `${base}/r`, parameters: predefined('stripeApi'), nodeCredentials: cred('stripeApi'), credentials: { stripeApi: { secretKey: 'sk_test_sec_4a9e0c71' } } }),
+	},
+	{
+		key: 'pipedrive',
+		label: 'Predefined API key in the query (Pipedrive API token)',
+		secrets: ['pd-tok-sec-18f3b2'],
+		configure: (base) => ({ url: `${base}/r`, parameters: predefined('pipedriveApi'), nodeCredentials: cred('pipedriveApi'), credentials: { pipedriveApi: { apiToken: 'pd-tok-sec-18f3b2' } } }),
+	},
+	{
+		key: 'microsoft',
+		label: 'Predefined OAuth2 client secret, access and refresh tokens (Microsoft OAuth2 API; a 401 refreshes the token)',
+		secrets: ['ms-cs-0f7d2e91', 'ms-at-old-6b3c58', 'ms-rt-2a8f40d1', OAUTH_TOKEN],
+		configure: (base, tokenUrl) => ({
+			url: `${base}/r`,
+			parameters: predefined('microsoftOAuth2Api'),
+			nodeCredentials: cred('microsoftOAuth2Api'),
+			credentials: {
+				microsoftOAuth2Api: { grantType: 'authorizationCode', accessTokenUrl: tokenUrl, authUrl: tokenUrl, clientId: 'client-id', clientSecret: 'ms-cs-0f7d2e91', scope: 'openid', authentication: 'body', authQueryParameters: '', oauthTokenData: { access_token: 'ms-at-old-6b3c58', refresh_token: 'ms-rt-2a8f40d1', token_type: 'Bearer' } },
+			},
+		}),
+	},
+	{
+		key: 'metabase',
+		label: 'Predefined login fetching a session token: password and session token (Metabase API; a 401 fetches a new one)',
+		secrets: ['mb-pw-5e0a7c13', METABASE_SESSION],
+		configure: (base, tokenUrl) => ({
+			url: `${base}/r`,
+			parameters: predefined('metabaseApi'),
+			nodeCredentials: cred('metabaseApi'),
+			credentials: { metabaseApi: { url: tokenUrl.replace(/\/token$/, ''), username: 'mb-user', password: 'mb-pw-5e0a7c13', sessionToken: '' } },
+		}),
+	},
+	{
+		key: 'ssl',
+		label: 'SSL Certificates private key and passphrase',
+		secrets: ['ssl-key-body-7c2e19a4', 'ssl-pass-3d81f0b6'],
+		notSent: true,
+		// over plain HTTP the certificate is never presented: this checks the node never writes it anywhere
+		configure: (base) => ({ url: `${base}/r`, parameters: { provideSslCertificates: true }, nodeCredentials: cred('httpSslAuth'), credentials: { httpSslAuth: { key: 'ssl-key-body-7c2e19a4', passphrase: 'ssl-pass-3d81f0b6' } } }),
 	},
 	{
 		key: 'proxy',
@@ -228,14 +327,15 @@ async function closedPortUrl(): Promise<string> {
 }
 
 async function tokenServer(): Promise<LocalServer> {
-	return await server((req) => (req.url === '/token' ? { status: 200, body: { access_token: OAUTH_TOKEN, token_type: 'bearer', expires_in: 3600 } } : { status: 404 }));
+	// also Metabase's session endpoint: a login that fetches a token
+	return await server((req) => (req.url === '/token' ? { status: 200, body: { access_token: OAUTH_TOKEN, token_type: 'bearer', expires_in: 3600 } } : req.url === '/api/session' ? { status: 200, body: { id: METABASE_SESSION } } : { status: 404 }));
 }
 
 type KindSetup = ReturnType<Kind['configure']>;
 
 /** The kind's node set up against `base`; OAuth2 gets a token endpoint of its own. */
 async function configureKind(kind: Kind, base: string): Promise<KindSetup> {
-	const token = kind.key === 'oauth2' ? await tokenServer() : undefined;
+	const token = ['oauth2', 'oauth2-n8n', 'microsoft', 'metabase'].includes(kind.key) ? await tokenServer() : undefined;
 	return kind.configure(base, `${token?.url ?? ''}/token`);
 }
 
@@ -283,6 +383,7 @@ const notSentBack: string[] = [];
 const keyRows: string[][] = [];
 const tokenRuns: string[] = [];
 const tokenRows: string[][] = [];
+const digestRuns: string[] = [];
 
 describe.each(KINDS)('$label', (kind) => {
 	it.each(SCENARIOS.flatMap((scenario) => (['continueErrorOutput', 'stop'] as const).map((onError) => ({ scenario, onError, name: `${scenario.label}, ${onError === 'stop' ? 'node fails' : 'error output'}` }))))(
@@ -304,7 +405,7 @@ describe.each(KINDS)('$label', (kind) => {
 				if (scenario.reason) expect(last.reason).toBe(scenario.reason);
 				else expect(last.message).toBeTruthy();
 				// the echo reached the error output, with the credential hidden
-				if (scenario.echoes) expect(JSON.stringify(last.body)).toContain(REDACTED);
+				if (scenario.echoes && !kind.notSent) expect(JSON.stringify(last.body)).toContain(REDACTED);
 			}
 			for (const secret of kind.secrets) {
 				for (const text of result.texts) expect(text.includes(secret) ? `${secret} found in: ${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}` : 'not found').toBe('not found');
@@ -362,6 +463,28 @@ describe('OAuth2: the token endpoint fails', () => {
 			`${tokenRuns.length} runs: ${Object.keys(TOKEN_FAILURES).join(' and ')} echoing the token request; client secret in the header and in the body; with the error output and with the node failing`,
 			'not found in any output',
 		]);
+	});
+});
+
+describe('Digest Auth: the answered challenge', () => {
+	it.each(['continueErrorOutput', 'stop'] as const)('a server that challenges, then fails echoing the answer (%s): neither user nor password in any output', async (onError) => {
+		const digest = KINDS.find((k) => k.key === 'digest') as Kind;
+		const upstream = await server((req) =>
+			req.headers.authorization ? echo(503)(req, 0) : { status: 401, headers: { 'www-authenticate': 'Digest realm="api", qop="auth", nonce="n-1", opaque="o-1"' } },
+		);
+		const setup = digest.configure(upstream.url, '');
+		const wf = httpWorkflow({ url: setup.url, maxAttempts: 2, ...setup.parameters }, { ...(onError === 'continueErrorOutput' ? { onError } : {}), credentials: setup.nodeCredentials as INode['credentials'] });
+		const logStart = logLines.length;
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: setup.credentials as never });
+
+		// the answer did carry the user (a digest header names it), on both attempts
+		expect(upstream.requests.filter((r) => String(r.headers.authorization).includes('username="digest-user-3f81c0"'))).toHaveLength(2);
+		if (onError === 'continueErrorOutput') expect(JSON.stringify(run.jsonOf('HTTP', 1)[0].error)).toContain(REDACTED);
+		const texts = [serialize(run.run), serialize(run.error), ...logLines.slice(logStart)];
+		for (const secret of digest.secrets) {
+			for (const text of texts) expect(text.includes(secret) ? `${secret} found in: ${text.slice(Math.max(0, text.indexOf(secret) - 300), text.indexOf(secret) + 100)}` : 'not found').toBe('not found');
+		}
+		digestRuns.push(onError);
 	});
 });
 
@@ -452,6 +575,8 @@ it('README: the security table says what these tests proved', () => {
 		return [label, 'a redirect to another origin', 'A: 302 to A, then 307 to B; and A: 302 to B, which sends it back to A', 'sent to A and after the redirect within A; not sent to B, nor back to A once the chain left it'];
 	});
 	expect(keyRows).toHaveLength(1);
+	expect(digestRuns).toHaveLength(2);
+	const digestRows = [['Digest Auth user and password, once the challenge is answered', 'an error body echoing the digest answer, retry story, error output, node error, logs', '2 runs: 401 challenge, then 503 echoing the request, twice; with the error output and with the node failing', 'not found in any output (the password is never sent)']];
 	expect(tokenRows).toHaveLength(1);
 	// the logs were captured: a spent budget and an opened breaker were logged
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('Retry budget spent'))).toBe(true);
@@ -462,7 +587,7 @@ it('README: the security table says what these tests proved', () => {
 		[
 			`Each secret below has a unique value, searched for in every output of the runs, against these failures: ${failures}. The node's own parameters, which n8n attaches to its errors, are the workflow as saved, not an output, and are not searched.`,
 			'',
-			markdownTable(['Secret', 'Where it could leak', 'Checked in', 'Result'], [...rows, ...tokenRows, ...redirectRows, ...keyRows]),
+			markdownTable(['Secret', 'Where it could leak', 'Checked in', 'Result'], [...rows, ...tokenRows, ...digestRows, ...redirectRows, ...keyRows]),
 		].join('\n'),
 	);
 });

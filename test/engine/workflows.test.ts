@@ -12,6 +12,8 @@ import { BACKOFF_DELAY, RESILIENT_HTTP } from './workflow-builders';
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { derivedIdempotencyKey } from '../../nodes/shared/core/idempotency';
+import { InMemoryDataTables } from './support/data-tables';
 
 const WORKFLOWS = path.join(__dirname, '../../workflows');
 
@@ -37,6 +39,18 @@ afterEach(async () => upstream.close());
 
 const run = async (file: string, base = upstream.url, extra: Partial<RunWorkflowOptions> = {}, store = new MemoryStateStore()) =>
 	await runWorkflow(loadExample(file, base), { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, store), [BACKOFF_DELAY]: new BackoffDelay(runtime) }, ...extra });
+
+const DEAD_LETTERS = 'Dead letters: webhook sender';
+const SENDER = readWorkflowFile(path.join(WORKFLOWS, '06-webhook-sender-dead-letter.json'));
+/** The key example 06's Deliver event derives from an event id (Key Based On: Selected Fields, body.id). */
+const senderKey = (id: string) => derivedIdempotencyKey({ workflowId: SENDER.id!, nodeId: SENDER.nodes.find((n) => n.name === 'Deliver event')!.id }, 'fields', { 'body.id': id });
+
+/** Example 06 receiving one event, as its webhook passes it on. */
+const deliverEvent = async (base: string, id: string, dataTables: InMemoryDataTables, store: MemoryStateStore) =>
+	await run('06-webhook-sender-dead-letter.json', base, { startNodeName: 'Event received', triggerItems: [{ json: { headers: {}, query: {}, body: { id, type: 'invoice.paid' } } }], dataTables }, store);
+
+/** Example 07 started by its manual trigger. */
+const replayDeadLetters = async (base: string, dataTables: InMemoryDataTables) => await run('07-replay-dead-letters.json', base, { startNodeName: 'Replay now', dataTables });
 
 it('every example workflow has a test here and a Config node with baseUrl', () => {
 	const files = readdirSync(WORKFLOWS).filter((f) => f.endsWith('.json'));
@@ -105,22 +119,68 @@ const TESTED: Record<string, () => Promise<void>> = {
 		// the built-in events scenario: ok-* fail once then accept, bad-* are rejected (400), down-* always 503
 		const customer = await startFlakyServer();
 		try {
+			const tables = new InMemoryDataTables();
 			const store = new MemoryStateStore();
-			const deliver = async (id: string) =>
-				await run('06-webhook-sender-dead-letter.json', customer.url, { startNodeName: 'Event received', triggerItems: [{ json: { headers: {}, query: {}, body: { id, type: 'invoice.paid' } } }] }, store);
-			const ok = await deliver('ok-1');
-			const bad = await deliver('bad-1');
-			const down = await deliver('down-1');
+			const ok = await deliverEvent(customer.url, 'ok-1', tables, store);
+			expect(tables.tableNames()).toEqual([]);
+			await deliverEvent(customer.url, 'bad-1', tables, store);
+			await deliverEvent(customer.url, 'down-1', tables, store);
 
 			expect(ok.jsonOf('Delivered')).toEqual([expect.objectContaining({ received: 'ok-1' })]);
-			expect(customer.requests('/events/ok-1').map((r) => r.headers['idempotency-key'])).toEqual(['event-ok-1', 'event-ok-1']);
+			expect(customer.requests('/events/ok-1').map((r) => r.headers['idempotency-key'])).toEqual([senderKey('ok-1'), senderKey('ok-1')]);
 			expect(customer.requests('/events/bad-1')).toHaveLength(1);
 			expect(customer.requests('/events/down-1')).toHaveLength(3);
-			const [badLetter] = bad.jsonOf('Dead letter (replay from here)');
-			expect(badLetter).toMatchObject({ event: { id: 'bad-1', type: 'invoice.paid' }, reason: 'final-status' });
-			const [downLetter] = down.jsonOf('Dead letter (replay from here)');
-			expect(downLetter).toMatchObject({ event: { id: 'down-1' }, reason: 'attempts-exhausted' });
-			expect(typeof downLetter.failedAt).toBe('string');
+			// the table, created on the first failure, keeps what failed: the event, the error, the story, the key
+			const rows = tables.rowsOf(DEAD_LETTERS);
+			expect(rows).toHaveLength(2);
+			const [bad, down] = rows;
+			expect(bad).toMatchObject({ idempotencyKey: senderKey('bad-1'), reason: 'final-status', attempts: 1, retryAt: null, claimedBy: '' });
+			expect(JSON.parse(bad.item as string)).toEqual({ body: { id: 'bad-1', type: 'invoice.paid' } });
+			expect(JSON.parse(bad.error as string)).toMatchObject({ status: 400, reason: 'final-status', idempotencyKey: senderKey('bad-1') });
+			expect(JSON.parse(bad.retryStory as string)).toMatchObject({ attempts: 1, stoppedBecause: 'final-status' });
+			expect(down).toMatchObject({ idempotencyKey: senderKey('down-1'), reason: 'attempts-exhausted', attempts: 1 });
+			// replayable a minute later (Config: replayAfterMinutes)
+			expect((down.retryAt as Date).getTime() - (down.failedAt as Date).getTime()).toBeGreaterThanOrEqual(59_000);
+		} finally {
+			await customer.close();
+		}
+	},
+	'07-replay-dead-letters.json': async () => {
+		const customer = await startFlakyServer();
+		try {
+			const tables = new InMemoryDataTables();
+			// nothing failed yet: the replay creates the table and finds nothing due
+			const empty = await replayDeadLetters(customer.url, tables);
+			expect(empty.status).toBe('success');
+			expect(tables.tableNames()).toEqual([DEAD_LETTERS]);
+			expect(empty.runsOf('Claim row')).toBe(0);
+
+			// later-* fail three times (all the sender's attempts), then accept; down-* always fail (a
+			// breaker state per delivery here: each failure is the event's own, none is refused by the breaker)
+			for (const id of ['later-1', 'down-2', 'bad-3']) await deliverEvent(customer.url, id, tables, new MemoryStateStore());
+			expect(tables.rowsOf(DEAD_LETTERS)).toHaveLength(3);
+			const notYet = await replayDeadLetters(customer.url, tables);
+			expect(notYet.runsOf('Claim row')).toBe(0);
+			tables.editRows(DEAD_LETTERS, (row) => {
+				if (row.retryAt) row.retryAt = new Date(Date.now() - 1000);
+			});
+
+			const before = Date.now();
+			const replay = await replayDeadLetters(customer.url, tables);
+			expect(replay.status).toBe('success');
+			// later-1: sent again under the key of its first delivery, delivered, its row deleted
+			expect(customer.requests('/events/later-1').map((r) => r.headers['idempotency-key'])).toEqual(Array(4).fill(senderKey('later-1')));
+			expect(replay.jsonOf('Delete replayed row')).toEqual([expect.objectContaining({ idempotencyKey: senderKey('later-1') })]);
+			// down-2: kept, a second attempt counted, a later retryAt (backoff 1 min), released
+			const rows = tables.rowsOf(DEAD_LETTERS);
+			expect(rows.map((r) => JSON.parse(r.item as string).body.id)).toEqual(['down-2', 'bad-3']);
+			const [down, bad] = rows;
+			expect(down).toMatchObject({ attempts: 2, reason: 'attempts-exhausted', claimedBy: '' });
+			expect((down.retryAt as Date).getTime()).toBeGreaterThanOrEqual(before + 60_000);
+			expect(customer.requests('/events/down-2').map((r) => r.time >= before)).toEqual([false, false, false, true, true, true]);
+			// bad-3 waits for a person: never due, never sent again
+			expect(bad).toMatchObject({ attempts: 1, retryAt: null });
+			expect(customer.requests('/events/bad-3')).toHaveLength(1);
 		} finally {
 			await customer.close();
 		}

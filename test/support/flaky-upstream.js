@@ -25,7 +25,8 @@ function json(res, status, body, headers = {}) {
  *   /hang                      never answers
  *   /echo                      200 { method, path, query, headers, body }
  *   /events/:id                a customer's webhook endpoint: ok-* 503 on the first request then
- *                              200, bad-* 400 (rejected), down-* always 503
+ *                              200, later-* 503 on the first three (a sender's attempts) then 200,
+ *                              bad-* 400 (rejected), down-* always 503
  * options: { port (default 0: a free one), host ('127.0.0.1'), cycle (false): true makes a key
  *   start its script again after it answered 200, so that every run of a workflow sees the same
  *   failures (the demo API of `npm start`); onRequest(entry): called when a request was answered }
@@ -90,7 +91,8 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
 		events: (_req, res, { parts, count, entry }) => {
 			const id = parts[1] ?? '';
-			const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count === 1 ? 503 : 200;
+			const failures = id.startsWith('later') ? 3 : 1;
+			const status = id.startsWith('bad') ? 400 : id.startsWith('down') || count <= failures ? 503 : 200;
 			json(res, (entry.status = status), status === 200 ? { received: id } : { error: status });
 		},
 		hang: (req, res, { entry }) => {

@@ -25,7 +25,7 @@ const token = (over: Partial<RetryToken> = {}): RetryToken => ({ attempts: 1, st
 const status = (s: number, over: Partial<AttemptFailure> = {}): AttemptFailure => ({ kind: 'status', status: s, message: String(s), reachedServer: s === 429 ? 'refused' : 'yes', transient: RETRY_ON.has(s), ...over });
 const reset: AttemptFailure = { kind: 'network', code: 'ECONNRESET', message: 'socket hang up', reachedServer: 'maybe', transient: true };
 /** Backoff Delay's path: an item's json, read and classified as the node does. */
-const fromItem = (json: Record<string, unknown>, onlyTransient = true) => classifyItemFailure(readItemFailure(json, NOW), { onlyTransient, retryOn: RETRY_ON });
+const fromItem = (json: Record<string, unknown>, onlyTransient = true) => classifyItemFailure(readItemFailure(json, NOW), { onlyTransient, retryOn: RETRY_ON, obeyHints: true });
 
 describe('retry: the delay and its reason', () => {
 	it('the backoff of the retry number the token says', () => {

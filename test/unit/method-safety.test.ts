@@ -9,10 +9,11 @@ const timedOut: AttemptFailure = classifyNetworkError('ETIMEDOUT', 'timeout')!;
 const ctx = (method: string, over: Partial<SafetyContext> = {}): SafetyContext => ({ method, hasIdempotencyKey: false, allowUnsafeRetries: false, ...over });
 
 describe('isIdempotentMethod', () => {
-	it.each(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'get', 'Put', 'delete'])('%s is idempotent', (m) => {
+	// the WebDAV methods HTTP Request offers are idempotent in the IANA HTTP Method Registry
+	it.each(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'get', 'Put', 'delete', 'COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'report'])('%s is idempotent', (m) => {
 		expect(isIdempotentMethod(m)).toBe(true);
 	});
-	it.each(['POST', 'PATCH', 'post', 'patch', 'CONNECT', 'PROPFIND', ''])('%j is not', (m) => {
+	it.each(['POST', 'PATCH', 'post', 'patch', 'CONNECT', 'LOCK', ''])('%j is not', (m) => {
 		expect(isIdempotentMethod(m)).toBe(false);
 	});
 });

@@ -1,11 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { paginationOption } from './pagination.description';
 
 /** As in HTTP Request. */
 export const DEFAULT_MAX_REDIRECTS = 21;
 /** No API needs more; the editor and the node reject the same values. */
 export const MAX_REDIRECTS_LIMIT = 100;
 
-/** Request options with the names of n8n's HTTP Request node, plus the (adaptive) limit on items in flight. */
+/** Request options with the names of n8n's HTTP Request node (v4, every one of them), plus the (adaptive) limit on items in flight. */
 export const optionsProperties: INodeProperties[] = [
 	{
 		displayName: 'Options',
@@ -66,12 +67,26 @@ export const optionsProperties: INodeProperties[] = [
 				],
 			},
 			{
+				displayName: 'Enable WebDAV Methods',
+				name: 'webdavMethods',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to add the WebDAV request methods PROPFIND, MKCOL, MOVE, COPY and REPORT to the Method list',
+			},
+			{
 				displayName: 'Ignore SSL Issues (Insecure)',
 				name: 'allowUnauthorizedCerts',
 				type: 'boolean',
 				noDataExpression: true,
 				default: false,
 				description: 'Whether to download the response even if SSL certificate validation is not possible',
+			},
+			{
+				displayName: 'Lowercase Headers',
+				name: 'lowercaseHeaders',
+				type: 'boolean',
+				default: true,
+				description: 'Whether to lowercase header names',
 			},
 			{
 				displayName: 'Max Items in Flight',
@@ -81,6 +96,7 @@ export const optionsProperties: INodeProperties[] = [
 				default: 200,
 				description: 'The most items in progress at once (their requests and retry waits); with Adapt Items in Flight, the ceiling of the window. HTTP Request sends all items at once; a ceiling keeps an API from being hit by every item together.',
 			},
+			paginationOption,
 			{
 				displayName: 'Proxy',
 				name: 'proxy',
@@ -174,6 +190,22 @@ export const optionsProperties: INodeProperties[] = [
 						],
 					},
 				],
+			},
+			{
+				displayName: 'Send Credentials on Cross-Origin Redirect',
+				name: 'sendCredentialsOnCrossOriginRedirect',
+				type: 'boolean',
+				default: false,
+				description: 'Whether to send credentials, like the "Authorization" header, on redirects to a different origin',
+			},
+			{
+				displayName: 'Timeout',
+				name: 'timeout',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: 10000,
+				description:
+					'Time in ms to wait for the server to send response headers (and start the response body) before aborting the request. Each attempt as a whole is bounded by Attempt Timeout, which must not be shorter.',
 			},
 		],
 	},

@@ -1,8 +1,14 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
+import { authenticationProperties } from './auth.description';
 
-/** Credential types a user can pick: n8n's own generic ones, so switching from HTTP Request keeps the credential. */
-export const GENERIC_AUTH_TYPES = ['httpBasicAuth', 'httpBearerAuth', 'httpHeaderAuth', 'httpQueryAuth', 'resilientHttpOAuth2Api'] as const;
-export type GenericAuthType = (typeof GENERIC_AUTH_TYPES)[number];
+export { GENERIC_AUTH_TYPES, type GenericAuthType } from './auth.description';
+
+/** HTTP Request's WebDAV methods: listed once Options > Enable WebDAV Methods is on (a chosen one stays listed). */
+export const WEBDAV_METHODS = ['COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT'] as const;
+const webdavMethodOptions: INodePropertyOptions[] = WEBDAV_METHODS.flatMap((method) => [
+	{ name: method, value: method, displayOptions: { show: { 'options.webdavMethods': [true] } } },
+	{ name: method, value: method, displayOptions: { hide: { method: [{ _cnd: { not: method } }], 'options.webdavMethods': [true] } } },
+]);
 
 function keyValueCollection(name: string, displayName: string, itemName: string, show: Record<string, unknown[]>): INodeProperties {
 	return {
@@ -28,11 +34,14 @@ function keyValueCollection(name: string, displayName: string, itemName: string,
 
 /** Method, URL, authentication, query, headers and body: the vocabulary of n8n's HTTP Request node (v4). */
 export const requestProperties: INodeProperties[] = [
+	// n8n's editor renders this as HTTP Request's "Import cURL" button, for any node: the command's
+	// method, URL, query, headers and body land in the parameters of the same names. It holds no value.
+	{ displayName: '', name: 'curlImport', type: 'curlImport', default: '' },
 	{
 		displayName: 'Method',
 		name: 'method',
 		type: 'options',
-		options: ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'].map((m) => ({ name: m, value: m })),
+		options: [...['DELETE', 'GET', 'HEAD', 'OPTIONS', 'PATCH', 'POST', 'PUT'].map((m) => ({ name: m, value: m })), ...webdavMethodOptions],
 		default: 'GET',
 		description: 'The request method to use',
 	},
@@ -45,50 +54,7 @@ export const requestProperties: INodeProperties[] = [
 		description: 'The URL to make the request to',
 		required: true,
 	},
-	{
-		displayName: 'Authentication',
-		name: 'authentication',
-		noDataExpression: true,
-		type: 'options',
-		options: [
-			{ name: 'None', value: 'none' },
-			{
-				name: 'Generic Credential Type',
-				value: 'genericCredentialType',
-				description: "n8n's Basic, Bearer, Header and Query credentials, the same ones the HTTP Request node uses, or OAuth2",
-			},
-		],
-		default: 'none',
-	},
-	{
-		// n8n's editor hides this parameter and offers its values in the credential section instead
-		// (one credential picker for every kind, and a "Connect using" choice when a credential is
-		// created): see genericCredential() in ResilientHttpRequest.node.ts. `hide`, not `show`, keeps
-		// Authentication itself in the panel.
-		displayName: 'Generic Auth Type',
-		name: 'genericAuthType',
-		type: 'options',
-		noDataExpression: true,
-		required: true,
-		displayOptions: { hide: { authentication: ['none'] } },
-		options: [
-			{ name: 'Basic Auth', value: 'httpBasicAuth' },
-			{ name: 'Bearer Auth', value: 'httpBearerAuth' },
-			{ name: 'Header Auth', value: 'httpHeaderAuth' },
-			{ name: 'OAuth2 API', value: 'resilientHttpOAuth2Api', description: 'A Resilient HTTP OAuth2 API credential (same fields as n8n\'s OAuth2 API)' },
-			{ name: 'Query Auth', value: 'httpQueryAuth' },
-		],
-		default: 'httpHeaderAuth',
-	},
-	{
-		// A parameter of type "credentials" is where n8n's editor puts the node's credential pickers:
-		// here, right below Authentication, as in HTTP Request. It holds no value.
-		displayName: 'Credential to connect with',
-		name: 'credential',
-		type: 'credentials',
-		default: '',
-		displayOptions: { hide: { authentication: ['none'] } },
-	},
+	...authenticationProperties,
 	{
 		displayName: 'Send Query Parameters',
 		name: 'sendQuery',

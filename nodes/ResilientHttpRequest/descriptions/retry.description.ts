@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
+import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
 import { RETRY_DEFAULTS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
@@ -20,11 +20,55 @@ export const retryProperties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{ name: 'Off', value: 'off', description: 'Send no key. POST and PATCH are then only retried when the request never reached the server.' },
-			{ name: 'Generate', value: 'generate', description: 'A random UUID per item, created once and sent unchanged on every attempt of that item' },
+			{ name: 'Generate', value: 'generate', description: 'A UUID per item, sent unchanged on every attempt of that item: random, or derived from the item so that a re-run sends the same key' },
 			{ name: 'From Expression', value: 'expression', description: 'A key you compute from the item, for example the order ID, so a re-run of the workflow reuses it too' },
 		],
 		default: 'off',
 		description: 'A key that lets the API recognise a repeated request and perform it only once, which makes retrying POST and PATCH safe',
+	},
+	{
+		displayName: 'Key Based On',
+		name: 'generatedKeyBasis',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { idempotencyKeyMode: ['generate'] } },
+		options: [
+			{
+				name: 'Random (New on Every Run)',
+				value: 'random',
+				description: 'A random UUID, kept through the retries of the item and when it comes back to this node after a failed pass. A re-run of the workflow or n8n\'s Retry execution sends a new key.',
+			},
+			{
+				name: 'Item Data (Same on Every Run)',
+				value: 'itemData',
+				description: "A UUID hashed from the workflow, this node and the item's JSON: a re-run, Retry execution or a replay of the same item sends the same key",
+			},
+			{
+				name: 'Selected Fields (Same on Every Run)',
+				value: 'fields',
+				description: 'A UUID hashed from the workflow, this node and the fields you list (the order ID, say): the same values send the same key',
+			},
+		],
+		default: 'random',
+		description: 'Whether a key survives a re-run of the same input. Only the hash is sent: the data itself never appears in the key.',
+	},
+	{
+		displayName: 'Fields to Hash',
+		name: 'keyFields',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. orderId, customer.email',
+		displayOptions: { show: { idempotencyKeyMode: ['generate'], generatedKeyBasis: ['fields'] } },
+		description: 'Comma-separated; dot notation for nested fields. Every item must have them. List what tells two requests apart: items with the same values get the same key.',
+	},
+	{
+		displayName:
+			'Items with the same data get the same key, and the API performs only the first of them for as long as it remembers keys (Stripe: 24 hours). Within one run the node refuses such an item, naming both. Choose Random when two equal items can be two real requests (a reminder sent every day).',
+		name: 'derivedKeyNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { idempotencyKeyMode: ['generate'], generatedKeyBasis: ['itemData', 'fields'] } },
 	},
 	{
 		displayName: 'Key',
@@ -73,12 +117,13 @@ export const retryProperties: INodeProperties[] = [
 				RETRY_DEFAULTS.maxServerDelayMs,
 				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
 			),
+			obeyServerHintsProperty,
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',
 				type: 'boolean',
 				default: true,
-				description: 'Whether to read RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* headers on a 429 when there is no Retry-After',
+				description: 'Whether to read X-RateLimit-Retry-After, and RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* on a 429 or when a remaining counter is 0, when there is no Retry-After',
 			},
 			{
 				displayName: 'Retry Non-Idempotent Requests',

@@ -13,7 +13,8 @@ export type FailureKind = 'status' | 'network' | 'timeout';
  * Whether the server may have processed the request.
  * 'no': the request provably never reached it (refused, DNS failure, unreachable, TLS handshake).
  * 'maybe': the connection broke or timed out after the request may have been sent.
- * 'refused': the server answered that it refused the request without processing it (429).
+ * 'refused': the server answered that it refused the request without processing it: a rate limit
+ *   (429, or a 403 that is one), an overload refusal (529), a body it cannot take now (413 with a wait).
  * 'yes': the server answered with a status.
  */
 export type ReachedServer = 'no' | 'maybe' | 'refused' | 'yes';
@@ -28,6 +29,8 @@ export interface AttemptFailure {
 	reachedServer: ReachedServer;
 	/** Network and timeout failures: transient by nature. Status failures: set by the status policy. */
 	transient: boolean;
+	/** Why a failure is final although its status may be listed: the server said so (server-signals.ts). */
+	finalBecause?: string;
 	/** The wait the server asked for, read once where the response was read. */
 	serverDelay?: ServerDelay;
 	/**
@@ -114,6 +117,14 @@ export function parseStatusList(source: string): StatusSet {
 	return { source, has: (status) => ranges.some(([lo, hi]) => status >= lo && status <= hi) };
 }
 
+/**
+ * Statuses that say the server refused the request before doing any work: 429 (RFC 6585, a rate
+ * limiter) and 529 (Anthropic's overloaded_error, Notion's service_overload: the API turned the
+ * request down). A 503 is not among them: a gateway may answer 503 after the application got the
+ * request (Heroku's router does on its 30 s timeout), so a POST that got one may have been processed.
+ */
+const REFUSING_STATUSES = new Set([429, 529]);
+
 /** A status failure: transient when the user's list says so. 2xx and 3xx are not failures. */
 export function classifyStatus(status: number, statusText: string | undefined, retryOn: StatusSet): AttemptFailure | undefined {
 	if (status < 400) return undefined;
@@ -122,8 +133,7 @@ export function classifyStatus(status: number, statusText: string | undefined, r
 		status,
 		statusText,
 		message: `${status}${statusText ? ` ${statusText}` : ''}`,
-		// RFC 6585: a 429 is the rate limiter refusing the request, before any work is done
-		reachedServer: status === 429 ? 'refused' : 'yes',
+		reachedServer: REFUSING_STATUSES.has(status) ? 'refused' : 'yes',
 		transient: retryOn.has(status),
 	};
 }

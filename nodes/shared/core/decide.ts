@@ -52,7 +52,7 @@ export function decideAfterFailure(failure: AttemptFailure, token: RetryToken, p
 	if (failure.judged) return stop(failure.judged, whyStopped({ reason: failure.judged, last }));
 	if (!failure.transient) {
 		const reason = failure.kind === 'status' ? 'final-status' : 'not-retryable-error';
-		return stop(reason, whyStopped({ reason, last }));
+		return stop(reason, whyStopped({ reason, last, ...(failure.finalBecause ? { detail: failure.finalBecause } : {}) }));
 	}
 	if (policy.safety) {
 		const safety = isSafeToRetry(failure, policy.safety);

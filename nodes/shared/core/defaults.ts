@@ -16,7 +16,9 @@ export const RETRY_DEFAULTS = {
 	attemptTimeoutMs: 30_000,
 	/** Longest server-requested wait (Retry-After, rate-limit reset) the node sleeps in process. */
 	maxServerDelayMs: 60_000,
-	retryOnStatuses: '408, 429, 500, 502, 503, 504',
+	retryOnStatuses: '408, 429, 500, 502, 503, 504, 529',
+	/** x-should-retry, Stripe-Should-Retry, rate-limit 403s, waits in error bodies (server-signals.ts). */
+	obeyServerHints: true,
 	idempotencyHeader: 'Idempotency-Key',
 	storyField: '_retry',
 } as const;
@@ -37,6 +39,7 @@ const DAY_MS = 24 * 3600_000;
 export const RETRY_PARAMETERS = {
 	maxAttempts: { name: 'maxAttempts', displayName: 'Max Attempts', min: 1, max: RETRY_LIMITS.maxAttempts, integer: true },
 	retryOnStatusCodes: { name: 'retryOnStatusCodes', displayName: 'Retry On Status Codes' },
+	obeyServerHints: { name: 'obeyServerHints', displayName: 'Obey Server Retry Hints' },
 	baseDelay: { name: 'baseDelay', displayName: 'Base Delay (Ms)', min: 0, max: DAY_MS, integer: false },
 	maxDelay: { name: 'maxDelay', displayName: 'Max Delay (Ms)', min: 0, max: DAY_MS, integer: false },
 	jitter: { name: 'jitter', displayName: 'Jitter' },

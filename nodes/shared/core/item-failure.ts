@@ -3,9 +3,10 @@
  * error output, from n8n's HTTP Request error output, from a full response (Never Error on), or
  * from any node's "continue on fail" error. Pure: works on the item's json.
  */
-import { classifyNetworkError, classifyStatus, isErrorCode, type AttemptFailure, type StatusSet } from './classify';
+import { classifyNetworkError, isErrorCode, type AttemptFailure, type StatusSet } from './classify';
 import type { ServerDelay } from './retry-after';
 import { parseRetryAfter, parseResetValue, serverRequestedDelay } from './retry-after';
+import { judgeResponse, readServerSignals, type ServerSignals } from './server-signals';
 import { readStopReason, type StopReason } from './stop-reasons';
 
 type Json = Record<string, unknown>;
@@ -21,6 +22,13 @@ export interface ItemFailure {
 	resilientReason?: string;
 	/** A wait the server asked for, as found on the item. */
 	serverDelay?: ServerDelay;
+	/** What the server said beside the status, read from the item's headers and body (server-signals.ts). */
+	signals?: ServerSignals;
+}
+
+export interface ItemReading {
+	/** Obey Server Retry Hints: read the body and hint headers too. */
+	obeyHints: boolean;
 }
 
 function isObject(value: unknown): value is Json {
@@ -51,7 +59,18 @@ function resilientDelay(error: Json, nowMs: number): ServerDelay | undefined {
 	return ms === undefined ? undefined : { delayMs: Math.max(0, ms), header: 'retryAfterMs', kind: 'retry-after' };
 }
 
-export function readItemFailure(json: Json, nowMs: number): ItemFailure {
+/** The server's signals on an item: from the status, headers and body found there, as the HTTP node reads a response. */
+function signalsOf(status: number | undefined, headers: Json | undefined, body: unknown, nowMs: number, reading: ItemReading): ServerSignals | undefined {
+	if (status === undefined) {
+		// a network error that carries headers (a response cut short): only a wait can be read
+		const serverDelay = headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true }) : undefined;
+		return serverDelay ? { serverDelay } : undefined;
+	}
+	const signals = readServerSignals({ status, ...(headers ? { headers } : {}), ...(body !== undefined ? { body } : {}) }, nowMs, { obeyHints: reading.obeyHints, readRateLimitHeaders: true });
+	return Object.keys(signals).length > 0 ? signals : undefined;
+}
+
+export function readItemFailure(json: Json, nowMs: number, reading: ItemReading = { obeyHints: true }): ItemFailure {
 	const error = json.error;
 	if (isObject(error)) {
 		const response = isObject(error.response) ? error.response : {};
@@ -59,7 +78,9 @@ export function readItemFailure(json: Json, nowMs: number): ItemFailure {
 		const code = errorCodeOf(error.code) ?? errorCodeOf(error.httpCode);
 		const headers = headersFrom(response.headers, error.headers);
 		const resilientReason = typeof error.reason === 'string' ? error.reason : undefined;
-		const serverDelay = resilientDelay(error, nowMs) ?? (headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true, ...(status !== undefined ? { status } : {}) }) : undefined);
+		// Resilient HTTP Request's error output carries the decoded body; an axios-style error its data
+		const signals = signalsOf(status, headers, error.body ?? response.body ?? response.data, nowMs, reading);
+		const serverDelay = resilientDelay(error, nowMs) ?? signals?.serverDelay;
 		return {
 			failed: true,
 			...(status !== undefined ? { status } : {}),
@@ -68,16 +89,23 @@ export function readItemFailure(json: Json, nowMs: number): ItemFailure {
 			...(typeof error.statusText === 'string' && error.statusText !== '' ? { statusText: error.statusText } : {}),
 			...(resilientReason ? { resilientReason } : {}),
 			...(serverDelay ? { serverDelay } : {}),
+			...(signals ? { signals } : {}),
 		};
 	}
 	if (typeof error === 'string' && error !== '') return { failed: true, message: error };
 	const statusCode = numberOf(json.statusCode);
 	if (statusCode !== undefined) {
 		if (statusCode < 400) return { failed: false, status: statusCode };
-		const headers = headersFrom(json.headers);
-		const serverDelay = headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: true, status: statusCode }) : undefined;
+		const signals = signalsOf(statusCode, headersFrom(json.headers), json.body, nowMs, reading);
 		const statusText = typeof json.statusMessage === 'string' && json.statusMessage !== '' ? { statusText: json.statusMessage } : {};
-		return { failed: true, status: statusCode, ...(typeof json.statusMessage === 'string' ? { message: json.statusMessage } : {}), ...statusText, ...(serverDelay ? { serverDelay } : {}) };
+		return {
+			failed: true,
+			status: statusCode,
+			...(typeof json.statusMessage === 'string' ? { message: json.statusMessage } : {}),
+			...statusText,
+			...(signals?.serverDelay ? { serverDelay: signals.serverDelay } : {}),
+			...(signals ? { signals } : {}),
+		};
 	}
 	// Nothing says what failed (a polling loop, a Code node's own "not ready yet"): still a failure.
 	return { failed: true };
@@ -86,7 +114,7 @@ export function readItemFailure(json: Json, nowMs: number): ItemFailure {
 /** The verdicts of the node that made the attempt which the loop must follow: it knew the request. */
 const FOLLOWED_VERDICTS: ReadonlySet<StopReason> = new Set(['not-safe-to-retry', 'final-status', 'not-retryable-error', 'retry-budget-exhausted']);
 
-export interface ItemClassification {
+export interface ItemClassification extends ItemReading {
 	/** false: retry whatever failed (Only Retry Transient Failures off). */
 	onlyTransient: boolean;
 	retryOn: StatusSet;
@@ -104,8 +132,9 @@ export function classifyItemFailure(found: ItemFailure, rules: ItemClassificatio
 	const judged = verdict && FOLLOWED_VERDICTS.has(verdict) ? { judged: verdict } : {};
 	const forced = !rules.onlyTransient || verdict === 'circuit-open';
 	if (found.status !== undefined) {
-		// a status under 400 on an error item is no verdict of its own: the item failed, try again
-		const status = classifyStatus(found.status, found.statusText, rules.retryOn) ?? { kind: 'status' as const, status: found.status, message: String(found.status), reachedServer: 'yes' as const, transient: true };
+		// the same judgement as the HTTP node's on a response: the status list, and what the server said
+		const facts = { status: found.status, ...(found.statusText !== undefined ? { statusText: found.statusText } : {}) };
+		const { serverDelay: _read, ...status } = judgeResponse(facts, found.signals ?? {}, { retryOn: rules.retryOn, obeyHints: rules.obeyHints, readRateLimitHeaders: true });
 		return { ...status, transient: forced || status.transient, ...serverDelay, ...judged };
 	}
 	if (found.code) {

@@ -5,6 +5,7 @@
  * that renaming a field (Retry Story Field, Backoff Field) does not hide them. Pure.
  */
 import { idempotencyKeyProblem } from './idempotency';
+import { readStopReason } from './stop-reasons';
 
 type Json = Record<string, unknown>;
 
@@ -44,4 +45,23 @@ export function isBackoffAnnotation(value: unknown): value is Json & { attempt: 
  */
 export function isLoopRetry(json: Json): boolean {
 	return Object.values(json).some((value) => isBackoffAnnotation(value) && value.attempt >= 2);
+}
+
+/** A retry story of the HTTP node, by its shape, whatever Retry Story Field is called. */
+export function isRetryStory(value: unknown): boolean {
+	return isObject(value) && typeof value.attempts === 'number' && typeof value.stoppedBecause === 'string' && Array.isArray(value.history);
+}
+
+/** The HTTP node's error output record (`error`): a stop reason and a message, maybe its story. */
+function isErrorRecord(value: unknown): boolean {
+	return isObject(value) && typeof value.message === 'string' && readStopReason(value.reason, value.status !== undefined) !== undefined;
+}
+
+/**
+ * The item's own data: its json without the records this package's nodes leave on items (retry
+ * stories, Backoff Delay's annotation, the error output's `error`). They hold times and counts that
+ * differ on every run, so a key derived from the item's data must not see them.
+ */
+export function withoutPackageRecords(json: Json): Json {
+	return Object.fromEntries(Object.entries(json).filter(([field, value]) => !isRetryStory(value) && !isBackoffAnnotation(value) && !(field === 'error' && isErrorRecord(value))));
 }

@@ -1,7 +1,10 @@
 import type { AttemptFailure } from './classify';
 
-/** RFC 9110 idempotent methods: sending them twice has the effect of sending them once. */
-const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE']);
+/**
+ * Idempotent methods: sending them twice has the effect of sending them once. RFC 9110's, and the
+ * WebDAV methods HTTP Request offers, idempotent per the IANA HTTP Method Registry (RFC 4918, 3253).
+ */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'PUT', 'DELETE', 'TRACE', 'COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT']);
 
 export function isIdempotentMethod(method: string): boolean {
 	return IDEMPOTENT_METHODS.has(method.toUpperCase());
@@ -23,7 +26,7 @@ export type SafetyVerdict = { safe: true; why: string } | { safe: false; why: st
  */
 export function isSafeToRetry(failure: AttemptFailure, ctx: SafetyContext): SafetyVerdict {
 	if (failure.reachedServer === 'no') return { safe: true, why: 'the request never reached the server' };
-	if (failure.reachedServer === 'refused') return { safe: true, why: 'the server refused the request without processing it (429)' };
+	if (failure.reachedServer === 'refused') return { safe: true, why: `the server refused the request without processing it (${failure.status ?? 'refused'})` };
 	if (isIdempotentMethod(ctx.method)) return { safe: true, why: `${ctx.method.toUpperCase()} is idempotent` };
 	if (ctx.hasIdempotencyKey) return { safe: true, why: 'an idempotency key is sent' };
 	if (ctx.allowUnsafeRetries) return { safe: true, why: 'unsafe retries are allowed' };

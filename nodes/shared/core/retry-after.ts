@@ -1,8 +1,9 @@
 /**
  * Reads a server-requested wait from response headers: Retry-After (RFC 9110, seconds or
- * HTTP-date in its three formats), retry-after-ms, and rate-limit reset headers
- * (IETF RateLimit `t=` / `reset=`, RateLimit-Reset, X-RateLimit-Reset as delta or epoch,
- * OpenAI-style durations such as `6m0s` or `20ms`). Pure: the current time is passed in.
+ * HTTP-date in its three formats), retry-after-ms, and rate-limit headers (X-RateLimit-Retry-After,
+ * IETF RateLimit `t=` / `reset=`, RateLimit-Reset, X-RateLimit-Reset as delta or epoch,
+ * OpenAI-style durations such as `6m0s` or `20ms`, Zendesk's `…; remaining=0; resets=N`).
+ * Pure: the current time is passed in. Waits found in a response body are read by server-signals.ts.
  */
 export type HeaderBag = Record<string, unknown>;
 
@@ -137,7 +138,7 @@ export function normalizeHeaders(headers: HeaderBag | undefined): Record<string,
  * Every value of one header, whatever the case of its name: repeated headers arrive as an array,
  * or as several keys of different case in a hand-built header object.
  */
-function headerValues(headers: HeaderBag | undefined, lowerName: string): string[] {
+export function headerValues(headers: HeaderBag | undefined, lowerName: string): string[] {
 	const values: string[] = [];
 	for (const [name, raw] of Object.entries(headers ?? {})) {
 		if (name.toLowerCase() !== lowerName) continue;
@@ -175,10 +176,20 @@ export interface ServerDelayOptions {
 
 const RESET_HEADERS = ['ratelimit-reset', 'x-ratelimit-reset', 'x-rate-limit-reset'];
 
-function rateLimitExhausted(h: Record<string, string>): boolean {
-	// The RateLimit header carries its own remaining counter: `r=0` (draft 8+) or `remaining=0` (earlier drafts).
-	if (h['ratelimit'] !== undefined && /(?:^|[,;\s])(?:r|remaining)=0(?![\d.])/i.test(h['ratelimit'])) return true;
-	return Object.entries(h).some(([name, value]) => /(^|-)remaining(-|$)/.test(name) && value.trim() === '0');
+/**
+ * Zendesk's per-endpoint limits: `zendesk-ratelimit-tickets-index: total=100; remaining=0; resets=41`
+ * (seconds). Only an exhausted one asks for a wait; the longest of those counts.
+ */
+function endpointResets(h: Record<string, string>): ServerDelay | undefined {
+	let longest: ServerDelay | undefined;
+	for (const [name, value] of Object.entries(h)) {
+		if (!name.includes('ratelimit')) continue;
+		const resets = /(?:^|[;,\s])resets=(\d+(?:\.\d+)?)(?=\s*(?:[;,]|$))/i.exec(value);
+		if (!resets || !/(?:^|[;,\s])remaining=0(?![\d.])/i.test(value)) continue;
+		const delayMs = clampDelay(parseFloat(resets[1]) * 1000);
+		if (!longest || delayMs > longest.delayMs) longest = { delayMs, header: name, kind: 'rate-limit-reset' };
+	}
+	return longest;
 }
 
 /** OpenAI-style pairs: x-ratelimit-reset-requests with x-ratelimit-remaining-requests, and so on. */
@@ -212,7 +223,10 @@ export function serverRequestedDelay(headers: HeaderBag | undefined, nowMs: numb
 	const retryAfter = longestRetryAfter(headerValues(headers, 'retry-after'), nowMs);
 	if (retryAfter !== undefined) return { delayMs: retryAfter, header: 'retry-after', kind: 'retry-after' };
 	if (!options.readRateLimitHeaders) return undefined;
-	if (options.status !== 429 && !rateLimitExhausted(h)) return undefined;
+	// Symfony's rate limiter (and others, ky reads it): the same instruction as Retry-After, under another name
+	const rateLimitRetryAfter = longestRetryAfter(headerValues(headers, 'x-ratelimit-retry-after'), nowMs);
+	if (rateLimitRetryAfter !== undefined) return { delayMs: rateLimitRetryAfter, header: 'x-ratelimit-retry-after', kind: 'retry-after' };
+	if (options.status !== 429 && rateLimitSpent(h) === undefined) return undefined;
 	if (h['ratelimit'] !== undefined) {
 		const ms = parseRateLimitHeader(h['ratelimit']);
 		if (ms !== undefined) return { delayMs: ms, header: 'ratelimit', kind: 'rate-limit-reset' };
@@ -222,5 +236,15 @@ export function serverRequestedDelay(headers: HeaderBag | undefined, nowMs: numb
 		const ms = parseResetValue(h[name], nowMs);
 		if (ms !== undefined) return { delayMs: ms, header: name, kind: 'rate-limit-reset' };
 	}
-	return suffixedResets(h, nowMs);
+	return suffixedResets(h, nowMs) ?? endpointResets(h);
+}
+
+/** A rate-limit header says the quota is spent: a `*-remaining` counter at 0, `r=0` or `remaining=0`. */
+export function rateLimitSpent(headers: HeaderBag | undefined): string | undefined {
+	const h = normalizeHeaders(headers);
+	if (h['ratelimit'] !== undefined && /(?:^|[,;\s])(?:r|remaining)=0(?![\d.])/i.test(h['ratelimit'])) return `ratelimit: ${h['ratelimit']}`;
+	const counter = Object.entries(h).find(([name, value]) => /(^|-)remaining(-|$)/.test(name) && value.trim() === '0');
+	if (counter) return `${counter[0]}: 0`;
+	const endpoint = endpointResets(h);
+	return endpoint ? endpoint.header : undefined;
 }

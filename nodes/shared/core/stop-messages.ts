@@ -21,7 +21,7 @@ export interface StopFacts {
 	reason: StopReason;
 	/** The last failure, described. */
 	last: string;
-	/** not-safe-to-retry: why, as the method safety check says it. */
+	/** not-safe-to-retry: why, as the method safety check says it; final-status: what the server said. */
 	detail?: string;
 	/** retry-after-too-long: what was asked, and which bound it passed. */
 	requested?: ServerDelay;
@@ -36,7 +36,7 @@ export function whyStopped(facts: StopFacts): string {
 	const { last } = facts;
 	switch (facts.reason) {
 		case 'final-status':
-			return `${last} is final: its status is not in ${RETRY_PARAMETERS.retryOnStatusCodes.displayName}`;
+			return `${last} is final: ${facts.detail ?? `its status is not in ${RETRY_PARAMETERS.retryOnStatusCodes.displayName}`}`;
 		case 'not-retryable-error':
 			return `${last} is not a transient failure`;
 		case 'not-safe-to-retry':

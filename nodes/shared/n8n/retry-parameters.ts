@@ -68,8 +68,22 @@ export const retryOnStatusCodesProperty: INodeProperties = {
 	default: RETRY_DEFAULTS.retryOnStatuses,
 	placeholder: '408, 429, 5xx',
 	description:
-		'Response statuses worth another try, comma-separated. Classes like 5xx and ranges like 500-504 are accepted. Every other status is final at once: a 400, 401, 403, 404 or 422 needs a fixed request, not a retry.',
+		'Response statuses worth another try, comma-separated. Classes like 5xx and ranges like 500-504 are accepted. Every other status is final at once (a 400, 401, 403, 404 or 422 needs a fixed request, not a retry), unless the server says otherwise and Obey Server Retry Hints is on.',
 };
+
+export const obeyServerHintsProperty: INodeProperties = {
+	displayName: P.obeyServerHints.displayName,
+	name: P.obeyServerHints.name,
+	type: 'boolean',
+	default: RETRY_DEFAULTS.obeyServerHints,
+	description:
+		'Whether the server\'s own word counts beside Retry On Status Codes: x-should-retry and Stripe-Should-Retry (true or false), a wait or a spent quota in a JSON error body (retry_after, HubSpot DAILY), a 403 that is a rate limit (GitHub, Google) and a 413 with Retry-After. Off: only the status list decides.',
+};
+
+export function obeyServerHintsParameter(ctx: IExecuteFunctions, i: number, raw: unknown): boolean {
+	if (typeof raw !== 'boolean') parameterError(ctx, i, P.obeyServerHints.displayName, `must be true or false, got ${JSON.stringify(raw)}`);
+	return raw;
+}
 
 export function statusListParameter(ctx: IExecuteFunctions, i: number, raw: unknown): StatusSet {
 	try {

@@ -26,21 +26,18 @@ export interface ParameterCase {
 	error: string;
 }
 
-const http = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string): ParameterCase => ({ node: 'Resilient HTTP Request', input, parameters, bad, good, error });
-const backoff = (input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({
-	node: 'Backoff Delay',
-	input,
-	parameters,
-	bad,
-	good,
-	error,
-	...(field ? { field } : {}),
-});
+/** A case of one node: (input, parameters, bad, good, error, field?) */
+const caseOf =
+	(node: NodeName) =>
+	(input: string, parameters: IDataObject, bad: unknown, good: unknown, error: string, field?: string): ParameterCase => ({ node, input, parameters, bad, good, error, ...(field ? { field } : {}) });
+const http = caseOf('Resilient HTTP Request');
+const backoff = caseOf('Backoff Delay');
 
 const V = '={{ $json.v }}';
 const headerParameter = (name: string, value: string) => ({ sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
 const jsonBody = { method: 'POST', sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: V };
 const keyFromExpression = { method: 'POST', idempotencyKeyMode: 'expression', idempotencyKey: V };
+const keyFromFields = { method: 'POST', idempotencyKeyMode: 'generate', generatedKeyBasis: 'fields' };
 const STATUS_LIST_ERROR = '"abc" is not a status code, a class like 5xx, or a range like 500-504';
 const HEADER_NAME_RULE = 'is not a valid HTTP header name: no spaces, control characters, non-ASCII letters or separators such as : ( ) , / " are allowed';
 
@@ -80,6 +77,11 @@ export const PARAMETER_CASES: ParameterCase[] = [
 	http('idempotency key an object', keyFromExpression, { order: 1 }, 'order-1', 'Parameter "Key" (the idempotency key) must be text, got object (item {item})'),
 	http('idempotency key of 256 characters', keyFromExpression, 'k'.repeat(256), 'order-1', 'Parameter "Key" (the idempotency key) is 256 characters long; at most 255 are allowed (item {item})'),
 	http('idempotency key with a newline', keyFromExpression, 'order-1\nX-Evil: 1', 'order-1', 'Parameter "Key" (the idempotency key) contains control characters (item {item})'),
+	http('Obey Server Retry Hints `"yes"`', { retryOptions: { obeyServerHints: V } }, 'yes', true, 'Parameter "Obey Server Retry Hints" must be true or false, got "yes" (item {item})'),
+	http('Obey Server Retry Hints `1`', { retryOptions: { obeyServerHints: V } }, 1, false, 'Parameter "Obey Server Retry Hints" must be true or false, got 1 (item {item})'),
+	http('Fields to Hash empty (Key Based On: Selected Fields)', { ...keyFromFields, keyFields: V }, '', 'id', 'Parameter "Fields to Hash" is empty: list the fields that identify the request, separated by commas (item {item})'),
+	http('Fields to Hash naming a field the item lacks', { ...keyFromFields, keyFields: 'id, orderId' }, undefined, 'o-1', 'Parameter "Fields to Hash" names "orderId", which is missing from the item (item {item})', 'orderId'),
+	http('Fields to Hash naming a field that is null on the item', { ...keyFromFields, keyFields: 'id, orderId' }, null, 'o-1', 'Parameter "Fields to Hash" names "orderId", which is empty on the item (item {item})', 'orderId'),
 	http('Header Name for Idempotency Key `Idempotency Key`', { ...keyFromExpression, idempotencyKey: 'order-1', retryOptions: { idempotencyHeaderName: V } }, 'Idempotency Key', 'Idempotency-Key', `Parameter "Header Name for Idempotency Key" is invalid: "Idempotency Key" ${HEADER_NAME_RULE} (item {item})`),
 
 	backoff('attempt field holding text (`_backoff.attempt: "three"`)', {}, { attempt: 'three' }, undefined, 'Field "_backoff" of item {item} has attempt "three", which is not an attempt number (a whole number of 1 or more)', '_backoff'),
@@ -94,6 +96,7 @@ export const PARAMETER_CASES: ParameterCase[] = [
 	backoff('Server-Requested Wait `-1`', { options: { serverWait: V } }, '-1', '100', 'Parameter "Server-Requested Wait" must be milliseconds, a Retry-After value or a date, got "-1" (item {item})'),
 	backoff('Server-Requested Wait `abc`', { options: { serverWait: V } }, 'abc', '100', 'Parameter "Server-Requested Wait" must be milliseconds, a Retry-After value or a date, got "abc" (item {item})'),
 	backoff('Server-Requested Wait -5 (number)', { options: { serverWait: V } }, -5, 100, 'Parameter "Server-Requested Wait" must be a number of milliseconds of 0 or more, got -5 (item {item})'),
+	backoff('Obey Server Retry Hints `"yes"`', { options: { obeyServerHints: V } }, 'yes', true, 'Parameter "Obey Server Retry Hints" must be true or false, got "yes" (item {item})'),
 	backoff('Backoff Field empty', { options: { stateField: V } }, ' ', '_backoff', 'Parameter "Backoff Field" must not be empty: the node keeps the attempt number there (item {item})'),
 ];
 
@@ -104,7 +107,9 @@ export type ServerOutcome =
 	/** Obeyed: the retry does not go out before the instant the server named. */
 	| { kind: 'obeyed'; header: string }
 	/** Too long: no wait, the item is handed on with the server's wait (error output / Give up). */
-	| { kind: 'too-long' };
+	| { kind: 'too-long' }
+	/** Final: the status (or the server's own word) says no retry; one request, no wait. */
+	| { kind: 'final' };
 
 export interface ServerCase {
 	node: NodeName;
@@ -112,6 +117,8 @@ export interface ServerCase {
 	status: number;
 	/** Headers of the first response, built at the moment it is sent (dates are relative to it). */
 	headers: (nowMs: number) => Record<string, string | string[]>;
+	/** The first response's body (objects are sent as JSON). */
+	body?: string | object;
 	outcome: ServerOutcome;
 	/** For `obeyed`: the instant asked for, from the headers and the moment they were sent. */
 	askedAt?: (nowMs: number) => number;
@@ -129,6 +136,17 @@ const retryAfter = (node: NodeName, input: string, value: string | string[] | ((
 const BACKOFF: ServerOutcome = { kind: 'backoff' };
 const TOO_LONG: ServerOutcome = { kind: 'too-long' };
 const OBEYED: ServerOutcome = { kind: 'obeyed', header: 'retry-after' };
+const FINAL: ServerOutcome = { kind: 'final' };
+/** A server-side case: `status` answered first with `headers` and `body`. */
+const answer = (node: NodeName, input: string, status: number, headers: Record<string, string | string[]>, outcome: ServerOutcome, extra: Partial<ServerCase> = {}): ServerCase => ({
+	node,
+	input,
+	status,
+	headers: () => headers,
+	outcome,
+	...extra,
+});
+const FOUR_HUNDRED_DIGITS = '9'.repeat(400);
 /** An HTTP-date `s` seconds after `nowMs`, rounded up to a whole second (HTTP-dates have no milliseconds). */
 const httpDateIn = (nowMs: number, s: number) => new Date(Math.ceil(nowMs / 1000) * 1000 + s * 1000).toUTCString();
 const R = 'Resilient HTTP Request';
@@ -154,10 +172,39 @@ export const SERVER_CASES: ServerCase[] = [
 	{ node: R, input: '429 with `X-RateLimit-Reset: -5`', status: 429, headers: () => ({ 'x-ratelimit-reset': '-5' }), outcome: BACKOFF },
 	{ node: R, input: '429 with `RateLimit-Reset: abc`', status: 429, headers: () => ({ 'ratelimit-reset': 'abc' }), outcome: BACKOFF },
 	{ node: R, input: '429 with `RateLimit: "default";r=0;t=1e400`', status: 429, headers: () => ({ ratelimit: '"default";r=0;t=1e400' }), outcome: BACKOFF },
+	answer(R, '`x-should-retry` empty (503)', 503, { 'x-should-retry': '' }, BACKOFF),
+	answer(R, '`x-should-retry: yes` (503): no hint, the status list', 503, { 'x-should-retry': 'yes' }, BACKOFF),
+	answer(R, '`x-should-retry: 1` (400): no hint, the status list', 400, { 'x-should-retry': '1' }, FINAL),
+	answer(R, '`x-should-retry: true` with `Stripe-Should-Retry: false` (503): both hints, "no" wins', 503, { 'x-should-retry': 'true', 'stripe-should-retry': 'false' }, FINAL),
+	answer(R, 'two `x-should-retry` lines (`true`, `false`): Node folds them into `true, false`, no hint', 503, { 'x-should-retry': ['true', 'false'] }, BACKOFF),
+	answer(R, '`Stripe-Should-Retry: false ` with a trailing space (500)', 500, { 'stripe-should-retry': 'false ' }, FINAL),
+	answer(R, '429 with `X-RateLimit-Retry-After: -1`', 429, { 'x-ratelimit-retry-after': '-1' }, BACKOFF),
+	answer(R, '429 with `X-RateLimit-Retry-After: abc`', 429, { 'x-ratelimit-retry-after': 'abc' }, BACKOFF),
+	answer(R, '429 with `X-RateLimit-Retry-After` empty', 429, { 'x-ratelimit-retry-after': '' }, BACKOFF),
+	answer(R, '429 with `X-RateLimit-Retry-After` of 400 digits', 429, { 'x-ratelimit-retry-after': FOUR_HUNDRED_DIGITS }, TOO_LONG),
+	{ node: R, input: '429 with `X-RateLimit-Retry-After: 2`', status: 429, headers: () => ({ 'x-ratelimit-retry-after': '2' }), outcome: { kind: 'obeyed', header: 'x-ratelimit-retry-after' }, askedAt: (now) => now + 2000 },
+	answer(R, '429 with `zendesk-ratelimit-tickets-index: total=100; remaining=0; resets=-1`', 429, { 'zendesk-ratelimit-tickets-index': 'total=100; remaining=0; resets=-1' }, BACKOFF),
+	answer(R, '429 with `zendesk-ratelimit-tickets-index: …; remaining=0; resets=abc`', 429, { 'zendesk-ratelimit-tickets-index': 'total=100; remaining=0; resets=abc' }, BACKOFF),
+	answer(R, '429 with `zendesk-ratelimit-tickets-index: …; remaining=0; resets=` of 400 digits', 429, { 'zendesk-ratelimit-tickets-index': `total=100; remaining=0; resets=${FOUR_HUNDRED_DIGITS}` }, TOO_LONG),
+	answer(R, '429 with a JSON body `retry_after: -1`', 429, {}, BACKOFF, { body: { retry_after: -1 } }),
+	answer(R, '429 with a JSON body `retry_after: "abc"`', 429, {}, BACKOFF, { body: { retry_after: 'abc' } }),
+	answer(R, '429 with a JSON body `retry_after: null`', 429, {}, BACKOFF, { body: { retry_after: null } }),
+	answer(R, '429 with a JSON body `retry_after: 1e308`', 429, {}, TOO_LONG, { body: { retry_after: 1e308 } }),
+	answer(R, '429 with a JSON body `parameters.retry_after: "soon"`', 429, {}, BACKOFF, { body: { parameters: { retry_after: 'soon' } } }),
+	answer(R, '429 with a text body `retry_after: 5` (not JSON)', 429, { 'content-type': 'text/plain' }, BACKOFF, { body: 'retry_after: 5' }),
+	{ node: R, input: '429 with a JSON body `retry_after: 2`', status: 429, headers: () => ({}), body: { retry_after: 2 }, outcome: { kind: 'obeyed', header: 'body.retry_after' }, askedAt: (now) => now + 2000 },
+	answer(R, '403 with `x-ratelimit-remaining: abc`: no rate-limit evidence', 403, { 'x-ratelimit-remaining': 'abc', 'x-ratelimit-reset': '1' }, FINAL),
+	answer(R, '403 with `retry-after: abc`: no rate-limit evidence', 403, { 'retry-after': 'abc' }, FINAL),
+	answer(R, '413 with `Retry-After: -1`: no wait, so final', 413, { 'retry-after': '-1' }, FINAL),
 	retryAfter(B, 'Retry-After `-1` (full response)', '-1', BACKOFF),
 	retryAfter(B, 'Retry-After `abc` (full response)', 'abc', BACKOFF),
 	retryAfter(B, 'Retry-After `Infinity` (full response)', 'Infinity', BACKOFF),
 	retryAfter(B, 'Retry-After a date in 1970 (full response)', 'Thu, 01 Jan 1970 00:00:00 GMT', BACKOFF),
 	retryAfter(B, 'Retry-After a date in year 9999 (full response)', 'Fri, 31 Dec 9999 23:59:59 GMT', TOO_LONG),
 	retryAfter(B, 'Retry-After `2` (full response)', '2', OBEYED, (now) => now + 2000),
+	answer(B, '`x-should-retry: maybe` (503, full response): no hint', 503, { 'x-should-retry': 'maybe' }, BACKOFF),
+	answer(B, '`x-should-retry: false` (503, full response)', 503, { 'x-should-retry': 'false' }, FINAL),
+	answer(B, 'a JSON body `retry_after: -1` (429, full response)', 429, {}, BACKOFF, { body: { retry_after: -1 } }),
+	answer(B, 'a JSON body `retry_after: 1e308` (429, full response)', 429, {}, TOO_LONG, { body: { retry_after: 1e308 } }),
+	{ node: B, input: 'a JSON body `retry_after: 2` (429, full response)', status: 429, headers: () => ({}), body: { retry_after: 2 }, outcome: { kind: 'obeyed', header: 'body.retry_after' }, askedAt: (now) => now + 2000 },
 ];

@@ -58,11 +58,15 @@ export class CredentialTypeRegistry implements ICredentialTypes {
 type RequestOptionGroup = Record<string, unknown>;
 
 export class InMemoryCredentialsHelper extends ICredentialsHelper {
+	/** A copy: what n8n writes back during a run (OAuth2 tokens) stays in this run. */
+	private readonly data: CredentialDataMap;
+
 	constructor(
 		private readonly types: CredentialTypeRegistry,
-		private readonly data: CredentialDataMap,
+		data: CredentialDataMap,
 	) {
 		super();
+		this.data = structuredClone(data);
 	}
 
 	getParentTypes(name: string): string[] {
@@ -111,16 +115,31 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		return requestOptions as IHttpRequestOptions;
 	}
 
-	/** Tokens/expirable credentials are out of scope: nothing to refresh. */
+	/**
+	 * Mirrors n8n's CLI CredentialsHelper.preAuthentication: a type with an expirable field and a
+	 * `preAuthentication` fetches its token when the field is empty or the token expired (a 401),
+	 * and the token is stored for the next read.
+	 */
 	async preAuthentication(
-		_helpers: IHttpRequestHelper,
-		_credentials: ICredentialDataDecryptedObject,
-		_typeName: string,
+		helpers: IHttpRequestHelper,
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
 		_node: INode,
-		_credentialsExpired: boolean,
+		credentialsExpired: boolean,
 	): Promise<ICredentialDataDecryptedObject | undefined> {
-		return undefined;
+		const type = this.types.getByName(typeName);
+		const expirable = type.properties.find((p) => p.type === 'hidden' && p.typeOptions?.expirable === true);
+		if (!expirable || typeof type.preAuthentication !== 'function') return undefined;
+		if (credentials[expirable.name] !== '' && credentials[expirable.name] !== undefined && !credentialsExpired) return undefined;
+		const output = await type.preAuthentication.call(helpers, credentials);
+		if (output[expirable.name] === undefined) return undefined;
+		this.data[typeName] = { ...this.data[typeName], ...output } as ICredentialDataDecryptedObject;
+		this.preAuthentications.push(typeName);
+		return Object.assign(credentials, output);
 	}
+
+	/** The credential types whose token preAuthentication fetched during the run, in order. */
+	readonly preAuthentications: string[] = [];
 
 	async runPreAuthentication(
 		_helpers: IHttpRequestHelper,
@@ -149,7 +168,14 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 
 	async updateCredentials(): Promise<void> {}
 
-	async updateCredentialsOauthTokenData(): Promise<void> {}
+	/** As n8n's database does: the token n8n fetched or refreshed is what the next read returns. */
+	async updateCredentialsOauthTokenData(_nodeCredentials: INodeCredentialsDetails, type: string, data: ICredentialDataDecryptedObject): Promise<void> {
+		this.data[type] = { ...this.data[type], oauthTokenData: structuredClone(data.oauthTokenData) };
+		this.oauthTokenUpdates.push(type);
+	}
+
+	/** The credential types whose OAuth2 token n8n stored during the run, in order (a fetch or a refresh each). */
+	readonly oauthTokenUpdates: string[] = [];
 
 	getCredentialsProperties(type: string): INodeProperties[] {
 		const parents = this.getParentTypes(type).reverse();

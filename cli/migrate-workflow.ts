@@ -1,0 +1,166 @@
+/**
+ * Rewrites an exported n8n workflow: each HTTP Request node (v3 to v4.x) becomes a Resilient HTTP
+ * Request node with the same name, position, parameters, credentials and settings; Retry On Fail
+ * is turned off and carried over (its tries become Max Attempts, its wait Base Delay). What cannot
+ * be carried over keeps the node as HTTP Request, with the reason; what behaves differently is
+ * noted. Pure: no files, no n8n.
+ */
+import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
+import { isGenericAuthType } from '../nodes/ResilientHttpRequest/descriptions/auth.description';
+import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/generated/predefined-credentials';
+
+export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';
+export const RESILIENT_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequest';
+export const RESILIENT_VERSION = 1;
+/** AI tool nodes that call HTTP APIs: not migrated (they are a different node, with a tool description). */
+const TOOL_TYPES = ['n8n-nodes-base.httpRequestTool', '@n8n/n8n-nodes-langchain.toolHttpRequest'];
+
+type Json = Record<string, unknown>;
+
+export interface WorkflowNode extends Json {
+	name: string;
+	type: string;
+	typeVersion: number;
+	parameters?: Json;
+}
+
+export interface NodeReport {
+	node: string;
+	/** migrated: now a Resilient HTTP Request node; kept: left as it was, with the reasons. */
+	action: 'migrated' | 'kept';
+	/** What the command changed (migrated) or why it did not (kept). */
+	changes: string[];
+	/** Where the node behaves differently from before, and what to do about it. */
+	notes: string[];
+}
+
+export interface MigrationResult {
+	workflow: Json & { nodes: WorkflowNode[] };
+	nodes: NodeReport[];
+	/** Said once per workflow with a migrated node. */
+	notes: string[];
+}
+
+const PREDEFINED = new Set(PREDEFINED_CREDENTIAL_TYPES.map((t) => t.name));
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export function isWorkflow(value: unknown): value is Json & { nodes: WorkflowNode[] } {
+	return isObject(value) && Array.isArray(value.nodes) && isObject(value.connections);
+}
+
+/** Why the node must stay an HTTP Request node, if it must. */
+function blockers(node: WorkflowNode): string[] {
+	const found: string[] = [];
+	const parameters = node.parameters ?? {};
+	const options = isObject(parameters.options) ? parameters.options : {};
+	const pagination = isObject(options.pagination) && isObject(options.pagination.pagination) ? options.pagination.pagination : undefined;
+	if (pagination && (pagination.paginationMode ?? 'updateAParameterInEachRequest') !== 'off') {
+		found.push('Options > Pagination is not supported by Resilient HTTP Request yet');
+	}
+	const authentication = parameters.authentication ?? 'none';
+	if (authentication === 'predefinedCredentialType') {
+		const type = parameters.nodeCredentialType;
+		if (typeof type !== 'string' || type.startsWith('=') || !PREDEFINED.has(type)) {
+			found.push(`the credential type ${JSON.stringify(type ?? '')} is not one Resilient HTTP Request offers (it offers the ${PREDEFINED.size} types HTTP Request offers in n8n 2.41.1)`);
+		}
+	} else if (authentication === 'genericCredentialType') {
+		if (!isGenericAuthType(parameters.genericAuthType)) found.push(`the generic auth type ${JSON.stringify(parameters.genericAuthType ?? '')} is not one Resilient HTTP Request supports`);
+	} else if (authentication !== 'none') {
+		found.push(`Authentication ${JSON.stringify(authentication)} is not one Resilient HTTP Request supports`);
+	}
+	return found;
+}
+
+/** n8n's own reading of Retry On Fail (n8n-core 2.41.1, WorkflowExecute.getRetryParams): 2 to 5 tries, 0 to 5000 ms, 0 meaning 1000. */
+function retryOnFailOf(node: WorkflowNode): { tries: number; waitMs: number } {
+	const tries = Math.min(5, Math.max(2, Number(node.maxTries) || 3));
+	const waitMs = Math.min(5000, Math.max(0, Number(node.waitBetweenTries) || 1000));
+	return { tries, waitMs };
+}
+
+function duplicateQueryNames(parameters: Json): string[] {
+	const entries = isObject(parameters.queryParameters) && Array.isArray(parameters.queryParameters.parameters) ? (parameters.queryParameters.parameters as Json[]) : [];
+	const names = entries.map((e) => String(e.name ?? '')).filter(Boolean);
+	return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
+}
+
+function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeReport } {
+	const version = Number(node.typeVersion);
+	const parameters: Json = structuredClone(node.parameters ?? {});
+	const options: Json = isObject(parameters.options) ? parameters.options : {};
+	const changes: string[] = [`type ${HTTP_REQUEST_TYPE} v${version} -> ${RESILIENT_TYPE} v${RESILIENT_VERSION}`];
+	const notes: string[] = [];
+	const migrated: WorkflowNode = { ...structuredClone(node), type: RESILIENT_TYPE, typeVersion: RESILIENT_VERSION, parameters };
+
+	if (node.retryOnFail === true) {
+		const { tries, waitMs } = retryOnFailOf(node);
+		delete migrated.retryOnFail;
+		delete migrated.maxTries;
+		delete migrated.waitBetweenTries;
+		parameters.maxAttempts = tries;
+		parameters.retryOptions = { ...(isObject(parameters.retryOptions) ? parameters.retryOptions : {}), baseDelay: waitMs };
+		changes.push(`Retry On Fail turned off; its ${tries} tries became Max Attempts ${tries}, its wait of ${waitMs} ms Base Delay ${waitMs} ms (later waits double, with jitter, up to Max Delay)`);
+	} else {
+		notes.push(`retries now: Max Attempts ${RETRY_DEFAULTS.maxAttempts} (the node's default) where the node made one attempt; set Max Attempts to 1 for none`);
+	}
+
+	// HTTP Request v3 follows no redirect unless told to; v4 and this node follow them by default
+	const redirect = isObject(options.redirect) && isObject(options.redirect.redirect) ? options.redirect.redirect : undefined;
+	if (version < 4 && redirect?.followRedirects === undefined) {
+		options.redirect = { redirect: { ...(redirect ?? {}), followRedirects: false } };
+		parameters.options = options;
+		changes.push('Options > Redirects > Follow Redirects set to off, as HTTP Request v3 did by default');
+	}
+	if (version < 4.4 && (parameters.authentication ?? 'none') !== 'none' && options.sendCredentialsOnCrossOriginRedirect === undefined) {
+		notes.push(`credentials no longer follow a redirect to another origin (HTTP Request before v4.4 sent them): set Options > Send Credentials on Cross-Origin Redirect to keep that`);
+	}
+	if (options.timeout !== undefined) {
+		const timeout = Number(options.timeout);
+		const retryOptions = isObject(parameters.retryOptions) ? parameters.retryOptions : {};
+		const attemptTimeout = Number(retryOptions.attemptTimeout ?? RETRY_DEFAULTS.attemptTimeoutMs);
+		if (Number.isFinite(timeout) && attemptTimeout > 0 && timeout > attemptTimeout) {
+			parameters.retryOptions = { ...retryOptions, attemptTimeout: timeout };
+			changes.push(`Attempt Timeout set to the node's Timeout, ${timeout} ms (each attempt must be allowed as long as one request was)`);
+		}
+	} else {
+		notes.push(`each attempt is bounded by Attempt Timeout (${RETRY_DEFAULTS.attemptTimeoutMs / 1000} s) where HTTP Request waited up to 5 minutes for an answer: raise it for slow APIs (LLMs, reports)`);
+	}
+	const method = String(parameters.method ?? 'GET').toUpperCase();
+	if ((method === 'POST' || method === 'PATCH') && parameters.idempotencyKeyMode === undefined) {
+		notes.push(`${method} is retried only when it provably never reached the server or got a 429: set Idempotency Key (Generate, or From Expression with an id) if the API honours one`);
+	}
+	if (version < 4.3) {
+		const repeated = duplicateQueryNames(parameters);
+		if (repeated.length > 0) notes.push(`query parameters named more than once (${repeated.join(', ')}) are all sent, where HTTP Request before v4.3 sent the last one only`);
+	}
+	return { node: migrated, report: { node: node.name, action: 'migrated', changes, notes } };
+}
+
+export function migrateWorkflow(workflow: Json & { nodes: WorkflowNode[] }): MigrationResult {
+	const reports: NodeReport[] = [];
+	const nodes = workflow.nodes.map((node) => {
+		if (TOOL_TYPES.includes(node.type)) {
+			reports.push({ node: node.name, action: 'kept', changes: ['an AI tool node (HTTP Request Tool): not migrated by this command'], notes: [] });
+			return node;
+		}
+		if (node.type !== HTTP_REQUEST_TYPE) return node;
+		if (Number(node.typeVersion) < 3) {
+			reports.push({ node: node.name, action: 'kept', changes: [`HTTP Request v${node.typeVersion} has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate`], notes: [] });
+			return node;
+		}
+		const blocked = blockers(node);
+		if (blocked.length > 0) {
+			reports.push({ node: node.name, action: 'kept', changes: blocked, notes: [] });
+			return node;
+		}
+		const { node: migrated, report } = migrateNode(node);
+		reports.push(report);
+		return migrated;
+	});
+	const migratedAny = reports.some((r) => r.action === 'migrated');
+	const notes = migratedAny
+		? ['each item a migrated node outputs carries its retry story in the field _retry (Retry Story Field; empty it to keep the items as before)']
+		: [];
+	return { workflow: { ...workflow, nodes }, nodes: reports, notes };
+}
