@@ -38,6 +38,8 @@ export RH_E2E_PIDFILE="$RH_E2E_TMP/pids"
 # in the PID file; each leads its own process group (n8n + its task runner).
 cleanup() {
   local pid
+  # after a green run the folder (and the PID file) is already gone: nothing left to stop
+  [ -f "$RH_E2E_PIDFILE" ] || return 0
   while read -r pid; do
     [ -n "$pid" ] || continue
     if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q n8n; then
@@ -56,5 +58,5 @@ started=$(date +%s)
 status=0
 node --test --test-concurrency="${E2E_CONCURRENCY:-1}" "${files[@]}" || status=$?
 echo "[e2e] ${#files[@]} file(s) in $(( $(date +%s) - started )) s, exit $status (user folders: $RH_E2E_TMP)"
-if [ "$status" = 0 ] && [ "$own_tmp" = 1 ]; then cleanup; rm -rf "$RH_E2E_TMP"; fi
+if [ "$status" = 0 ] && [ "$own_tmp" = 1 ]; then cleanup; rm -rf "$RH_E2E_TMP"; trap - EXIT; fi
 exit "$status"
