@@ -111,8 +111,13 @@ export interface Step<T> {
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
 function holdOf(params: TrafficParams): BreakerParams | undefined {
-	return params.hold ? { ...params.hold, probeTimeoutMs: params.hold.probeTimeoutMs ?? params.leaseMs } : undefined;
+	if (!params.hold) return undefined;
+	// once per params object: every step of every request asks (params are never mutated)
+	let hold = holdParamsCache.get(params);
+	if (!hold) holdParamsCache.set(params, (hold = { ...params.hold, probeTimeoutMs: params.hold.probeTimeoutMs ?? params.leaseMs }));
+	return hold;
 }
+const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
 
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
@@ -121,10 +126,22 @@ export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData 
 	return { window: freshWindow(params.window), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: nowMs };
 }
 
+/**
+ * A deep copy of plain JSON (the state is nothing else). Every request steps its API's state twice,
+ * so this is on the hot path: structuredClone is several times slower for objects this small.
+ */
+function copyJson<T>(value: T): T {
+	if (typeof value !== 'object' || value === null) return value;
+	if (Array.isArray(value)) return value.map(copyJson) as T;
+	const copy: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
+	return copy as T;
+}
+
 /** A copy at `nowMs`: forgotten when idle long enough, expired leases given up. */
 function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
 	if (!data || nowMs >= trafficForgetAt(data, params)) return freshTraffic(params, nowMs);
-	const next = structuredClone(data);
+	const next = copyJson(data);
 	next.leases = next.leases.filter(([, expiresAt]) => expiresAt > nowMs);
 	if (next.pausedUntil <= nowMs) {
 		next.pausedUntil = 0;
@@ -242,7 +259,7 @@ export function trafficForgetAt(data: TrafficData, params: TrafficParams): numbe
 		data.touchedAt + TRAFFIC_MEMORY_MS,
 		data.pausedUntil,
 		rateForgetAt(data.rate),
-		...data.leases.map(([, expiresAt]) => expiresAt),
+		data.leases.reduce((latest, [, expiresAt]) => Math.max(latest, expiresAt), -Infinity),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);
