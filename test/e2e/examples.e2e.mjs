@@ -98,7 +98,7 @@ describe('example workflows in real n8n (packed tarball)', () => {
 		}
 	});
 
-	test('02 rate-limited API: every contact sees [429, 200], retried no earlier than Retry-After, sent in batches of 2 every 500 ms', async () => {
+	test('02 rate-limited API: every contact sees [429, 200], retried no earlier than Retry-After; each 429 pauses the API; batches of 2 every 500 ms at most', async () => {
 		const results = await run('ex2');
 		const server = upstream.ex2;
 		assert.equal(server.log.length, 20, 'ten contacts, two requests each');
@@ -115,20 +115,24 @@ describe('example workflows in real n8n (packed tarball)', () => {
 			// the 429 asked for 1 s; the node never came back earlier (server's clock)
 			const waited = requests[1].time - requests[0].time;
 			assert.ok(waited >= 1000, `${path}: retried ${waited} ms after the 429`);
-			assert.ok(waited < 3000, `${path}: retried only ${waited} ms after the 429 (Retry-After: 1)`);
 			firstRequests.push(requests[0]);
 		}
-
-		// batching: contacts 2k+1 and 2k+2 start together, the next pair 500 ms later
+		// a 429 pauses the whole API for its Retry-After, not only its item: after each 429, nothing
+		// reaches the server for a second but the requests already on their way (sent before the 429
+		// came back: they arrive within a few ms of it)
+		for (const limited of server.log.filter((e) => e.status === 429)) {
+			const during = server.log.filter((e) => e.time > limited.time + 150 && e.time < limited.time + 1000);
+			assert.deepEqual(during.map((e) => `${e.path} +${e.time - limited.time} ms`), [], `the pause after ${limited.path}'s 429`);
+		}
+		// batching still spaces the starts: contacts 2k+1 and 2k+2 are one batch, the next one at least
+		// 500 ms later in the node (later when a pause holds it)
 		const batches = [0, 1, 2, 3, 4].map((k) => firstRequests.slice(2 * k, 2 * k + 2));
-		for (const [a, b] of batches) assert.ok(Math.abs(b.time - a.time) < 250, `${a.path} and ${b.path} are one batch`);
 		for (let k = 1; k < batches.length; k++) {
 			const previousStart = Math.min(...batches[k - 1].map((e) => e.time));
 			const start = Math.min(...batches[k].map((e) => e.time));
 			// the pause runs from the previous batch's start in the node; a request takes some ms to
 			// reach the server (the first of the run longer), hence the tolerance on this clock
 			assert.ok(start - previousStart >= 400, `batch ${k + 1} started ${start - previousStart} ms after batch ${k}`);
-			assert.ok(Math.max(...batches[k - 1].map((e) => e.time)) < start, `batch ${k + 1} after batch ${k}`);
 		}
 		assert.ok(batches[4][0].time - batches[0][0].time >= 2000 - 100, 'four pauses of 500 ms');
 

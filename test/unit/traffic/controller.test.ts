@@ -227,10 +227,16 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
 	});
 
-	it('a throttle with fewer than 2 accepted requests in the last second teaches nothing (the pause does the job)', () => {
-		const api = new Api(params());
+	it('a throttle with fewer than 10 accepted requests in the last second teaches nothing (the pause does the job)', () => {
+		const api = new Api(params({ hold: undefined }));
 		api.call(T0, throttled(1000));
+		for (let k = 0; k < 9; k++) api.call(T0 + 2000 + k * 50, OK);
+		api.call(T0 + 2500, throttled(1000));
 		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
+		// the tenth success in that second makes it a rate worth learning
+		for (let k = 0; k < 10; k++) api.call(T0 + 4000 + k * 50, OK);
+		api.call(T0 + 4600, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toHaveLength(1);
 	});
 });
 

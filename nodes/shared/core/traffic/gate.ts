@@ -48,7 +48,9 @@ export type GateResult =
  * `concurrency` wait in one queue); a first request makes room in the budget.
  */
 function queueOf(key: string, reason: WaitReason): string {
-	return reason === 'budget' ? `${key}|budget` : `${key}|slot`;
+	if (reason === 'budget') return `${key}|budget`;
+	if (reason === 'paused') return `${key}|paused`;
+	return `${key}|slot`;
 }
 
 /** A wait that ends at a known time lasts that long, plus a little spread so waiters do not return in one wave. */
@@ -94,6 +96,8 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
 			// a first request raises the budget's limit: a retry waiting for it may fit now
 			if (!request.retry) ctx.waiters.wake(queueOf(ctx.key, 'budget'));
+			// the pause is over: the request that has waited longest for it goes next, then the next
+			ctx.waiters.wake(queueOf(ctx.key, 'paused'));
 			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
 		}
 		const { until } = admission;
@@ -107,7 +111,12 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere)
 		const target = until !== undefined ? until + spread(until - now, () => runtime.random()) : Infinity;
 		const limit = Math.min(target, limits.deadlineAt ?? Infinity);
-		if (admission.wake === 'time') {
+		if (admission.reason === 'paused') {
+			// in line, oldest first: when the pause ends the first request through wakes the one that
+			// has waited longest, and so on, so that requests which arrived during the pause (new
+			// items) do not go before the retries the pause held back, and whose 429 may pause it again
+			await ctx.waiters.wait(queueOf(ctx.key, 'paused'), Math.max(0, limit - now), (ms, fire) => runtime.startTimer(ms, fire), signal);
+		} else if (admission.wake === 'time') {
 			try {
 				await runtime.sleep(Math.max(0, limit - now), signal);
 			} catch {

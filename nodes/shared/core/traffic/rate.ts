@@ -32,8 +32,12 @@ export const RATE_LEARNING = Object.freeze({
 	growthPerSecond: 0.05,
 	/** A learned limit is dropped after this long without a throttle. */
 	forgetAfterMs: 20_000,
-	/** Fewer successes than this in the second before a throttle teach nothing. */
-	minimumSample: 2,
+	/**
+	 * Fewer successes than this in the second before a throttle teach nothing: a 429 at a low rate
+	 * is a quota or a per-resource limit (its pause handles it), and a pace learned from two
+	 * requests would slow the API to two a second for the next 20 s.
+	 */
+	minimumSample: 10,
 });
 
 export interface RateData {
