@@ -1,5 +1,5 @@
 /**
- * Scenario 6, state size: the in-memory store of the traffic controllers meets many distinct APIs
+ * Scenario 7, state size: the in-memory store of the traffic controllers meets many distinct APIs
  * (a first request answered with a failure each: a budget count, a hold streak, a learned window).
  * Heap growth after a full GC, keys kept against the bound, evictions; and the same without a
  * bound that bites, for scale.
