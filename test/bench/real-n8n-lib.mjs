@@ -24,7 +24,10 @@ export const SETTINGS = {
 	rateExecutions: ['BENCH_QUEUE_RATE_EXECUTIONS', 300, 5000],
 	rateLimitRps: ['BENCH_QUEUE_RATE_LIMIT', 20, 1000],
 	workers: ['BENCH_QUEUE_WORKERS', 2, 8],
-	workerConcurrency: ['BENCH_QUEUE_WORKER_CONCURRENCY', 100, 1000],
+	/** Each execution holds a slot while it waits at the barrier: workers x this >= executions. */
+	workerConcurrency: ['BENCH_QUEUE_WORKER_CONCURRENCY', 200, 1000],
+	/** The barrier opens early when no execution reached it for this long (n8n stalled, calls failed). */
+	barrierIdleMs: ['BENCH_QUEUE_BARRIER_IDLE_MS', 20_000, 300_000],
 	/** A row whose executions have not all finished by then is stopped and counted as it stands. */
 	rowTimeoutMs: ['BENCH_ROW_TIMEOUT_MS', 150_000, 600_000],
 };
@@ -45,6 +48,11 @@ export function readSettings(environment = process.env) {
 	const unknown = scenarios.filter((s) => s !== 'webhook' && s !== 'queue');
 	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists webhook and/or queue, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
+	const slots = settings.workers * settings.workerConcurrency;
+	const most = Math.max(settings.queueExecutions, settings.rateExecutions);
+	if (settings.scenarios.has('queue') && slots < most) {
+		throw new Error(`queue mode: ${settings.workers} workers x concurrency ${settings.workerConcurrency} = ${slots} slots, fewer than the ${most} executions that wait at the barrier together (raise BENCH_QUEUE_WORKER_CONCURRENCY)`);
+	}
 	return settings;
 }
 
@@ -103,6 +111,11 @@ export async function startUpstream() {
 		server: async (options = {}) => (await call('server', options)).url,
 		/** 503 on /outage from now on for durationMs; resolves the epoch ms it ends at. */
 		outage: async (url, durationMs) => (await call('outage', { url, durationMs })).until,
+		/**
+		 * Resolves { openedAt, arrived, timedOut } when `expected` requests wait at the barrier `name`
+		 * of server `url` (or none came for idleMs); the outage { url, durationMs } starts then.
+		 */
+		barrier: async (url, name, { expected, idleMs, outage }) => await call('barrier', { url, name, expected, idleMs, outage }),
 		/** The server's requests since the last take: [{ key, exec, status, time }]. */
 		take: async (url) => (await call('take', { url })).entries,
 		close: async () => {
@@ -121,8 +134,11 @@ export const RETRY_ON_FAIL_DEFAULT = { maxTries: 3, waitBetweenTries: 1000 };
 export const RETRY_ON_FAIL_MAX = { maxTries: 5, waitBetweenTries: 5000 };
 export const RESILIENT_HTTP = 'n8n-nodes-resilient-http.resilientHttpRequest';
 
+/** The webhook's item key, read from the Webhook node (a Barrier node may stand between). */
+const keyOf = (webhookName) => `$('${webhookName}').item.json.body.key`;
+
 /** The request of item `key` in execution $execution.id: the upstream logs both. */
-const urlExpression = (base, route) => `={{ "${base}/${route}/" + $json.body.key + "?exec=" + $execution.id }}`;
+const urlExpression = (base, route, webhookName) => `={{ "${base}/${route}/" + ${keyOf(webhookName)} + "?exec=" + $execution.id }}`;
 
 /**
  * The HTTP node of a row: n8n's HTTP Request 4.2 with Retry On Fail (the node stops the workflow
@@ -130,7 +146,7 @@ const urlExpression = (base, route) => `={{ "${base}/${route}/" + $json.body.key
  * defaults (it stops the workflow on error too), optionally with Shared State = Redis.
  */
 export function httpNode(row, url, { redisCredential } = {}) {
-	const base = { id: `http-${row.slug}`, name: `HTTP ${row.slug}`, position: [300, row.index * 200] };
+	const base = { id: `http-${row.slug}`, name: `HTTP ${row.slug}`, position: [600, row.index * 200] };
 	if (row.kind === 'core') {
 		return {
 			...base,
@@ -155,12 +171,29 @@ export function httpNode(row, url, { redisCredential } = {}) {
 export const webhookPath = (workflowId, row) => `bench-${workflowId}-${row.slug}`.toLowerCase();
 
 /**
+ * n8n's HTTP Request waiting at the upstream's barrier (row.barrierUrl): every execution of the
+ * row reaches it, then all send their request together. No retry, a timeout longer than any wait.
+ */
+function barrierNode(row, webhookName) {
+	return {
+		id: `barrier-${row.slug}`,
+		name: `Barrier ${row.slug}`,
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [300, row.index * 200],
+		parameters: { method: 'GET', url: `={{ "${row.barrierUrl}/barrier/${row.slug}/" + ${keyOf(webhookName)} }}`, options: { timeout: 300_000 } },
+	};
+}
+
+/**
  * One workflow with a Webhook -> HTTP branch per row ({ slug, kind, retry?, url (the server),
- * route }): one import and one publish (each an n8n boot) for all rows of a scenario.
+ * route, barrierUrl? }): one import and one publish (each an n8n boot) for all rows of a scenario.
+ * With barrierUrl, a Barrier node stands between the two.
  */
 export function benchWorkflow(id, name, rows, options = {}) {
 	const nodes = [];
 	const connections = {};
+	const link = (from, to) => (connections[from.name] = { main: [[{ node: to.name, type: 'main', index: 0 }]] });
 	for (const row of rows) {
 		const webhook = {
 			id: `webhook-${row.slug}`,
@@ -171,9 +204,14 @@ export function benchWorkflow(id, name, rows, options = {}) {
 			webhookId: `${id}-${row.slug}`,
 			parameters: { httpMethod: 'POST', path: webhookPath(id, row), responseMode: 'onReceived', options: {} },
 		};
-		const http = httpNode(row, urlExpression(row.url, row.route), options);
+		const http = httpNode(row, urlExpression(row.url, row.route, webhook.name), options);
 		nodes.push(webhook, http);
-		connections[webhook.name] = { main: [[{ node: http.name, type: 'main', index: 0 }]] };
+		if (row.barrierUrl) {
+			const barrier = barrierNode(row, webhook.name);
+			nodes.push(barrier);
+			link(webhook, barrier);
+			link(barrier, http);
+		} else link(webhook, http);
 	}
 	return { id, name, active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
 }
@@ -254,9 +292,12 @@ function endTimes(rows, since) {
 	return rows.filter((r) => r.stoppedAt !== null).map((r) => r.stoppedAt - since);
 }
 
-/** A FleetRow of test/bench/real-n8n-results.ts. */
-export function fleetRow(row, executions, calls, rows, log) {
-	const ends = endTimes(rows, calls.firstCallAt);
+/**
+ * A FleetRow of test/bench/real-n8n-results.ts. Times count from `since`: the first call, or the
+ * barrier's opening when the row has one (the moment the fleet starts "at once").
+ */
+export function fleetRow(row, executions, calls, rows, log, since = calls.firstCallAt) {
+	const ends = endTimes(rows, since);
 	return {
 		slug: row.slug,
 		name: row.name,
@@ -271,9 +312,9 @@ export function fleetRow(row, executions, calls, rows, log) {
 	};
 }
 
-/** A RateRow of test/bench/real-n8n-results.ts. */
-export function rateRow(row, executions, limitRps, calls, rows, log) {
-	const ends = endTimes(rows, calls.firstCallAt);
+/** A RateRow of test/bench/real-n8n-results.ts; times from `since` as for fleetRow. */
+export function rateRow(row, executions, limitRps, calls, rows, log, since = calls.firstCallAt) {
+	const ends = endTimes(rows, since);
 	return {
 		slug: row.slug,
 		name: row.name,

@@ -12,14 +12,21 @@
  *   queueMode     n8n start + BENCH_QUEUE_WORKERS workers (PostgreSQL + Redis: RH_TEST_PG_URL,
  *                 RH_TEST_REDIS_URL; skipped without them), Shared State = Redis: the storm
  *                 (BENCH_QUEUE_EXECUTIONS, BENCH_QUEUE_OUTAGE_MS) and the rate limit
- *                 (BENCH_QUEUE_RATE_EXECUTIONS against BENCH_QUEUE_RATE_LIMIT requests/s).
+ *                 (BENCH_QUEUE_RATE_EXECUTIONS against BENCH_QUEUE_RATE_LIMIT requests/s). Here
+ *                 the executions of a row start together, as the engine's fleet does: n8n's main
+ *                 takes about 20-30 webhook calls a second on 2 cores, so a 3 s outage from the
+ *                 first call would meet only the first few dozen, and 300 executions trickling in
+ *                 at that pace would hardly exceed 20 requests/s. Each execution waits at a
+ *                 barrier (an HTTP Request to the upstream's /barrier, held until every execution
+ *                 of the row is there: it holds a worker slot, hence the workers' concurrency);
+ *                 the outage and the figures' times start when the barrier opens.
  *
  * Rows run one after another on one n8n (one cluster) per scenario: boots cost 5-20 s each. Every
  * row calls its own upstream server, so its own API origin: no two rows share a traffic controller.
  * A scenario that fails is written as { skipped: "failed: ..." } and the script exits 1.
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
@@ -73,42 +80,59 @@ const t0 = Date.now();
 const say = (message) => console.log(`[bench real-n8n ${((Date.now() - t0) / 1000).toFixed(1).padStart(6)} s] ${message}`);
 const details = { webhookFleet: [], queueMode: { storm: [], rateLimit: [] } };
 
-/** A log's text from `from` on (the handle keeps the last 100-200 kB: from the start when it was cut). */
-const logSince = (handle, from) => {
-	const text = handle.logs();
-	return text.length >= from ? text.slice(from) : text;
-};
+/** What an n8n process prints from now on, until stop() (the handle's logs() keeps only the last 100-200 kB). */
+function tapLogs(handle) {
+	let text = '';
+	const keep = (chunk) => (text += chunk);
+	handle.child.stdout.on('data', keep);
+	handle.child.stderr.on('data', keep);
+	return () => {
+		handle.child.stdout.off('data', keep);
+		handle.child.stderr.off('data', keep);
+		return text;
+	};
+}
 
 /**
- * One row: its upstream emptied (and down for outageMs, from now: the first call), the calls, the
- * executions awaited, the figures. `servers`: the n8n processes whose logs tell the node's story.
+ * One row: its upstream emptied and down for outageMs from the first call (from the barrier's
+ * opening, when the row has a barrier: then every execution waits there and all send their
+ * request together), the calls, the executions awaited, the figures. `servers`: the n8n processes
+ * whose logs tell the node's story.
  */
 async function runRow({ n8n, servers, client, userFolder, workflowId, upstream, row, executions, outageMs, settings, limitRps }) {
 	const afterId = await lastExecutionId(userFolder, workflowId);
 	await upstream.take(row.url);
-	const logFrom = servers.map((s) => s.logs().length);
-	if (outageMs) await upstream.outage(row.url, outageMs);
+	const taps = servers.map(tapLogs);
+	const outage = outageMs ? { url: row.url, durationMs: outageMs } : undefined;
+	const barrier = row.barrierUrl ? upstream.barrier(row.barrierUrl, row.slug, { expected: executions, idleMs: settings.barrierIdleMs, outage }) : undefined;
+	if (outage && !barrier) await upstream.outage(row.url, outageMs);
 	const calls = await fireWebhooks(n8n, webhookPath(workflowId, row), row.slug, executions, settings.webhookConcurrency);
 	if (calls.failed.length) say(`  ${row.slug}: ${calls.failed.length} webhook calls failed: ${JSON.stringify(calls.failed.slice(0, 5))}`);
+	const opened = barrier ? await barrier : undefined;
+	if (opened?.timedOut) say(`  ${row.slug}: the barrier opened with ${opened.arrived} of ${executions} executions (none came for ${settings.barrierIdleMs} ms)`);
+	const since = opened?.openedAt ?? calls.firstCallAt;
 	const expected = executions - calls.failed.length;
 	const { rows, timedOut } = await awaitExecutions(userFolder, workflowId, afterId, expected, { timeoutMs: settings.rowTimeoutMs, client, log: (m) => say(`  ${row.slug}: ${m}`) });
 	const log = await upstream.take(row.url);
-	const figures = limitRps ? rateRow(row, executions, limitRps, calls, rows, log) : fleetRow(row, executions, calls, rows, log);
+	if (row.barrierUrl) await upstream.take(row.barrierUrl);
+	const figures = limitRps ? rateRow(row, executions, limitRps, calls, rows, log, since) : fleetRow(row, executions, calls, rows, log, since);
 	const statuses = {};
 	for (const r of rows) statuses[r.status] = (statuses[r.status] ?? 0) + 1;
-	const trafficLog = trafficLogCounts(servers.map((s, i) => logSince(s, logFrom[i])).join('\n'));
+	const trafficLog = trafficLogCounts(taps.map((stop) => stop()).join('\n'));
 	const detail = {
 		slug: row.slug,
 		executionStatuses: statuses,
 		timedOut,
 		webhookCallsFailed: calls.failed.length,
-		requestsPerSecond: perSecond(log, calls.firstCallAt),
-		...(limitRps ? { status429PerSecond: perSecond(log, calls.firstCallAt, 429) } : { status503PerSecond: perSecond(log, calls.firstCallAt, 503) }),
+		...(opened ? { barrier: { ...opened, afterFirstCallMs: opened.openedAt - calls.firstCallAt } } : {}),
+		requestsPerSecond: perSecond(log, since),
+		...(limitRps ? { status429PerSecond: perSecond(log, since, 429) } : { status503PerSecond: perSecond(log, since, 503) }),
 		trafficLog,
 	};
 	say(
 		`  ${row.slug}: ${figures.succeeded}/${executions} succeeded, ${figures.requests} requests` +
-			(limitRps ? `, ${figures.status429} x 429, ${figures.durationMs} ms (ideal ${figures.idealMs})` : ` (${figures.amplification}x), retry peak ${figures.retryPeak100ms}/100 ms, calls over ${figures.callsSpreadMs} ms, done after ${figures.durationMs} ms`) +
+			(limitRps ? `, ${figures.status429} x 429, ${figures.durationMs} ms (ideal ${figures.idealMs})` : ` (${figures.amplification}x), retry peak ${figures.retryPeak100ms}/100 ms, done after ${figures.durationMs} ms`) +
+			`; calls over ${calls.lastAnswerAt - calls.firstCallAt} ms${opened ? `, barrier opened ${opened.openedAt - calls.firstCallAt} ms after the first call` : ''}` +
 			`; executions ${JSON.stringify(statuses)}${timedOut ? ' (TIMED OUT)' : ''}; node log ${JSON.stringify(trafficLog)}`,
 	);
 	return { figures, detail };
@@ -169,16 +193,21 @@ async function queueMode(settings, upstream) {
 	const workflowId = `rhBenchQueue${run.slice(0, 4)}`;
 	// a credential id of this run: its controllers' keys (origin | credential) are fresh in Redis
 	const redisCredential = { id: `rhBenchRedis${run.slice(0, 4)}`, name: 'Bench Redis' };
-	const storm = (await withServers(upstream, STORM_ROWS)).map((r) => ({ ...r, route: 'outage', slug: r.slug, group: 'storm' }));
+	// the barrier: a server of its own, so that its requests are no row's
+	const barrierUrl = await upstream.server();
+	const storm = (await withServers(upstream, STORM_ROWS)).map((r) => ({ ...r, route: 'outage', group: 'storm', barrierUrl }));
 	const rate = (await withServers(upstream, RATE_ROWS, (r) => ({ limitRps: settings.rateLimitRps, quotaHeaders: Boolean(r.quotaHeaders) }))).map((r) => ({
 		...r,
 		index: r.index + storm.length,
 		route: 'limited',
 		group: 'rate',
+		barrierUrl,
 	}));
 	// webhook paths and node names must differ between the two groups of rows in one workflow
 	const rows = [...storm.map((r) => ({ ...r, slug: `storm-${r.slug}`, reportSlug: r.slug })), ...rate.map((r) => ({ ...r, slug: `rate-${r.slug}`, reportSlug: r.slug }))];
 
+	// a port of an earlier run within the controller's memory (10 min) would inherit its state
+	await forgetControllers(redisUrl, rows.map((r) => r.url));
 	await withPg((pg) => pg.query(`CREATE DATABASE "${database}"`));
 	const redis = new URL(redisUrl);
 	let main;
@@ -232,12 +261,31 @@ async function queueMode(settings, upstream) {
 	}
 }
 
-/** n8n's keys of this run (queue, cache, pub/sub); the node's rh: keys expire by themselves. */
-async function deleteRedisKeys(redisUrl, patterns) {
+function redisClient(redisUrl) {
 	const Redis = requireFromN8n('ioredis');
 	const u = new URL(redisUrl);
 	const redis = new Redis({ host: u.hostname, port: Number(u.port || 6379), db: Number(u.pathname.slice(1) || 0), password: u.password ? decodeURIComponent(u.password) : undefined, lazyConnect: true, maxRetriesPerRequest: 1 });
 	redis.on('error', () => {});
+	return redis;
+}
+
+/**
+ * Drops the traffic controllers of these origins from Redis: the key the node derives for an
+ * unauthenticated request (nodes/ResilientHttpRequest/traffic-control.ts), under the store's rh: prefix.
+ */
+async function forgetControllers(redisUrl, urls) {
+	const redis = redisClient(redisUrl);
+	try {
+		const keys = urls.map((url) => `rh:traffic:api:${createHash('sha256').update(`origin:${new URL(url).origin}|none`).digest('hex').slice(0, 32)}`);
+		await redis.del(...keys);
+	} finally {
+		redis.disconnect();
+	}
+}
+
+/** n8n's keys of this run (queue, cache, pub/sub); the node's rh: keys expire by themselves. */
+async function deleteRedisKeys(redisUrl, patterns) {
+	const redis = redisClient(redisUrl);
 	try {
 		for (const pattern of patterns) {
 			for (let cursor = '0'; ; ) {
