@@ -65,9 +65,11 @@ const PAUSE_CALLS = 30;
 const PAUSE_S = 4;
 /** (ii) calls at once against an API down for OUTAGE_MS, whose 503s take LATENCY_MS (so that overlaps show). */
 const HOLD_CALLS = 40;
-// long enough for two failed probes (1 s, then 2 s after the first) after calls that trickle in over ~2 s
-const OUTAGE_MS = 6500;
-const LATENCY_MS = 300;
+// 503s slow enough that two workers' probes on schedules of their own would overlap; the outage
+// long enough for two failed probes (1 s, then 2 s after the first fails) after calls that
+// trickle in over ~2 s
+const LATENCY_MS = 800;
+const OUTAGE_MS = 8000;
 const CREDENTIAL = { id: 'rhQueueRedis0001', name: 'Queue Redis' };
 
 function branch(slug, y, upstreamUrl) {
@@ -322,7 +324,7 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	t.diagnostic(
 		`hold: executions per worker ${JSON.stringify(workers.map((_, w) => holdItems.filter((h) => h.execution.worker === w).length))}; upstream ${requests.length} requests ` +
 			`(${requests.filter((e) => e.status === 503).length} x 503: ${beforeHold.length} before the hold, ${failedProbes.length} failed probes); before the hold ${JSON.stringify(beforeHold.map(holdSpan))}; probes ${JSON.stringify(probes.map(holdSpan))}; ` +
-			`items held per worker ${JSON.stringify(heldBy)}; without the hold up to ${HOLD_CALLS * 5} requests`,
+			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; without the hold up to ${HOLD_CALLS * 5} requests`,
 	);
 	const waitedFor = {};
 	for (const h of holdItems) for (const r of h.story.history) for (const [why, ms] of Object.entries(r.traffic?.waitedFor ?? {})) waitedFor[why] = (waitedFor[why] ?? 0) + ms;
@@ -332,6 +334,10 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	assert.ok(failedProbes.length >= 2, `the outage outlasted at least two probes: ${JSON.stringify(probes.map(holdSpan))}`);
 	for (const [w, n] of heldBy.entries()) assert.ok(n > 0, `worker ${w + 1} held items while the API was down: ${JSON.stringify(heldBy)}`);
 	assert.deepEqual(overlaps.map(holdSpan), [], 'never two probes in flight at once (at the upstream), across both workers');
+	// one hold: each opening (the first, then one per failed probe) is logged once, by one worker
+	const downLogged = workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length);
+	assert.equal(downLogged.reduce((a, b) => a + b, 0), failedProbes.length + 1, `the API went down once and back down after each failed probe, logged once for both workers: ${JSON.stringify(downLogged)}`);
+	assert.equal(workers.reduce((n, w) => n + (w.logs().match(/answers again: the held requests come back/g) ?? []).length, 0), 1, 'the recovery logged once');
 	const storyProbes = holdItems
 		.flatMap((h) => h.story.history.filter((r) => r.traffic?.probe).map((r) => ({ from: Date.parse(r.startedAt), to: Date.parse(r.startedAt) + r.durationMs, key: h.item.key })))
 		.sort((a, b) => a.from - b.from);
