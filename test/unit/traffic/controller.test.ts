@@ -117,10 +117,39 @@ describe('traffic controller: the API pauses everyone', () => {
 		expect(api.admit(T0 + 2)).toMatchObject({ go: false, reason: 'paused', until: T0 + 1000, pausedBy: 'quota' });
 		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetMs: 900 } });
 		expect(api.admit(T0 + 500)).toMatchObject({ reason: 'paused', until: T0 + 903 });
-		expect(api.admit(T0 + 903).go).toBe(true);
+		const asker = api.admit(T0 + 903);
+		expect(asker.go).toBe(true);
+		// past the reset the count is unknown: the others wait for the answer of the one that asks
+		expect(api.admit(T0 + 904)).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', wake: 'change', until: T0 + 903 + 40_000 });
 		// a fresh quota after the reset lets requests go again
-		api.call(T0 + 904, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
-		expect(api.admit(T0 + 905).go).toBe(true);
+		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
+		expect(api.admit(T0 + 906).go).toBe(true);
+	});
+
+	it('past the reset, an answer without a quota ends the counting; an asker that never answers is given up with its lease', () => {
+		const api = new Api(params());
+		api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 500 } });
+		const lost = api.admit(T0 + 500);
+		expect(lost.go).toBe(true);
+		expect(api.admit(T0 + 501)).toMatchObject({ go: false, reason: 'paused', wake: 'change' });
+		// the lease of the one that asked ends: the next request asks
+		const next = api.admit(T0 + 500 + 40_000);
+		expect(next.go).toBe(true);
+		expect(api.admit(T0 + 500 + 40_001)).toMatchObject({ go: false, reason: 'paused' });
+		api.complete(T0 + 500 + 40_002, next.id, OK);
+		expect(Array.from({ length: 5 }, (_, k) => api.admit(T0 + 500 + 40_003 + k).go)).toEqual([true, true, true, true, true]);
+	});
+
+	it('a 429 with Retry-After pauses without halving the window (the pause answers it); a 429 without one halves it', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0, OK); // window 40
+		const a = api.admit(T0 + 1);
+		api.complete(T0 + 2, a.id, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
+		expect(api.admit(T0 + 1002)).toMatchObject({ go: true, window: 40 });
+		const b = api.admit(T0 + 1003);
+		api.complete(T0 + 1004, b.id, throttled(undefined));
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([{ kind: 'window', decrease: { from: 40, to: 20 } }]);
 	});
 });
 

@@ -23,7 +23,7 @@ import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type Breake
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData } from '../../state/budget';
 import type { BreakerChange, BreakerParams, BudgetParams, BudgetSnapshot } from '../../state/types';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, quotaSpentUntil, rateForgetAt, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -138,11 +138,30 @@ function copyJson<T>(value: T): T {
 	return copy as T;
 }
 
+/**
+ * A copy that a step may change: every request steps its API's state at least twice, and the
+ * leases (up to the window, 200) dominate it. A lease is never changed in place, so the list is
+ * copied, not each lease; the rest is small.
+ */
+function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
+	const { window, rate, leases, budget, hold, ...rest } = data;
+	const live: Lease[] = [];
+	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
+	return {
+		...rest,
+		window: { ...window },
+		rate: copyJson(rate),
+		leases: live,
+		...(budget ? { budget: copyJson(budget) } : {}),
+		...(hold ? { hold: copyJson(hold) } : {}),
+	};
+}
+
 /** A copy at `nowMs`: forgotten when idle long enough, expired leases given up. */
 function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
-	if (!data || nowMs >= trafficForgetAt(data, params)) return freshTraffic(params, nowMs);
-	const next = copyJson(data);
-	next.leases = next.leases.filter(([, expiresAt]) => expiresAt > nowMs);
+	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
+	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
+	const next = copyTraffic(data, nowMs);
 	if (next.pausedUntil <= nowMs) {
 		next.pausedUntil = 0;
 		delete next.pausedBy;
@@ -153,8 +172,8 @@ function settle(data: TrafficData | undefined, nowMs: number, params: TrafficPar
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
 function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean } {
 	if (data.pausedUntil > nowMs) return { go: false, reason: 'paused', until: data.pausedUntil, wake: 'time', ...(data.pausedBy ? { pausedBy: data.pausedBy } : {}) };
-	const quotaUntil = quotaSpentUntil(data.rate, nowMs);
-	if (quotaUntil !== undefined) return { go: false, reason: 'paused', until: quotaUntil, wake: 'time', pausedBy: 'quota' };
+	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
+	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
 
 	let probe = false;
 	const holdParams = holdOf(params);
@@ -203,7 +222,7 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
 	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
-	takeSlot(data.rate, nowMs, params.rateLimitRps);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id);
 	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}) } };
 }
 
@@ -231,7 +250,10 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
-	} else if (outcome.overload) {
+	} else if (outcome.overload && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
+		// a throttle with a requested wait is answered by the pause (and the learned pace): halving the
+		// window on top would serialize an API that paces each caller with Retry-After (a wait of 0 is
+		// no pause: the window answers it)
 		const decrease = onOverload(data.window, startSeq, params.window);
 		if (decrease) events.push({ kind: 'window', decrease });
 	}
@@ -241,6 +263,7 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
 	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length);
+	else quotaUnanswered(data.rate, id, nowMs);
 	if (outcome.throttled && outcome.serverWait) {
 		const until = nowMs + Math.max(0, outcome.serverWait.ms);
 		if (until > data.pausedUntil) {
@@ -253,13 +276,19 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	return { data, result: events };
 }
 
+function latestLeaseEnd(leases: Lease[]): number {
+	let latest = -Infinity;
+	for (const lease of leases) if (lease[1] > latest) latest = lease[1];
+	return latest;
+}
+
 /** From this time on the state holds nothing worth keeping: a store may drop it. */
 export function trafficForgetAt(data: TrafficData, params: TrafficParams): number {
 	return Math.max(
 		data.touchedAt + TRAFFIC_MEMORY_MS,
 		data.pausedUntil,
 		rateForgetAt(data.rate),
-		data.leases.reduce((latest, [, expiresAt]) => Math.max(latest, expiresAt), -Infinity),
+		latestLeaseEnd(data.leases),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);

@@ -111,7 +111,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere)
 		const target = until !== undefined ? until + spread(until - now, () => runtime.random()) : Infinity;
 		const limit = Math.min(target, limits.deadlineAt ?? Infinity);
-		if (admission.reason === 'paused') {
+		if (admission.reason === 'paused' && admission.wake === 'time') {
 			// in line, oldest first: when the pause ends the first request through wakes the one that
 			// has waited longest, and so on, so that requests which arrived during the pause (new
 			// items) do not go before the retries the pause held back, and whose 429 may pause it again
@@ -123,7 +123,9 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 				// the sleeper rejects only when the signal aborts; the loop's first check says so
 			}
 		} else {
-			await ctx.waiters.wait(queueOf(ctx.key, admission.reason), Math.max(0, Math.min(limit - now, ctx.pollMs)), (ms, fire) => runtime.startTimer(ms, fire), signal);
+			// a quota past its reset waits for the answer that tells the new count: any report may be it
+			const queue = queueOf(ctx.key, admission.reason === 'paused' ? 'concurrency' : admission.reason);
+			await ctx.waiters.wait(queue, Math.max(0, Math.min(limit - now, ctx.pollMs)), (ms, fire) => runtime.startTimer(ms, fire), signal);
 		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}

@@ -16,7 +16,10 @@
  * Quota (RateLimit / X-RateLimit-Remaining and reset headers on any answer): `remaining` requests
  * until `resetAt`, minus the ones already sent that the server had not counted yet. Requests go
  * freely while some of it is left, and none once it is spent: the controller pauses the API until
- * the reset (as Octokit's throttling and Bottleneck's reservoir do). Spreading the quota evenly
+ * the reset (as Octokit's throttling and Bottleneck's reservoir do). Once the reset has passed, the
+ * count is unknown until an answer says it again: one request goes and its answer tells (a fresh
+ * quota, or none, which ends the counting); sending freely at the reset would send a whole window
+ * at a quota that may hold less. Spreading the quota evenly
  * until the reset would be politer to a one-second limit, but would slow an hourly quota of 5,000
  * to one request every 0.7 s.
  */
@@ -56,6 +59,8 @@ export interface Quota {
 	resetAt: number;
 	/** Requests sent since that answer (the server had not counted them). */
 	sentSince: number;
+	/** After the reset: the request whose answer tells the new count (its lease id). */
+	asking?: string;
 }
 
 export function freshRate(): RateData {
@@ -80,11 +85,22 @@ function spacingMs(data: RateData, nowMs: number, fixedRps: number | undefined):
 	return Number.isFinite(rps) ? 1000 / rps : 0;
 }
 
-/** The quota, when one is known and spent: requests must wait until its reset. */
-export function quotaSpentUntil(data: RateData, nowMs: number): number | undefined {
+/**
+ * The quota, when it holds requests back: spent, they wait until its reset ('time'); past the reset
+ * while the request that asks for the new count is in flight, until its answer ('change', or the
+ * lease's end if it never answers). `leases` are the requests in flight ([id, expiresAt, ...]).
+ */
+export function quotaSpentUntil(data: RateData, nowMs: number, leases: ReadonlyArray<readonly [string, number, ...unknown[]]>): { until: number; wake: 'time' | 'change' } | undefined {
 	const quota = data.quota;
-	if (!quota || quota.resetAt <= nowMs) return undefined;
-	return quota.remaining - quota.sentSince <= 0 ? quota.resetAt : undefined;
+	if (!quota) return undefined;
+	if (quota.resetAt > nowMs) return quota.remaining - quota.sentSince <= 0 ? { until: quota.resetAt, wake: 'time' } : undefined;
+	const asking = quota.asking === undefined ? undefined : leases.find(([id]) => id === quota.asking);
+	return asking ? { until: asking[1], wake: 'change' } : undefined;
+}
+
+/** An answer without a quota (mutates): past the reset, the API no longer advertises one. */
+export function quotaUnanswered(data: RateData, id: string, nowMs: number): void {
+	if (data.quota && data.quota.resetAt <= nowMs && data.quota.asking === id) delete data.quota;
 }
 
 /** When a request may go by the pace (<= nowMs: now). */
@@ -93,12 +109,15 @@ export function paceAllowsAt(data: RateData): number {
 }
 
 /** A request goes now (mutates): the next one waits the spacing. */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined): void {
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string): void {
 	const spacing = spacingMs(data, nowMs, fixedRps);
 	data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
 	// a pace that fell behind (idle API) starts from now, not from long ago
 	if (data.nextAt < nowMs) data.nextAt = nowMs;
-	if (data.quota) data.quota.sentSince++;
+	if (!data.quota) return;
+	data.quota.sentSince++;
+	// past the reset, this request asks for the new count (the one before it never answered)
+	if (data.quota.resetAt <= nowMs) data.quota.asking = id;
 }
 
 function bucketOf(nowMs: number): number {

@@ -9,7 +9,9 @@
  * - Then additive increase: +1 per window's worth of successes, about +1 per round.
  * - Multiplicative decrease on overload: halve (at least 1), at most once per round. A round is told
  *   by start numbers: an overload of a request that started before the last decrease was already
- *   answered by that decrease (a burst of simultaneous 429s is one signal, not fifty).
+ *   answered by that decrease (a burst of simultaneous 429s is one signal, not fifty). Not for a
+ *   throttle that paused the API (429 + Retry-After > 0): the controller leaves it to the pause and
+ *   the learned pace.
  * - Never above the ceiling; 'fixed' mode is the ceiling, always.
  * - After an outage, the released requests restart from one in flight, in slow start (restart()).
  */
