@@ -241,7 +241,7 @@ export function retryAfterNote(rows: readonly RetryAfterRow[], retryAfterSeconds
 	return (
 		`Resilient HTTP Request took ${sec(defaults.durationMs)} at its defaults and ${sec(all.durationMs)} with every item in flight at once.` +
 		(slow
-			? ` A 429 with Retry-After pauses the whole API (the controller's key), and the window halves on 429s: after each pause the few requests in flight include first requests that get their own 429 and pause everyone again for ${retryAfterSeconds} s, so the pauses follow one another (the items waited for ${waitCell(defaults.waits)}). This upstream limits each item on its own, which real APIs rarely do (a Retry-After is for the caller's key); it is the cost of pausing per API when they do.`
+			? ` A 429 with Retry-After pauses the whole API (the controller's key): after each pause the requests of one window go, among them first requests that get their own 429 and pause everyone again for ${retryAfterSeconds} s, so the pauses follow one another (the items waited for ${waitCell(defaults.waits)}). This upstream limits each item on its own, which real APIs rarely do (a Retry-After is for the caller's key); it is the cost of pausing per API when they do.`
 			: '')
 	);
 }

@@ -242,7 +242,7 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 150)).toMatchObject({ reason: 'rate', until: T0 + 200 });
 	});
 
-	it('learns 90% of what the API accepted in the second before a throttle, grows 5% per second, forgets after 20 s', () => {
+	it('learns 90% of what the API accepted in the second before a throttle, grows 1% per second, forgets after 20 s', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
 		api.call(T0 + 800, throttled(1000));
@@ -250,7 +250,7 @@ describe('traffic controller: the pace', () => {
 		const first = api.admit(T0 + 1800);
 		expect(first.go).toBe(true);
 		// spacing 1000 / 18 ms
-		expect(api.admit(T0 + 1800 + 50)).toMatchObject({ reason: 'rate', until: T0 + 1800 + 1000 / (18 * 1.05) });
+		expect(api.admit(T0 + 1800 + 50)).toMatchObject({ reason: 'rate', until: T0 + 1800 + 1000 / (18 * 1.01) });
 		// a throttle burst never raises the learned limit, and the limit is dropped after 20 quiet seconds
 		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
 		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
