@@ -242,6 +242,16 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 150)).toMatchObject({ reason: 'rate', until: T0 + 200 });
 	});
 
+	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
+		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetMs: 1000 } });
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
+		const asker = api.admit(T0 + 1800);
+		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetMs: 999 } });
+		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
+	});
+
 	it('learns 90% of what the API accepted in the second before a throttle, grows 1% per second, forgets after 20 s', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);

@@ -257,7 +257,8 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		const decrease = onOverload(data.window, startSeq, params.window);
 		if (decrease) events.push({ kind: 'window', decrease });
 	}
-	if (outcome.throttled) {
+	// an API that advertises its quota says its limit outright: the quota paces, nothing is guessed
+	if (outcome.throttled && !outcome.quota) {
 		const before = learnedRps(data.rate, nowMs);
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
