@@ -55,7 +55,7 @@ const RETRY_FREELY: IDataObject = { maxAttempts: 100, sharedLimits: { budget: fa
 
 describe('adaptive items in flight', () => {
 	it.each([
-		['the default ceiling (200)', {}, 200],
+		['the default ceiling (1000)', {}, 1000],
 		['a ceiling of 25', { maxConcurrency: 25 }, 25],
 	])('healthy upstream, 300 items, %s: more than 10 in flight at once, never more than the ceiling', async (_label, options, ceiling) => {
 		const { seen, handler } = countingUpstream(async () => {
