@@ -126,6 +126,19 @@ describe('traffic controller: the API pauses everyone', () => {
 		expect(api.admit(T0 + 906).go).toBe(true);
 	});
 
+	it('answers that overtake each other on the way back do not give back spent requests (the lowest count of a window wins)', () => {
+		const api = new Api(params({ window: { ceiling: 100, mode: 'fixed' } }));
+		const sent = Array.from({ length: 6 }, (_, k) => api.admit(T0 + k));
+		// the server counted sent[1] after sent[0] (16 left), but sent[0]'s answer (19 left) comes back last
+		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetMs: 990 } }); // 5 still in flight: 11 left
+		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetMs: 989 } }); // would be 15
+		const more = Array.from({ length: 12 }, (_, k) => api.admit(T0 + 12 + k).go);
+		expect(more).toEqual([...Array(11).fill(true), false]);
+		// a later window's count replaces it
+		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetMs: 1000 } });
+		expect(api.admit(T0 + 1002).go).toBe(true);
+	});
+
 	it('past the reset, an answer without a quota ends the counting; an asker that never answers is given up with its lease', () => {
 		const api = new Api(params());
 		api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 500 } });

@@ -263,7 +263,7 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
-	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length);
+	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
 	else quotaUnanswered(data.rate, id, nowMs);
 	if (outcome.throttled && outcome.serverWait) {
 		const until = nowMs + Math.max(0, outcome.serverWait.ms);

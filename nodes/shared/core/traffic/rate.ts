@@ -14,7 +14,8 @@
  * the pause the API asked for does the job.
  *
  * Quota (RateLimit / X-RateLimit-Remaining and reset headers on any answer): `remaining` requests
- * until `resetAt`, minus the ones already sent that the server had not counted yet. Requests go
+ * until `resetAt`, minus the ones already sent that the server had not counted yet; within one
+ * window the lowest count wins (answers overtake each other on the way back). Requests go
  * freely while some of it is left, and none once it is spent: the controller pauses the API until
  * the reset (as Octokit's throttling and Bottleneck's reservoir do). Once the reset has passed, the
  * count is unknown until an answer says it again: one request goes and its answer tells (a fresh
@@ -58,10 +59,10 @@ export interface RateData {
 }
 
 export interface Quota {
-	/** Requests the server still accepts until resetAt, as of its last answer. */
+	/** Requests the server still accepts until resetAt, less those in flight when it said so (<= 0: spent). */
 	remaining: number;
 	resetAt: number;
-	/** Requests sent since that answer (the server had not counted them). */
+	/** Requests sent since that answer. */
 	sentSince: number;
 	/** After the reset: the request whose answer tells the new count (its lease id). */
 	asking?: string;
@@ -161,9 +162,25 @@ export function onThrottle(data: RateData, nowMs: number): number | undefined {
  * An answer carried the API's quota (mutates): requests still in flight were sent before the
  * server counted them, so they are taken off what it says remains.
  */
-export function onQuota(data: RateData, remaining: number, resetAt: number, inFlight: number): void {
-	data.quota = { remaining, resetAt, sentSince: Math.max(0, inFlight) };
+export function onQuota(data: RateData, remaining: number, resetAt: number, inFlight: number, nowMs: number): void {
+	const left = remaining - Math.max(0, inFlight);
+	const known = data.quota;
+	// answers come back in another order than the server counted them: within one window (a reset
+	// no later than the known one's, give or take a second of rounding), the lowest count is the
+	// latest, and an answer counted earlier must not give back requests that were already spent
+	if (known && known.resetAt > nowMs && resetAt <= known.resetAt + QUOTA_SAME_WINDOW_MS) {
+		const knownLeft = known.remaining - known.sentSince;
+		if (knownLeft < left) {
+			// the later reset is the newer word on when the count is back (a token bucket's "full again")
+			known.resetAt = Math.max(known.resetAt, resetAt);
+			return;
+		}
+	}
+	data.quota = { remaining: left, resetAt, sentSince: 0 };
 }
+
+/** Resets this close to each other belong to one window of the API's count (rounding, a bucket's drift). */
+const QUOTA_SAME_WINDOW_MS = 1000;
 
 /** From this time on nothing of the pace matters any more. */
 export function rateForgetAt(data: RateData): number {
