@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
 import { budgetLimit } from '../../../nodes/shared/state/budget';
 import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
@@ -265,18 +266,42 @@ describe('traffic controller: the pace', () => {
 		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
 	});
 
-	it('learns 90% of what the API accepted in the second before a throttle, grows 1% per second, forgets after 20 s', () => {
+	it('learns W = what the API accepted in the second before a throttle: 90% of it at once, back to W in 10 s (CUBIC), faster beyond', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
 		api.call(T0 + 800, throttled(1000));
-		expect(api.events.find((e) => e.kind === 'rate-learned')).toEqual({ kind: 'rate-learned', rps: 18 });
-		const first = api.admit(T0 + 1800);
-		expect(first.go).toBe(true);
-		// spacing 1000 / 18 ms
-		expect(api.admit(T0 + 1800 + 50)).toMatchObject({ reason: 'rate', until: T0 + 1800 + 1000 / (18 * 1.01) });
-		// a throttle burst never raises the learned limit, and the limit is dropped after 20 quiet seconds
-		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
-		expect(api.admit(T0 + 800 + 20_000).go).toBe(true);
+		const learned = api.events.find((e) => e.kind === 'rate-learned');
+		expect(learned?.kind === 'rate-learned' && learned.rps).toBeCloseTo(18, 9);
+		const cubic = (seconds: number) => 20 * (1 - 0.1 * (1 - seconds / 10) ** 3);
+		const spacingAt = (now: number) => {
+			expect(api.admit(now).go).toBe(true);
+			const next = api.admit(now + 1);
+			return next.go ? 0 : (next.until ?? NaN) - now;
+		};
+		expect(spacingAt(T0 + 1800)).toBeCloseTo(1000 / cubic(1), 3);
+		expect(spacingAt(T0 + 10_800)).toBeCloseTo(1000 / 20, 3);
+		expect(spacingAt(T0 + 30_800)).toBeCloseTo(1000 / cubic(30), 3);
+		expect(cubic(30) / 20).toBeCloseTo(1.8, 9);
+	});
+
+	it('a later 429 of the same burst raises W to what its second saw; the pace is dropped 20 s after the last throttle or held request', () => {
+		const api = new Api(params({ hold: undefined, window: { ceiling: 100, mode: 'fixed' } }));
+		// 22 sent at once; their answers come back over 300 ms, a 429 among them
+		const sent = Array.from({ length: 22 }, () => api.admit(T0));
+		for (let k = 0; k < 12; k++) api.complete(T0 + k * 10, sent[k].id, OK);
+		api.complete(T0 + 200, sent[12].id, throttled(1000));
+		for (let k = 13; k < 21; k++) api.complete(T0 + 210 + k, sent[k].id, OK);
+		api.complete(T0 + 300, sent[21].id, throttled(1000));
+		const rates = api.events.filter((e) => e.kind === 'rate-learned').map((e) => (e.kind === 'rate-learned' ? e.rps : 0));
+		expect(rates.map((r) => Math.round(r * 10) / 10)).toEqual([10.8, 18.1]); // 0.9 x 20, 0.1 s into its curve
+		// the pace holds requests back at 5 s: kept 20 s from then, not from the throttle
+		expect(api.admit(T0 + 5000).go).toBe(true);
+		expect(api.admit(T0 + 5001)).toMatchObject({ go: false, reason: 'rate' });
+		// 20 s after the throttle it still paces (it held a request back at 5 s)...
+		expect(api.data?.rate.learned && learnedRps(api.data.rate, T0 + 300 + 20_001)).toBeGreaterThan(0);
+		// ...and is dropped 20 s after that
+		expect(learnedRps(api.data!.rate, T0 + 5001 + 20_000)).toBeUndefined();
+		expect([api.admit(T0 + 5001 + 20_000).go, api.admit(T0 + 5001 + 20_000).go]).toEqual([true, true]);
 	});
 
 	it('a throttle with fewer than 10 accepted requests in the last second teaches nothing (the pause does the job)', () => {

@@ -23,7 +23,7 @@ import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type Breake
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData } from '../../state/budget';
 import type { BreakerChange, BreakerParams, BudgetParams, BudgetSnapshot } from '../../state/types';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -210,7 +210,10 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	const data = settle(previous, nowMs, params);
 	data.touchedAt = nowMs;
 	const verdict = blocked(data, nowMs, request, params);
-	if ('go' in verdict) return { data, result: verdict };
+	if ('go' in verdict) {
+		if (verdict.reason === 'rate') paceHeld(data.rate, nowMs);
+		return { data, result: verdict };
+	}
 	const { probe } = verdict;
 	const holdParams = holdOf(params);
 	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams).data;

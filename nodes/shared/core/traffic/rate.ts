@@ -7,11 +7,14 @@
  * bucket would allow bursts that a sliding-window limiter counts against the next second.
  *
  * Learned limit (AWS SDK adaptive retry's client-side rate limiter, simplified): on a throttle
- * (429, or 503 with a requested wait), the rate becomes 90 % of the successes delivered in the
- * second before it (what the API accepted), and it grows by 1 % per second without a throttle, so
- * the client keeps probing for the API's real limit; a throttle after 20 quiet seconds the learned
- * limit is dropped. No successes in that second (a 429 on the first request): nothing is learned,
- * the pause the API asked for does the job.
+ * (429, or 503 with a requested wait), W = the successes delivered in the second before it (what
+ * the API accepted; the later 429s of one burst may raise it, their second saw more answers), and
+ * the rate follows CUBIC from there, as the AWS SDKs' does: 90 % of W at once, back to W after
+ * 10 s without a throttle, flat around W (where the limit was found), then growing ever faster
+ * (1.1 W at 20 s, 1.8 W at 30 s, 3.7 W at 40 s), so the client keeps probing for the API's real
+ * limit. It is dropped once for 20 s neither a throttle came nor the pace held a request back. No
+ * successes in that second (a 429 on the first request): nothing is learned, the pause the API
+ * asked for does the job.
  *
  * Quota (RateLimit / X-RateLimit-Remaining and reset headers on any answer): `remaining` requests
  * until `resetAt`, minus the ones already sent that the server had not counted yet; within one
@@ -33,12 +36,14 @@ export const RATE_LEARNING = Object.freeze({
 	/** Of the successes the API accepted in the second before a throttle. */
 	backoff: 0.9,
 	/**
-	 * Growth per second without a throttle. Slow on purpose: each throttle costs the pause the API
-	 * asks for (often 1 s for everyone), so probing 10 % above the learned limit should take about
-	 * 10 s, not 2 (measured in the bench's queue-mode rate scenario: 5 %/s paused every 3 s).
+	 * CUBIC's time to come back to W (s). Slow near W on purpose: each throttle costs the pause the
+	 * API asks for (often 1 s for everyone); growing 5 % a second paused the bench's queue-mode
+	 * rate run every 3 s.
 	 */
-	growthPerSecond: 0.01,
-	/** A learned limit is dropped after this long without a throttle. */
+	plateauSeconds: 10,
+	/** Throttles less than this apart are one burst: one W, the best-measured. */
+	burstMs: 1000,
+	/** A learned limit is dropped after this long without a throttle and without holding a request back. */
 	forgetAfterMs: 20_000,
 	/**
 	 * Fewer successes than this in the second before a throttle teach nothing: a 429 at a low rate
@@ -51,8 +56,11 @@ export const RATE_LEARNING = Object.freeze({
 export interface RateData {
 	/** When the next request may go (epoch ms), by the tightest of the limits. */
 	nextAt: number;
-	/** Learned requests per second, and when it was learned or last grown. */
-	learned?: { rps: number; at: number; throttledAt: number };
+	/**
+	 * The limit learned: W (requests a second the API accepted before it throttled), when it was
+	 * learned (CUBIC's epoch), the last throttle, and the last time the pace held a request back.
+	 */
+	learned?: { accepted: number; at: number; throttledAt: number; boundAt?: number };
 	/** Successes per 100 ms bucket: [bucket number, count], oldest first. */
 	successes: Array<[number, number]>;
 	quota?: Quota;
@@ -76,9 +84,15 @@ export function freshRate(): RateData {
 export function learnedRps(data: RateData, nowMs: number): number | undefined {
 	const learned = data.learned;
 	if (!learned) return undefined;
-	if (nowMs - learned.throttledAt >= RATE_LEARNING.forgetAfterMs) return undefined;
+	if (nowMs - Math.max(learned.throttledAt, learned.boundAt ?? -Infinity) >= RATE_LEARNING.forgetAfterMs) return undefined;
 	const seconds = Math.max(0, nowMs - learned.at) / 1000;
-	return learned.rps * (1 + RATE_LEARNING.growthPerSecond) ** seconds;
+	const k = RATE_LEARNING.plateauSeconds;
+	return Math.max(0.1, learned.accepted * (1 - (1 - RATE_LEARNING.backoff) * (1 - seconds / k) ** 3));
+}
+
+/** The pace held a request back (mutates): a learned limit still in use is not forgotten. */
+export function paceHeld(data: RateData, nowMs: number): void {
+	if (data.learned) data.learned.boundAt = nowMs;
 }
 
 /** The spacing between two requests by every limit in force, in ms (0: none). */
@@ -150,12 +164,16 @@ export function onThrottle(data: RateData, nowMs: number): number | undefined {
 		if (data.learned) data.learned.throttledAt = nowMs;
 		return undefined;
 	}
-	const current = learnedRps(data, nowMs);
-	const rps = Math.max(0.1, accepted * RATE_LEARNING.backoff);
-	// one throttle burst (many 429s at once) is one signal: never raise the limit on a throttle
-	const next = current !== undefined ? Math.min(current, rps) : rps;
-	data.learned = { rps: next, at: nowMs, throttledAt: nowMs };
-	return next;
+	const learned = data.learned;
+	if (learned && learnedRps(data, nowMs) !== undefined && nowMs - learned.at < RATE_LEARNING.burstMs) {
+		// a later 429 of the same burst: its second saw answers the first one had not yet
+		learned.throttledAt = nowMs;
+		if (accepted <= learned.accepted) return undefined;
+		learned.accepted = accepted;
+		return learnedRps(data, nowMs);
+	}
+	data.learned = { accepted, at: nowMs, throttledAt: nowMs };
+	return learnedRps(data, nowMs);
 }
 
 /**
@@ -184,7 +202,7 @@ const QUOTA_SAME_WINDOW_MS = 1000;
 
 /** From this time on nothing of the pace matters any more. */
 export function rateForgetAt(data: RateData): number {
-	const learned = data.learned ? data.learned.throttledAt + RATE_LEARNING.forgetAfterMs : -Infinity;
+	const learned = data.learned ? Math.max(data.learned.throttledAt, data.learned.boundAt ?? -Infinity) + RATE_LEARNING.forgetAfterMs : -Infinity;
 	const quota = data.quota ? data.quota.resetAt : -Infinity;
 	const history = data.successes.length > 0 ? (data.successes[data.successes.length - 1][0] + HISTORY_BUCKETS) * HISTORY_BUCKET_MS : -Infinity;
 	return Math.max(learned, quota, history, data.nextAt);
