@@ -134,7 +134,19 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 		const repeated = duplicateQueryNames(parameters);
 		if (repeated.length > 0) notes.push(`query parameters named more than once (${repeated.join(', ')}) are all sent, where HTTP Request before v4.3 sent the last one only`);
 	}
+	const pace = batchingPace(options);
+	if (pace) notes.push(`Batching (${pace.size} items every ${pace.intervalMs} ms) paces this execution only: if it keeps an API's rate limit, set Traffic Control > Rate Limit to ${pace.perSecond} per second instead, which holds for every execution and worker together, and turn Batching off`);
 	return { node: migrated, report: { node: node.name, action: 'migrated', changes, notes } };
+}
+
+/** The pace HTTP Request's Batching option sets, when it sets one (as HTTP Request reads it). */
+function batchingPace(options: Json): { size: number; intervalMs: number; perSecond: number } | undefined {
+	const batch = isObject(options.batching) && isObject(options.batching.batch) ? options.batching.batch : undefined;
+	if (!batch) return undefined;
+	const size = Math.max(1, Number(batch.batchSize ?? 50));
+	const intervalMs = Number(batch.batchInterval ?? 1000);
+	if (Number(batch.batchSize ?? 50) === -1 || !Number.isFinite(size) || !(intervalMs > 0)) return undefined;
+	return { size, intervalMs, perSecond: Math.round(((size * 1000) / intervalMs) * 100) / 100 };
 }
 
 export function migrateWorkflow(workflow: Json & { nodes: WorkflowNode[] }): MigrationResult {

@@ -5,26 +5,24 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { createAdaptiveLimit, type AdaptiveLimit, type WindowDecrease } from '../shared/core/adaptive-limit';
-import { classifyNetworkError, type AttemptFailure } from '../shared/core/classify';
+import { classifyNetworkError } from '../shared/core/classify';
 import { runItemPool } from '../shared/core/item-pool';
 import { redactError } from '../shared/core/redact';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
 import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
-import { createGuards } from './guards';
 import { isLoopRetry } from '../shared/core/item-records';
 import { classifyResponse } from '../shared/core/server-signals';
 import { IdempotencyKeys } from './idempotency-keys';
-import { readSharedLimits } from './shared-limits';
-import { withWindowFeedback } from './window-feedback';
+import { readTrafficControl } from './traffic-control';
+import { createTrafficGate } from './traffic-gate';
 import { selectStateStore } from './state-store';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
 import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
-import { readRetrySettings, readScheduleSettings, type RetrySettings } from './settings';
+import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
 import { readTransportSettings } from './transport-settings';
 
@@ -60,19 +58,13 @@ function withStory(items: INodeExecutionData[], field: string, story: RetryStory
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
 }
 
-/** The log line of a smaller window: debug, since a rate-limited API halves it routinely. */
-function logWindowDecrease(ctx: IExecuteFunctions, decrease: WindowDecrease, failure: AttemptFailure): void {
-	const cause = failure.kind === 'timeout' ? 'an attempt timed out' : `the API answered ${failure.status}`;
-	ctx.logger.debug(`Resilient HTTP Request "${ctx.getNode().name}": items in flight ${decrease.from} -> ${decrease.to} (${cause})`);
-}
-
-async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, window: AdaptiveLimit, keys: IdempotencyKeys): Promise<INodeExecutionData[]> {
+async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, schedule: ScheduleSettings, keys: IdempotencyKeys): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
 	const json = ctx.getInputData()[i].json;
-	const shared = createGuards(ctx, store, readSharedLimits(ctx, i, spec.url), runtime, isLoopRetry(json));
-	const guards = withWindowFeedback(shared, window, (decrease, failure) => logWindowDecrease(ctx, decrease, failure));
+	const control = readTrafficControl(ctx, i, spec.url, schedule, settings.policy.attemptTimeoutMs);
+	const gate = createTrafficGate(ctx, store, control, runtime, signal, { loopRetry: isLoopRetry(json), maxServerDelayMs: settings.policy.maxServerDelayMs, readRateLimitHeaders: settings.readRateLimitHeaders });
 
 	// a generated key belongs to this node: an item that comes back after a failed pass here (a
 	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
@@ -82,7 +74,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
-	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt, runtime), policyFor(settings, spec, idempotencyKey, keyOwner), runtime, signal, guards);
+	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt, runtime), policyFor(settings, spec, idempotencyKey, keyOwner), runtime, signal, gate);
 	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
 	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
 	// outcome; the response of a success is the user's data and stays untouched
@@ -117,16 +109,16 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 	const store = await selectStateStore(ctx, memoryStore);
 	const signal = ctx.getExecutionCancelSignal?.();
 	const schedule = readScheduleSettings(ctx);
-	// one window per node run: it learns what this API takes during this execution only
-	const window = createAdaptiveLimit({ ceiling: schedule.concurrency, mode: schedule.adaptive ? 'adaptive' : 'fixed' });
 	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
 	const keys = IdempotencyKeys.plan(ctx);
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const failures = new Map<number, Error>();
 
-	await runItemPool(items.length, { ...schedule, concurrency: () => window.current() }, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
+	// Max Items in Flight bounds this run's items in progress; how many of their requests are in
+	// flight at once is each API's traffic controller's to decide (its learned window)
+	await runItemPool(items.length, schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		try {
-			results[i] = await processItem(ctx, i, runtime, store, signal, window, keys);
+			results[i] = await processItem(ctx, i, runtime, store, signal, schedule, keys);
 		} catch (error) {
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header

@@ -102,7 +102,7 @@ export interface ScheduleSettings {
  * Default ceiling of items in flight. A ceiling still protects an API from an unbounded burst of one
  * execution (HTTP Request has none); the adaptive window gets there only while the API answers well.
  */
-export const DEFAULT_MAX_ITEMS_IN_FLIGHT = 200;
+export const DEFAULT_MAX_ITEMS_IN_FLIGHT = 1000;
 
 /** Node-wide settings (read from the first item, as HTTP Request does for batching). */
 export function readScheduleSettings(ctx: IExecuteFunctions): ScheduleSettings {

@@ -1,27 +1,33 @@
 /**
- * The benchmark's sizes: environment variables with defaults that finish in a few minutes on 2
- * cores. E.g. `BENCH_FLEET=500 BENCH_HEALTHY_RUNS=9 npm run bench`.
+ * The benchmark's sizes: environment variables with defaults that keep the engine part within
+ * about 8 minutes on 2 cores. E.g. `BENCH_FLEET=500 BENCH_HEALTHY_RUNS=9 npm run bench`.
  */
 export interface BenchSettings {
 	seed: number;
 	/** Scenario 1: concurrent executions, and how long the upstream answers 503. */
 	fleet: number;
 	outageMs: number;
-	/** Scenario 2: fleet sizes. */
-	sustainedFleets: number[];
-	/** Scenario 3: items per execution, and alternating runs per side. */
+	/** Scenario 2: items of each one-execution row, and the Total Deadline of the Resilient rows. */
+	sustainedItems: number[];
+	sustainedDeadlineMs: number;
+	/** Scenario 2: Retry On Fail rows up to this many items are run; larger ones are computed. */
+	sustainedRofMeasuredUpTo: number;
+	/** Scenario 3: items of the one execution, and the upstream's shared limit per second. */
+	rateItems: number;
+	rateLimitRps: number;
+	/** Scenario 4: items per execution, alternating runs per side, the upstream's latency. */
 	healthyItems: number;
 	healthyRuns: number;
-	/** Scenario 3 against an upstream with latency: items, runs, and its latency per request. */
-	latentItems: number;
-	latentRuns: number;
 	latencyMs: number;
-	/** Scenario 4. */
+	/** Scenario 4 on loopback (the upstream answers at once). */
+	loopbackItems: number;
+	loopbackRuns: number;
+	/** Scenario 5. */
 	retryAfterItems: number;
 	retryAfterSeconds: number;
-	/** Scenario 5. */
-	duplicateItems: number;
 	/** Scenario 6. */
+	duplicateItems: number;
+	/** Scenario 7. */
 	stateScopes: number;
 }
 
@@ -29,43 +35,59 @@ export const BENCH_ENV: Record<keyof BenchSettings, string> = {
 	seed: 'BENCH_SEED',
 	fleet: 'BENCH_FLEET',
 	outageMs: 'BENCH_OUTAGE_MS',
-	sustainedFleets: 'BENCH_SUSTAINED_FLEETS',
+	sustainedItems: 'BENCH_SUSTAINED_ITEMS',
+	sustainedDeadlineMs: 'BENCH_SUSTAINED_DEADLINE_MS',
+	sustainedRofMeasuredUpTo: 'BENCH_SUSTAINED_ROF_MEASURED_UP_TO',
+	rateItems: 'BENCH_RATE_ITEMS',
+	rateLimitRps: 'BENCH_RATE_LIMIT_RPS',
 	healthyItems: 'BENCH_HEALTHY_ITEMS',
 	healthyRuns: 'BENCH_HEALTHY_RUNS',
-	latentItems: 'BENCH_LATENT_ITEMS',
-	latentRuns: 'BENCH_LATENT_RUNS',
 	latencyMs: 'BENCH_LATENCY_MS',
+	loopbackItems: 'BENCH_LOOPBACK_ITEMS',
+	loopbackRuns: 'BENCH_LOOPBACK_RUNS',
 	retryAfterItems: 'BENCH_RETRY_AFTER_ITEMS',
 	retryAfterSeconds: 'BENCH_RETRY_AFTER_S',
 	duplicateItems: 'BENCH_DUPLICATE_ITEMS',
 	stateScopes: 'BENCH_STATE_SCOPES',
 };
 
-function positiveInteger(name: string, fallback: number, max: number): number {
+/** Not sizes, but read by the benchmark: the bench script's run id, and whether part 1 ran. */
+export const BENCH_RUN_ENV = ['BENCH_RUN_ID', 'BENCH_REAL_N8N'] as const;
+
+function integer(name: string, fallback: number, min: number, max: number): number {
 	const raw = process.env[name];
 	if (raw === undefined || raw.trim() === '') return fallback;
 	const value = Number(raw);
-	if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${name} must be an integer from 1 to ${max}, not "${raw}"`);
+	if (!Number.isInteger(value) || value < min || value > max) throw new Error(`${name} must be an integer from ${min} to ${max}, not "${raw}"`);
 	return value;
 }
 
+function integerList(name: string, fallback: number[], max: number): number[] {
+	const raw = process.env[name];
+	if (raw === undefined || raw.trim() === '') return fallback;
+	const values = raw.split(',').map((part) => Number(part.trim()));
+	if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 1 || v > max)) throw new Error(`${name} must list integers from 1 to ${max}, comma-separated, not "${raw}"`);
+	return values;
+}
+
 export function readBenchSettings(): BenchSettings {
-	const fleetsRaw = process.env[BENCH_ENV.sustainedFleets];
-	const sustainedFleets = fleetsRaw && fleetsRaw.trim() !== '' ? fleetsRaw.split(',').map((part) => Number(part.trim())) : [100, 200, 1000];
-	if (sustainedFleets.some((f) => !Number.isInteger(f) || f < 1 || f > 5000)) throw new Error(`${BENCH_ENV.sustainedFleets} must list integers from 1 to 5000, comma-separated, not "${fleetsRaw}"`);
 	return {
-		seed: positiveInteger(BENCH_ENV.seed, 2026, 2 ** 31),
-		fleet: positiveInteger(BENCH_ENV.fleet, 200, 5000),
-		outageMs: positiveInteger(BENCH_ENV.outageMs, 3000, 60_000),
-		sustainedFleets,
-		healthyItems: positiveInteger(BENCH_ENV.healthyItems, 2000, 20_000),
-		healthyRuns: positiveInteger(BENCH_ENV.healthyRuns, 7, 51),
-		latentItems: positiveInteger(BENCH_ENV.latentItems, 500, 5000),
-		latentRuns: positiveInteger(BENCH_ENV.latentRuns, 3, 21),
-		latencyMs: positiveInteger(BENCH_ENV.latencyMs, 20, 1000),
-		retryAfterItems: positiveInteger(BENCH_ENV.retryAfterItems, 100, 5000),
-		retryAfterSeconds: positiveInteger(BENCH_ENV.retryAfterSeconds, 2, 30),
-		duplicateItems: positiveInteger(BENCH_ENV.duplicateItems, 10, 1000),
-		stateScopes: positiveInteger(BENCH_ENV.stateScopes, 100_000, 1_000_000),
+		seed: integer(BENCH_ENV.seed, 2026, 1, 2 ** 31),
+		fleet: integer(BENCH_ENV.fleet, 200, 1, 5000),
+		outageMs: integer(BENCH_ENV.outageMs, 3000, 1, 60_000),
+		sustainedItems: integerList(BENCH_ENV.sustainedItems, [100, 1000], 10_000),
+		sustainedDeadlineMs: integer(BENCH_ENV.sustainedDeadlineMs, 20_000, 1000, 300_000),
+		sustainedRofMeasuredUpTo: integer(BENCH_ENV.sustainedRofMeasuredUpTo, 1000, 0, 10_000),
+		rateItems: integer(BENCH_ENV.rateItems, 300, 1, 10_000),
+		rateLimitRps: integer(BENCH_ENV.rateLimitRps, 20, 1, 1000),
+		healthyItems: integer(BENCH_ENV.healthyItems, 500, 1, 10_000),
+		healthyRuns: integer(BENCH_ENV.healthyRuns, 5, 1, 51),
+		latencyMs: integer(BENCH_ENV.latencyMs, 20, 1, 1000),
+		loopbackItems: integer(BENCH_ENV.loopbackItems, 500, 1, 20_000),
+		loopbackRuns: integer(BENCH_ENV.loopbackRuns, 3, 1, 51),
+		retryAfterItems: integer(BENCH_ENV.retryAfterItems, 100, 1, 5000),
+		retryAfterSeconds: integer(BENCH_ENV.retryAfterSeconds, 2, 1, 30),
+		duplicateItems: integer(BENCH_ENV.duplicateItems, 10, 2, 1000),
+		stateScopes: integer(BENCH_ENV.stateScopes, 100_000, 1, 1_000_000),
 	};
 }

@@ -1,13 +1,13 @@
 /**
- * The outage storm's plot, as hand-written SVG (no plotting dependency): one panel per strategy,
+ * The outage storm's plot, as hand-written SVG (no plotting dependency): one panel per row,
  * requests per 100 ms over time on the same axes (retries over all requests), the outage shaded.
  */
 import { binCounts } from './stats';
 import type { StormResult } from './scenarios/outage-storm';
 
 const BIN_MS = 100;
-const WIDTH = 860;
-const LEFT = 250;
+const WIDTH = 980;
+const LEFT = 370;
 const RIGHT = 20;
 const PANEL = 70;
 const GAP = 14;
@@ -51,7 +51,7 @@ export function stormPlotSvg(results: readonly StormResult[]): string {
 			`<rect x="${LEFT}" y="${top}" width="${plotWidth}" height="${PANEL}" fill="none" stroke="#ccc"/>`,
 			`<path d="${stepPath(series[k], x, y)}" fill="#e3e3e3" stroke="#999" stroke-width="0.5"/>`,
 			`<path d="${stepPath(retries[k], x, y)}" fill="#cfe0fb" stroke="#1f5fbf" stroke-width="1"/>`,
-			`<text x="${LEFT - 8}" y="${top + PANEL / 2 - 12}" text-anchor="end">${escape(result.strategy.name)}</text>`,
+			`<text x="${LEFT - 8}" y="${top + PANEL / 2 - 12}" text-anchor="end">${escape(result.row.name)}</text>`,
 			`<text x="${LEFT - 8}" y="${top + PANEL / 2 + 4}" text-anchor="end" fill="#555">retry peak ${result.retryPeak}, after recovery ${result.peakAfterRecovery} /100 ms</text>`,
 			`<text x="${LEFT - 8}" y="${top + PANEL / 2 + 19}" text-anchor="end" fill="#555">${result.requests} requests, ${Math.round((100 * result.succeeded) / result.fleet)}% succeeded</text>`,
 		);

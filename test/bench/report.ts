@@ -1,10 +1,16 @@
-/** BENCHMARKS.md: the figures of one `npm run bench`, the machine it ran on and the goals read against them. */
+/** BENCHMARKS.md: the figures of one bench run, the machine it ran on and the goals read against them. */
 import { cpus, loadavg, release, type } from 'node:os';
-import { budgetLimit, BUDGET_DEFAULTS } from '../../nodes/shared/state/budget';
 import { markdownTable } from '../support/readme-section';
-import { BENCH_ENV, type BenchSettings } from './config';
-import { evaluateGoals, type BenchResults } from './goals';
+import { BENCH_ENV, BENCH_RUN_ENV, type BenchSettings } from './config';
+import { DEADLINE_TOLERANCE_MS, evaluateGoals, type BenchResults, type GoalVerdict } from './goals';
+import { isSkipped, REAL_N8N_JSON, type FleetRun, type RateRun, type RealN8nResults } from './real-n8n-results';
 import type { HealthyResult } from './scenarios/healthy-overhead';
+import type { RateResult } from './scenarios/rate-limit';
+import type { RetryAfterRow } from './scenarios/retry-after';
+import type { StormResult } from './scenarios/outage-storm';
+import type { SustainedRow } from './scenarios/sustained-outage';
+import { slidingPeakAt } from './stats';
+import { describeCounts, describeWaits, dominantWait, type WaitTotals } from './stories';
 
 export interface Machine {
 	cpu: string;
@@ -16,12 +22,17 @@ export interface Machine {
 	loadAtEnd: number;
 	date: string;
 	command: string;
+	/** How long the engine part took. */
+	engineDurationMs: number;
 }
 
-export function describeMachine(loadAtStart: number): Machine {
-	const overrides = Object.values(BENCH_ENV)
+/** The machine now; `startedAt` and `loadAtStart` were taken when the engine part started. */
+export function describeMachine(loadAtStart: number, startedAt = Date.now()): Machine {
+	const overrides = [...Object.values(BENCH_ENV), ...BENCH_RUN_ENV]
 		.filter((name) => process.env[name] !== undefined)
 		.map((name) => `${name}=${process.env[name]}`);
+	// the bench script sets BENCH_RUN_ID; without it the engine part ran alone
+	const command = process.env.BENCH_RUN_ID ? 'npm run bench' : 'npx jest -c jest.bench.config.js --runInBand';
 	return {
 		cpu: cpus()[0]?.model.trim() ?? 'unknown',
 		cores: cpus().length,
@@ -30,187 +41,383 @@ export function describeMachine(loadAtStart: number): Machine {
 		loadAtStart,
 		loadAtEnd: loadavg()[0],
 		date: new Date().toISOString().replace(/\.\d+Z$/, 'Z'),
-		command: [...overrides, 'npm run bench'].join(' '),
+		command: [...overrides, command].join(' '),
+		engineDurationMs: Date.now() - startedAt,
 	};
 }
 
 const ms = (value: number) => (Number.isFinite(value) ? `${Math.round(value)} ms` : '-');
-const x = (value: number) => `${value.toFixed(2)}x`;
-const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+const sec = (value: number) => (Number.isFinite(value) ? `${(value / 1000).toFixed(1)} s` : '-');
+const x = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)}x` : '-');
+const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((1000 * part) / whole) / 10}%` : '-');
+const mark = (status: GoalVerdict['status']) => (status === 'met' ? 'met' : status === 'not met' ? '**NOT MET**' : '**not measured**');
 
 export const PLOT_PATH = 'docs/bench-outage-storm.svg';
 
+function goalsTable(goals: GoalVerdict[]): string {
+	return markdownTable(
+		['Scenario', 'Goal', 'Measured', 'Verdict'],
+		goals.map((g) => [g.scenario, g.goal, g.measured, mark(g.status)]),
+	);
+}
+
+const waitCell = (waits: WaitTotals | undefined) => (waits ? describeWaits(waits) : '-');
+
+function stormTable(storm: readonly StormResult[]): string {
+	return markdownTable(
+		['Row', 'Succeeded', 'Requests', 'Amplification', 'Retry peak (/100 ms)', 'Peak after recovery (/100 ms)', 'Completion p50', 'p95', 'max', 'Waited at the controller (succeeded items)'],
+		storm.map((r) => [r.row.name, pct(r.succeeded, r.fleet), r.requests, x(r.amplification), r.retryPeak, r.peakAfterRecovery, ms(r.completionMs.p50), ms(r.completionMs.p95), ms(r.completionMs.max), waitCell(r.waits)]),
+	);
+}
+
+function sustainedTable(rows: readonly SustainedRow[]): string {
+	return markdownTable(
+		['Items', 'Row', 'How', 'Requests', 'Amplification', 'Error output', 'Success output', 'Execution took', 'Latest item vs its deadline', 'Reasons', 'Never sent'],
+		rows.map((r) => [
+			r.items,
+			r.name,
+			r.measured ? 'measured' : 'computed',
+			r.requests,
+			x(r.amplification),
+			r.onErrorOutput,
+			r.onSuccessOutput,
+			r.measured ? sec(r.durationMs) : `about ${sec(r.durationMs)}`,
+			r.latestEndVsDeadlineMs === undefined ? '-' : `${r.latestEndVsDeadlineMs > 0 ? '+' : ''}${Math.round(r.latestEndVsDeadlineMs)} ms`,
+			r.reasons ? describeCounts(r.reasons) : '-',
+			r.neverSent ?? '-',
+		]),
+	);
+}
+
+function rateTable(rows: readonly RateResult[]): string {
+	return markdownTable(
+		['Upstream', 'Row', 'Succeeded', 'Error output', 'Execution', 'Requests', '429s', '429 share', 'Time', 'Time / ideal', 'Waited at the controller'],
+		rows.map((r) => [
+			r.row.upstream === 'plain' ? 'limit only' : 'limit + remaining/reset headers',
+			r.row.name,
+			pct(r.succeeded, r.items),
+			r.onErrorOutput,
+			r.executionStatus,
+			r.requests,
+			r.status429,
+			pct(r.status429, r.requests),
+			sec(r.durationMs),
+			x(r.durationMs / r.idealMs),
+			waitCell(r.waits),
+		]),
+	);
+}
+
 function healthyTable(result: HealthyResult): string {
 	const h = result.median;
+	const rows: Array<[string, keyof HealthyResult['median']]> = [
+		['HTTP Request 4.2 (all items at once)', 'core'],
+		['Resilient HTTP Request, defaults, first execution on a fresh store', 'first'],
+		['Resilient HTTP Request, defaults, second execution on the same store', 'second'],
+	];
 	return markdownTable(
-		['Variant', 'Wall time (median)', 'Ratio', 'CPU (median)', 'Ratio', 'Wall time of each run'],
-		(
-			[
-				['HTTP Request 4.2 (all items at once)', h.core, result.samples.core],
-				['Resilient HTTP Request, defaults (adaptive: from 10 up to 200 in flight)', h.resilientDefault, result.samples.resilientDefault],
-				['Resilient HTTP Request, Adapt off, 10 in flight (the default before the adaptive window)', h.resilientFixed10, result.samples.resilientFixed10],
-				[`Resilient HTTP Request, Adapt off, Max Items in Flight ${result.items} (all at once)`, h.resilientAll, result.samples.resilientAll],
-			] as const
-		).map(([name, m, samples]) => [name, ms(m.wallMs), x(m.wallMs / h.core.wallMs), ms(m.cpuMs), x(m.cpuMs / h.core.cpuMs), samples.map((sample) => Math.round(sample.wallMs)).join(', ')]),
+		['Variant', 'Wall time (median)', 'Ratio', 'CPU (median)', 'Ratio', 'Window at the first / last request', 'Wall time of each run'],
+		rows.map(([name, key]) => [
+			name,
+			ms(h[key].wallMs),
+			x(h[key].wallMs / h.core.wallMs),
+			ms(h[key].cpuMs),
+			x(h[key].cpuMs / h.core.cpuMs),
+			h[key].windowAtStart === undefined ? '-' : `${h[key].windowAtStart} / ${h[key].windowAtEnd}`,
+			result.samples[key].map((sample) => Math.round(sample.wallMs)).join(', '),
+		]),
+	);
+}
+
+function fleetTable(run: FleetRun): string {
+	return markdownTable(
+		['Row', 'Executions', 'Succeeded', 'Requests', 'Amplification', 'Retry peak (/100 ms)', 'Calls spread', 'Duration', 'Completion p50', 'p95', 'max'],
+		run.rows.map((r) => [r.name, r.executions, pct(r.succeeded, r.executions), r.requests, x(r.amplification), r.retryPeak100ms, sec(r.callsSpreadMs), sec(r.durationMs), ms(r.completionMs.p50), ms(r.completionMs.p95), ms(r.completionMs.max)]),
+	);
+}
+
+function realRateTable(run: RateRun): string {
+	return markdownTable(
+		['Row', 'Executions', 'Succeeded', 'Requests', '429s', '429 share', 'Time', 'Ideal', 'Time / ideal'],
+		run.rows.map((r) => [r.name, r.executions, pct(r.succeeded, r.executions), r.requests, r.status429, pct(r.status429, r.requests), sec(r.durationMs), sec(r.idealMs), x(r.durationMs / r.idealMs)]),
+	);
+}
+
+function realN8nSection(results: BenchResults): string {
+	const reading = results.realN8n;
+	if (!reading.measured) {
+		return `Not measured in this run: ${reading.why}. Its goals are reported as not measured (a goal not
+measured is not met). \`npm run bench\` runs this part first (real n8n 2.41.1 servers, webhook
+executions) and hands its figures over in \`${REAL_N8N_JSON}\`.`;
+	}
+	const r: RealN8nResults = reading.results;
+	const webhook = isSkipped(r.webhookFleet)
+		? `Skipped: ${r.webhookFleet.skipped}.`
+		: `${r.webhookFleet.executions} webhook executions of one item each against one n8n (regular mode), as fast as n8n takes
+them; the upstream is down for ${sec(r.webhookFleet.outageMs)} from the first call.
+
+${fleetTable(r.webhookFleet)}`;
+	const queue = isSkipped(r.queueMode)
+		? `Skipped: ${r.queueMode.skipped}.`
+		: `Main + ${r.queueMode.workers} workers (concurrency ${r.queueMode.workerConcurrency} each), PostgreSQL + Redis, Shared State = Redis.
+
+Outage storm, ${r.queueMode.storm.executions} executions, upstream down for ${sec(r.queueMode.storm.outageMs)}:
+
+${fleetTable(r.queueMode.storm)}
+
+Rate limit, ${r.queueMode.rateLimit.executions} executions of one item, shared limit ${r.queueMode.rateLimit.limitRps}/s (429 + Retry-After: 1 beyond):
+
+${realRateTable(r.queueMode.rateLimit)}`;
+	return `Measured by the real-n8n part of this run (${r.measuredAt}, run ${r.runId}): n8n ${r.n8nVersion} on Node ${r.nodeVersion}.
+
+### Webhook fleet
+
+${webhook}
+
+### Queue mode
+
+${queue}`;
+}
+
+/** The likely cause of each engine goal missed, read from the figures and the items' stories. */
+export function missNotes(results: BenchResults, goals: readonly GoalVerdict[]): string[] {
+	const notes: string[] = [];
+	const missedOf = (row: string) => goals.filter((g) => g.status === 'not met' && g.row === row).map((g) => g.goal);
+	const mostly = (waits: WaitTotals | undefined) => {
+		const reason = waits ? dominantWait(waits) : undefined;
+		return reason ? `, mostly ${reason}` : '';
+	};
+	const storm = results.storm.find((r) => r.row.slug === 'resilient');
+	const stormMisses = missedOf('storm');
+	if (storm && stormMisses.length > 0) {
+		const during = storm.requestTimes.filter((t) => t < storm.recoveredAtMs).length;
+		const peak = slidingPeakAt(storm.retryTimes, 100);
+		const when = Number.isFinite(peak.at) ? `${Math.round(peak.at)} ms after the start, ${peak.at < storm.recoveredAtMs ? 'during the outage' : `${Math.round(peak.at - storm.recoveredAtMs)} ms after the recovery`}` : 'never';
+		notes.push(
+			`Outage storm (${stormMisses.join('; ')}): ${storm.requests} requests, ${during} during the outage and ${storm.requests - during} after it; the retry peak (${peak.peak}) came ${when}; ` +
+				`failed executions: ${describeCounts(storm.failures)}; the succeeded items waited for ${waitCell(storm.waits)}${mostly(storm.waits)}.`,
+		);
+	}
+	for (const row of results.sustained.filter((r) => r.slug === 'resilient')) {
+		const rowMisses = missedOf(`sustained:${row.items}`);
+		if (rowMisses.length === 0) continue;
+		notes.push(
+			`Sustained outage, ${row.items} items (${rowMisses.join('; ')}): ${row.requests} requests, ${row.neverSent ?? 0} items never sent; reasons: ${describeCounts(row.reasons ?? {})}; ` +
+				`the latest item ended ${Math.round(row.latestEndVsDeadlineMs ?? NaN)} ms from its deadline (tolerance ${DEADLINE_TOLERANCE_MS} ms); waits before the attempts that went: ${waitCell(row.waits)}.`,
+		);
+	}
+	for (const row of results.rate.filter((r) => r.row.resilient)) {
+		const rowMisses = missedOf(`rate:${row.row.slug}`);
+		if (rowMisses.length === 0) continue;
+		const early = row.status429PerSecond.slice(0, 2).reduce((a, b) => a + b, 0);
+		notes.push(
+			`Rate limit, ${row.row.name}${row.row.upstream === 'quota-headers' ? ', headers' : ''} (${rowMisses.join('; ')}): ${row.status429} 429s, ${early} of them in the first 2 s; per second of the run: ${row.status429PerSecond.join(' ')}; ` +
+				`the items waited for ${waitCell(row.waits)}${mostly(row.waits)}.`,
+		);
+	}
+	for (const [key, result] of [['healthy', results.healthy], ['loopback', results.loopback]] as const) {
+		const rowMisses = missedOf(key);
+		if (rowMisses.length === 0) continue;
+		const h = result.median;
+		notes.push(
+			`Healthy API, ${result.latencyMs > 0 ? `${result.latencyMs} ms latency` : 'loopback'} (${rowMisses.join('; ')}): the API's window went from ${h.first.windowAtStart} to ${h.first.windowAtEnd} in the first execution and from ${h.second.windowAtStart} to ${h.second.windowAtEnd} in the second ` +
+				`(medians; HTTP Request sends all ${result.items} at once); CPU ${x(h.first.cpuMs / h.core.cpuMs)} and ${x(h.second.cpuMs / h.core.cpuMs)} of HTTP Request's.`,
+		);
+	}
+	for (const row of results.retryAfter.filter((r) => r.slug !== 'rof')) {
+		const rowMisses = missedOf(`retry-after:${row.slug}`);
+		if (rowMisses.length === 0) continue;
+		notes.push(`Retry-After, ${row.name} (${rowMisses.join('; ')}): ${row.succeeded} of ${row.items} succeeded, ${row.early} early retries, in ${sec(row.durationMs)}; waits ${waitCell(row.waits)}.`);
+	}
+	return notes;
+}
+
+/** How long the Resilient rows of the Retry-After scenario took, and why the defaults take longer when they do. */
+export function retryAfterNote(rows: readonly RetryAfterRow[], retryAfterSeconds: number): string {
+	const defaults = rows.find((r) => r.slug === 'resilient');
+	const all = rows.find((r) => r.slug === 'resilient-all');
+	if (!defaults || !all) return '';
+	const slow = defaults.durationMs > 3 * all.durationMs;
+	return (
+		`Resilient HTTP Request took ${sec(defaults.durationMs)} at its defaults and ${sec(all.durationMs)} with every item in flight at once.` +
+		(slow
+			? ` A 429 with Retry-After pauses the whole API (the controller's key): after each pause the requests of one window go, among them first requests that get their own 429 and pause everyone again for ${retryAfterSeconds} s, so the pauses follow one another (the items waited for ${waitCell(defaults.waits)}). This upstream limits each item on its own, which real APIs rarely do (a Retry-After is for the caller's key); it is the cost of pausing per API when they do.`
+			: '')
 	);
 }
 
 export function benchmarkReport(results: BenchResults, settings: BenchSettings, machine: Machine): string {
 	const goals = evaluateGoals(results);
-	const { storm, sustained, healthy, healthyLatent, retryAfter, duplicates, stateSize } = results;
-	const rofDefault = storm.find((r) => r.strategy.slug === 'rof-default');
-	const budgetRow = storm.find((r) => r.strategy.slug === 'full-budget');
-	const stormTable = markdownTable(
-		['Strategy', 'Requests', 'Amplification', 'Succeeded', 'Peak after recovery (/100 ms)', 'Retry peak (/100 ms)', 'Completion p50', 'p95', 'max'],
-		storm.map((r) => [r.strategy.name, r.requests, x(r.amplification), pct(r.succeeded, r.fleet), r.peakAfterRecovery, r.retryPeak, ms(r.completionMs.p50), ms(r.completionMs.p95), ms(r.completionMs.max)]),
-	);
+	const issueGoals = goals.filter((g) => g.issueGoal);
+	const further = goals.filter((g) => !g.issueGoal);
+	const count = (list: GoalVerdict[], status: GoalVerdict['status']) => list.filter((g) => g.status === status).length;
+	const { storm, sustained, rate, healthy, loopback, retryAfter, duplicates, stateSize } = results;
+	const rofStorm = storm.find((r) => r.row.slug === 'rof-default');
+	const resilientSustained = sustained.filter((r) => r.slug === 'resilient');
+	const computed = sustained.filter((r) => !r.measured);
+	const notes = missNotes(results, goals);
 	return `# Benchmarks
 
-Written by \`${machine.command}\` (test/bench) on ${machine.date}.
+Written by \`${machine.command}\` on ${machine.date}; the engine part took ${(machine.engineDurationMs / 60_000).toFixed(1)} min.
 
-Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.os}; 1-minute load
-average ${machine.loadAtStart.toFixed(2)} at the start and ${machine.loadAtEnd.toFixed(2)} at the end (timings are only as quiet as the machine).
+Machine: ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}, ${machine.os}. 1-minute load average
+${machine.loadAtStart.toFixed(2)} at the start and ${machine.loadAtEnd.toFixed(2)} at the end: timings are only as quiet as the machine.
 
-Every scenario runs the real node code in n8n's engine (n8n-core ${require('n8n-core/package.json').version} \`WorkflowExecute\`,
-n8n-nodes-base ${require('n8n-nodes-base/package.json').version}), side by side in one run: n8n's HTTP Request 4.2 with its node
-settings *Retry On Fail* / *Max. Tries* / *Wait Between Tries*, against Resilient HTTP Request. The
-upstream is a local HTTP server on 127.0.0.1 in a child process, which logs every request with its
-time of arrival: its timestamps are not delayed by the engine's work, and the engine's CPU
-(\`process.cpuUsage()\`) holds no server work. Jitter comes from a seeded random source (seed ${settings.seed}).
-Sizes are environment variables: ${Object.values(BENCH_ENV).join(', ')}.
+Scenarios 1 to 7 run the real node code in n8n's engine (n8n-core ${require('n8n-core/package.json').version} \`WorkflowExecute\`,
+n8n-nodes-base ${require('n8n-nodes-base/package.json').version}), in real time (the real clock and sleeper, jitter from a random
+source seeded with ${settings.seed}), side by side in one run: n8n's HTTP Request 4.2 with its node settings *Retry On
+Fail* (default 3 tries, 1000 ms; max 5 tries, 5000 ms) against Resilient HTTP Request at its defaults
+(Traffic Control on: hold during outages, a retry budget that waits, the window and pace learned
+per API). The executions of one row run in one process and share one memory store, as the
+executions of one n8n process do; each row gets a fresh store. The upstream is a local HTTP server on
+127.0.0.1 in a child process, which logs every request with its time of arrival (its clock is not
+delayed by the engine's work). Section 8 shows the real-n8n part of \`npm run bench\`.
 
-## Goals
+Sizes are environment variables (test/bench/config.ts): ${Object.values(BENCH_ENV).join(', ')}.
 
-${markdownTable(
-	['Goal', 'Measured', 'Met'],
-	goals.map((g) => [g.goal, g.measured, g.met ? 'yes' : '**no**']),
-)}
+## Goals of issue 12
 
-## 1. Outage storm
+${count(issueGoals, 'met')} met, ${count(issueGoals, 'not met')} not met, ${count(issueGoals, 'not measured')} not measured, of ${issueGoals.length}.
 
-${settings.fleet} executions of one workflow start at once, one request each; the upstream answers 503
-for the first ${settings.outageMs} ms, then 200. Real time: real sleeps, the real clock. Resilient HTTP
-Request runs with its defaults (5 attempts, base delay 1 s, max delay 30 s), a fresh state store
-per strategy, all executions of a strategy under one workflow id (one retry budget); the retry
-budget is off except in the last row.
+${goalsTable(issueGoals)}
 
-${stormTable}
+### Further checks of this benchmark
+
+${count(further, 'met')} met, ${count(further, 'not met')} not met, of ${further.length}.
+
+${goalsTable(further)}
+
+### Misses and their likely cause
+
+${notes.length === 0 ? 'No engine goal was missed.' : notes.map((n) => `- ${n}`).join('\n')}${retryAfter.some((r) => r.slug === 'resilient') && retryAfterNote(retryAfter, settings.retryAfterSeconds).includes('pauses the whole API') ? `\n- Retry-After (no goal on time): ${retryAfterNote(retryAfter, settings.retryAfterSeconds)}` : ''}
+${issueGoals.some((g) => g.status === 'not measured') ? '- Goals "not measured" have no figures in this run (see section 8): they count as not met.\n' : ''}
+## How to read
+
+- *Amplification*: upstream requests per logical request (one item).
+- *Retry peak*: the most retries (an item's requests after its first) in any 100 ms window
+  (sliding, not binned): the synchronized wave the storm goal is about.
+- *Peak after recovery*: the most requests of any kind in a 100 ms window that starts once the
+  upstream is back.
+- *Completion*: from the row's start to each execution's end, succeeded or not.
+- *Waited at the controller*: the items' \`_retry.history[].traffic.waitedFor\` summed over all
+  items, by reason (paused by the API, held during an outage, a concurrency slot, the rate, the
+  budget), with how many items waited for it. It covers the attempts that went; an item that left
+  without being sent has no attempt in its story (its reason is in \`error.reason\`).
+- Timings (time, wall time, completion) move with the machine's load; counts (requests, 429s,
+  items) do not. A ratio of two timings in one run is fairer than a timing alone.
+
+## 1. Outage storm (engine)
+
+${settings.fleet} executions of one workflow start at once, one item each; the upstream answers 503 for the first
+${settings.outageMs} ms, then 200. HTTP Request stops the workflow on error, as Retry On Fail needs; Resilient HTTP
+Request too (an execution that succeeded got a 200).
+
+${stormTable(storm)}
 
 ![Requests per 100 ms during the outage storm](${PLOT_PATH})
 
-- *Amplification*: upstream requests per logical request (one per execution).
-- *Peak after recovery*, read literally: the most requests in any 100 ms window (sliding, not
-  binned) that starts once the upstream is back. Retry On Fail at its default tries at about 0, 1
-  and 2 s: when the outage lasts 3 s or more, all its tries fall inside it, so its literal peak is
-  0 (and it succeeds for 0%), and the goal "at most a fifth of Retry On Fail's" cannot be met on
-  this reading by any strategy that sends anything after the outage.${
-		rofDefault ? ` Here: Retry On Fail's literal peak ${rofDefault.peakAfterRecovery}, success ${pct(rofDefault.succeeded, rofDefault.fleet)}.` : ''
-	}
-- *Retry peak*: the most retries (an execution's requests after its first) in any 100 ms window:
-  the synchronized storm the goal is about. Retry On Fail's retries leave together, one wave per
-  *Wait Between Tries*; jitter spreads them.
-- *Completion*: from the fleet's start to each execution's end, succeeded or not.
-- Why full jitter's retry peak is not lower: it draws an item's first retry from [0, 1 s] (the base
-  delay), so ${settings.fleet} first retries land at about ${Math.round(settings.fleet / 10)} per 100 ms, and second retries ([0, 2 s])
-  overlap them; Retry On Fail's wave is itself spread by the engine starting ${settings.fleet} executions on
-  ${machine.cores} cores. Decorrelated jitter draws from [base, 3 x previous] and spreads further.${
-		budgetRow
-			? `
-- With the retry budget, the ${settings.fleet} first attempts allow floor(0.1 x ${settings.fleet}) + 40 = ${budgetLimit(settings.fleet, BUDGET_DEFAULTS)} retries in the
-  60 s window (${budgetRow.requests - settings.fleet} were sent), and full jitter spends them while the upstream is still down: ${pct(budgetRow.succeeded, budgetRow.fleet)} of the executions
-  succeeded, at ${x(budgetRow.amplification)} the traffic. That is the budget's trade: a hard bound on the load an outage
-  causes, paid for by items that go to the error output (with their retry story, for a Backoff
-  Delay loop or a later run) instead of retrying into the outage.`
-			: ''
-	}
+- Retry On Fail at its default tries at about 0, 1 and 2 s: with an outage of 3 s or more all its
+  tries fall inside it (it then succeeds for 0% and its peak after recovery is 0).${rofStorm ? ` Here: ${pct(rofStorm.succeeded, rofStorm.fleet)}, retry peak ${rofStorm.retryPeak}.` : ''}
+- With Traffic Control off, each item retries on its own (full jitter, 5 attempts): the contrast
+  for what the shared hold and budget do.
 
 ## 2. Sustained outage
 
-The upstream answers 503 to everything. Upstream requests per logical request, one request per
-execution, all executions of a fleet at once under one workflow id. Resilient HTTP Request runs
-on a frozen virtual clock (its backoff takes no time), so a fleet's retries all fall into one
-budget window: the budget's worst case, and what real time gives too, since one item's 4 retries
-span at most 15 s of the 60 s window. Retry On Fail's waits are n8n's own sleeps (real time).
+The upstream answers 503 to everything. One execution of N items, error output on (*On Error*:
+continue using error output). The Resilient rows run at the defaults except the *Total Deadline*:
+${settings.sustainedDeadlineMs / 1000} s (\`${BENCH_ENV.sustainedDeadlineMs}\`) instead of 300 s, which would make each row last 5 minutes; every
+item counts its deadline from its first attempt (or its first turn at the gate), and Max Items in Flight
+(200) items are in progress at once. The Retry On Fail rows run with the error output on too: n8n then
+re-runs the whole node while the first item of its output is an error (WorkflowExecute checks
+\`data[0][0].json.error\`), so every item is sent Max. Tries times.${computed.length > 0 ? ` Rows above ${settings.sustainedRofMeasuredUpTo} items (\`${BENCH_ENV.sustainedRofMeasuredUpTo}\`) are computed by that arithmetic (Max. Tries x items), not run: ${computed.map((r) => `${r.name}, ${r.items} items`).join('; ')}.` : ' Every row here was run (none computed).'}
 
-${markdownTable(
-	['Executions', 'Resilient, budget on', 'Budget bound (F + floor(0.1 F) + 40) / F', 'Resilient, budget off', 'Retry On Fail, default (3 tries)', 'Retry On Fail, max (5 tries)'],
-	sustained.map((r) => [r.fleet, x(r.resilientBudget), x(r.budgetBound), x(r.resilientNoBudget), x(r.retryOnFailDefault), x(r.retryOnFailMax)]),
-)}
+${sustainedTable(sustained)}
 
-The budget allows 10% of the first attempts plus 40 retries per 60 s window (see
-nodes/shared/state/budget.ts), so the bound is 1 + 0.1 + 40 / F: 1.2 or less from 400 executions
-per window on, above it for smaller fleets, whose few retries the floor of 40 keeps on purpose
-(a workflow with 10 failing items still retries them all).
+- *Latest item vs its deadline*: the largest \`_retry.elapsedMs\` of the items minus the Total Deadline
+  (negative: before it). Within means at most ${DEADLINE_TOLERANCE_MS} ms after it (a timer firing late on a loaded machine).
+- *Reasons*: \`error.reason\` of the items on the error output; *never sent*: items whose story
+  has no attempt (held from the start until their deadline could not be met).${resilientSustained.length > 0 ? `\n- Waits of the attempts that went: ${resilientSustained.map((r) => `${r.items} items: ${waitCell(r.waits)}`).join('; ')}.` : ''}
 
-## 3. Healthy upstream
+## 3. Rate limit
 
-One execution of ${healthy.items} items, one GET each, no failures; ${healthy.runs} alternating runs per variant
-after one untimed warm-up run each; medians. CPU is the engine process's (user + system).
-First on loopback (the upstream answers at once), then against an upstream that takes
-${healthyLatent.latencyMs} ms to answer each request (${healthyLatent.items} items, ${healthyLatent.runs} runs), as a real API does.
+One execution of ${settings.rateItems} items against an upstream that admits ${settings.rateLimitRps} requests per second, shared by all:
+a token bucket holding ${settings.rateLimitRps} tokens, refilled continuously at ${settings.rateLimitRps} per second (a burst of ${settings.rateLimitRps}, then ${settings.rateLimitRps} per
+second on average; test/bench/upstream-child.js); beyond it, 429 with \`Retry-After: 1\`. The second
+upstream variant also sends \`x-ratelimit-remaining\` (whole tokens left) and \`x-ratelimit-reset\`
+(seconds until the bucket is full again, 3 decimals) on every answer. Ideal time: items / rate =
+${sec((settings.rateItems / settings.rateLimitRps) * 1000)} (the full bucket at the start makes ${sec(((settings.rateItems - settings.rateLimitRps) / settings.rateLimitRps) * 1000)} possible). Resilient HTTP Request runs with the
+error output on, to count the items it gives up on.
+
+${rateTable(rate)}
+
+- HTTP Request sends every item at once. With the error output on, n8n re-runs the node only when
+  the first item failed: the first requests take the bucket's tokens, so the others go to the error
+  output without a retry. Stopping on error, Retry On Fail re-runs the whole node (every item again)
+  and the execution fails when the last try does.
+- *429s per second* of each Resilient row's run, for where they came from: ${rate.filter((r) => r.row.resilient).map((r) => `${r.row.name}${r.row.upstream === 'quota-headers' ? ' (headers)' : ''}: ${r.status429PerSecond.join(' ')}`).join('; ')}.
+
+## 4. Healthy API
+
+One execution of ${healthy.items} items, one GET each, no failures, against an upstream answering in ${healthy.latencyMs} ms;
+${healthy.runs} alternating runs per side after an untimed warm-up round, medians. Resilient HTTP Request's first
+execution runs on a fresh store (the API's window starts at 10 requests in flight), its second on
+the same store right after (it starts from the window the first learned). CPU is the engine
+process's (user + system).
 
 ${healthyTable(healthy)}
 
-With ${healthyLatent.latencyMs} ms of latency per request:
+On loopback (the upstream answers at once), ${loopback.items} items, ${loopback.runs} runs:
 
-${healthyTable(healthyLatent)}
+${healthyTable(loopback)}
 
-Where the time goes (CPU profiles of the engine with node's inspector, 2,000 items on loopback):
-with all items in flight, Resilient HTTP Request's CPU is within a few percent of HTTP Request's;
-its own per-item code (parameters, retry loop, retry story) is a few percent of the profile; the
-rest is what both nodes pay: n8n's evaluation of the URL expression, axios and the sockets. n8n's
-HTTP helper builds a new \`http.Agent\` for every request (@n8n/backend-network, \`buildNodeAgents\`),
-so every request opens a new connection; on loopback, where answers take no time, a burst of all
-items amortizes that work better than a steady stream of a few at a time (the same connect and
-axios functions take 2 to 4 times longer per call), so any limit below "all" costs wall time there
-(an earlier sweep of a fixed limit: 1.5x to 1.8x from 10 to 200). Against an API with latency,
-the limit is what matters: a fixed 10 in flight needs items / 10 round trips. The adaptive window
-(the default: 10 in flight, doubling while the API answers well, up to 200, halved on 429, 503 or
-a timeout) needs a few round trips more than HTTP Request's single burst, and keeps one execution
-from sending thousands of requests at once to a rate-limited API (README, *Items in flight*).
+HTTP Request sends all items at once; Resilient HTTP Request's window grows from 10 by slow start
+(doubling per round) up to Max Items in Flight (200), so a first execution pays a few round trips
+more; the second starts from the learned window. On loopback, where an answer takes no time, the
+engine's own work dominates (n8n's HTTP helper opens a new connection for every request).
 
-## 4. Retry-After
+## 5. Retry-After
 
-${settings.retryAfterItems} items in one execution; each item's first request gets 429 with \`Retry-After: ${settings.retryAfterSeconds}\`,
-the next one 200. Lateness is measured on the upstream's clock: the second request's arrival minus
-the first's minus the Retry-After (negative: early). Resilient HTTP Request lets all items be in
-flight, as HTTP Request does (Adapt Items in Flight off: the adaptive window would halve on the
-429s and run the waits in series; this scenario measures the waits), and continues on
-error so that the items it gave up on are counted.
+${settings.retryAfterItems} items in one execution; each item's first request gets 429 with \`Retry-After: ${settings.retryAfterSeconds}\`, its next one 200.
+Lateness is measured on the upstream's clock: the second request's arrival minus the first's minus
+the Retry-After (negative: early). Resilient HTTP Request continues on error (regular output), so
+that an item it gave up on is counted.
 
 ${markdownTable(
-	['Variant', 'Items retried', 'Early retries', 'Lateness p50', 'p95', 'min', 'Items succeeded'],
-	retryAfter.map((r) => [r.name, `${r.retried} of ${r.items}`, r.early, ms(r.latenessMs.p50), ms(r.latenessMs.p95), ms(r.latenessMs.min), r.succeeded]),
+	['Row', 'Items retried', 'Early retries', 'Lateness p50', 'p95', 'min', 'Items succeeded', 'Requests', 'Time', 'Waited at the controller'],
+	retryAfter.map((r) => [r.name, `${r.retried} of ${r.items}`, r.early, ms(r.latenessMs.p50), ms(r.latenessMs.p95), ms(r.latenessMs.min), r.succeeded, r.requests, sec(r.durationMs), waitCell(r.waits)]),
 )}
 
-Retry On Fail ignores Retry-After: it re-runs the node after *Wait Between Tries*. With the retry
-budget on (the default), a single execution of ${settings.retryAfterItems} items that all hit a rate limit may retry
-floor(0.1 x ${settings.retryAfterItems}) + 40 of them in the window; the others go to the error output with their
-retry story ("retry budget exhausted") and the server's requested wait, for a Backoff Delay loop.
+Retry On Fail ignores Retry-After: it re-runs the node after *Wait Between Tries* (early whenever
+that is shorter than the Retry-After). ${retryAfterNote(retryAfter, settings.retryAfterSeconds)}
 
-## 5. Duplicate side effects
+## 6. Duplicate side effects
 
 ${settings.duplicateItems} POST items to a payment-like endpoint; the first request of one item gets 503, every other
 request succeeds and charges. A charge is a successful POST.
 
 ${markdownTable(
-	['Variant', 'Requests', 'Charges', 'Items charged twice', 'Requests per item', 'Same idempotency key on retry'],
-	duplicates.map((r) => [r.name, r.requests, `${r.charges} for ${r.items} items`, r.chargedTwice, r.requestsPerItem.join(' '), r.name.startsWith('Retry On Fail') ? '-' : r.sameKeyOnRetry ? 'yes' : 'no']),
+	['Row', 'Requests', 'Charges', 'Items charged twice', 'Requests per item', 'Same idempotency key on retry'],
+	duplicates.map((r) => [r.name, r.requests, `${r.charges} for ${r.items} items`, r.chargedTwice, r.requestsPerItem.join(' '), r.slug === 'dup-rof' ? '-' : r.sameKeyOnRetry ? 'yes' : 'no']),
 )}
 
 Retry On Fail re-runs the whole node: every item that had succeeded is sent, and charged, again.
-Resilient HTTP Request retries only the item that failed; a POST is retried at all only with an
-idempotency key (here generated per item, the same on every attempt).
+Resilient HTTP Request retries only the item that failed, and a POST only with an idempotency key
+(here generated per item, the same on every attempt).
 
-## 6. State size
+## 7. State size
 
-The in-memory store of retry budgets and circuit breakers (nodes/shared/state/memory-store.ts)
-meets ${settings.stateScopes} distinct scopes, one budget and one breaker each, with keys as the node makes them.
-Heap growth is measured after a full garbage collection, the store still alive.
+The in-memory store of the traffic controllers (nodes/shared/state/memory-store.ts) meets
+${settings.stateScopes} distinct APIs, each with a first request answered by a failure (a budget count, a hold
+streak, a learned window), with keys as the node makes them. Heap growth is measured after a full
+garbage collection, the store still alive.
 
 ${markdownTable(
 	['Store', 'Keys offered', 'Bound', 'Keys kept', 'Evicted (least recently used)', 'Heap growth', 'Per key kept'],
 	stateSize.map((r) => [r.name, r.keysOffered, r.maxKeys, r.keysKept, r.evicted, `${(r.heapGrowthBytes / 1e6).toFixed(1)} MB`, `${Math.round(r.heapGrowthBytes / Math.max(1, r.keysKept))} B`]),
 )}
+
+## 8. Real n8n
+
+${realN8nSection(results)}
 `;
 }

@@ -10,17 +10,23 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const median = (values: readonly number[]) => percentile(values, 50);
 
-/** The most timestamps in any window [t, t + windowMs), t anywhere (not just on bin edges). */
-export function slidingPeak(times: readonly number[], windowMs: number): number {
+/** The most timestamps in any window [t, t + windowMs), t anywhere (not just on bin edges), and the first such t. */
+export function slidingPeakAt(times: readonly number[], windowMs: number): { peak: number; at: number } {
 	const sorted = [...times].sort((a, b) => a - b);
 	let peak = 0;
+	let at = NaN;
 	let start = 0;
 	for (let end = 0; end < sorted.length; end++) {
 		while (sorted[end] - sorted[start] >= windowMs) start++;
-		peak = Math.max(peak, end - start + 1);
+		if (end - start + 1 > peak) {
+			peak = end - start + 1;
+			at = sorted[start];
+		}
 	}
-	return peak;
+	return { peak, at };
 }
+
+export const slidingPeak = (times: readonly number[], windowMs: number) => slidingPeakAt(times, windowMs).peak;
 
 /** How many timestamps fall in each of `bins` bins of `binMs`, the first starting at 0. */
 export function binCounts(times: readonly number[], binMs: number, bins: number): number[] {

@@ -28,14 +28,17 @@ export const perItemUrl = (base: string, prefix: string) => `={{ "${base}/${pref
 /** The key the upstream logs for item n of `prefix`. */
 export const itemKey = (prefix: string, n: number) => `${prefix}-${n}`;
 
-/** No run of the benchmark may take longer: a stuck run is cancelled and counts as failed. */
+/** No run of the benchmark may take longer by default: a stuck run is cancelled and counts as failed. */
 export const RUN_LIMIT_MS = 120_000;
 
 /**
- * n8n's HTTP Request. Retry On Fail only acts when the node fails, so the node stops the
- * workflow on error (no "continue on fail"), as Retry On Fail users have it.
+ * n8n's HTTP Request. By default the node stops the workflow on error, as most Retry On Fail users
+ * have it. With `onError` (continueErrorOutput), n8n's engine still re-runs the whole node while
+ * the first item of its output is an error (WorkflowExecute's Retry On Fail loop checks
+ * `data[0][0].json.error` before the error output is split off), and not when the first item
+ * succeeded: then the failed items go to the error output without a retry.
  */
-export function coreHttp(url: string, retry: RetryOnFail | undefined, method = 'GET'): INode {
+export function coreHttp(url: string, retry: RetryOnFail | undefined, method = 'GET', onError?: INode['onError']): INode {
 	return {
 		id: 'h',
 		name: 'HTTP',
@@ -44,6 +47,7 @@ export function coreHttp(url: string, retry: RetryOnFail | undefined, method = '
 		position: [200, 0],
 		parameters: { method, url, options: {} },
 		...(retry ? { retryOnFail: true, maxTries: retry.maxTries, waitBetweenTries: retry.waitBetweenTries } : {}),
+		...(onError ? { onError } : {}),
 	};
 }
 
@@ -80,9 +84,9 @@ export interface NodeUnderTest {
 export const items = (from: number, count: number): INodeExecutionData[] => Array.from({ length: count }, (_, k) => ({ json: { n: from + k } }));
 
 /** One execution of the workflow with these items; `resilient` wires the node's runtime and store. */
-export async function runOnce(workflow: WorkflowJson, input: INodeExecutionData[], resilient?: NodeUnderTest): Promise<WorkflowRunResult> {
+export async function runOnce(workflow: WorkflowJson, input: INodeExecutionData[], resilient?: NodeUnderTest, limitMs = RUN_LIMIT_MS): Promise<WorkflowRunResult> {
 	return await runWorkflow(workflow, {
-		cancelAfterMs: RUN_LIMIT_MS,
+		cancelAfterMs: limitMs,
 		nodeTypes: {
 			[ITEMS_SOURCE]: itemsSource(input),
 			...(resilient ? { [RESILIENT_HTTP]: new ResilientHttpRequest(resilient.runtime, resilient.store) } : {}),
@@ -95,18 +99,25 @@ export interface FleetExecution {
 	succeeded: boolean;
 	/** From the fleet's start to this execution's end. */
 	completedMs: number;
+	/** The HTTP node's output items (none when the execution failed). */
+	output: INodeExecutionData[];
+	/** Why the execution failed, when it did. */
+	error?: string;
 }
 
 /**
  * `size` executions of the same workflow at once, one item each (item n). All start in the same
- * turn of the event loop; `completedMs` counts from then.
+ * turn of the event loop; `completedMs` counts from then. With `resilient`, every execution gets
+ * its own node instance over the same runtime and store: the executions of one n8n process share
+ * its memory store, and so each API's traffic controller.
  */
 export async function runFleet(size: number, workflow: WorkflowJson, resilient?: NodeUnderTest): Promise<{ startedAt: number; executions: FleetExecution[] }> {
 	const startedAt = Date.now();
 	const executions = await Promise.all(
 		Array.from({ length: size }, async (_, n) => {
 			const run = await runOnce(workflow, items(n, 1), resilient);
-			return { n, succeeded: run.status === 'success', completedMs: Date.now() - startedAt };
+			const succeeded = run.status === 'success';
+			return { n, succeeded, completedMs: Date.now() - startedAt, output: succeeded ? run.outputOf('HTTP') : [], ...(succeeded ? {} : { error: run.error?.message ?? run.status }) };
 		}),
 	);
 	return { startedAt, executions };

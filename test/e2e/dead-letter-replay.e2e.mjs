@@ -105,7 +105,7 @@ const NO_CLAIM = 'e2eReplayNoClaim';
 before(async () => {
 	customer = await startCustomer();
 	const sender = loadExample('06-webhook-sender-dead-letter.json', customer.url);
-	// replayable at once (the example waits a minute); circuit-open rows still wait for the breaker's probe time
+	// replayable at once (the example waits a minute); circuit-open rows still wait for the hold's next probe
 	sender.nodes.find((n) => n.name === 'Config').parameters.assignments.assignments.find((a) => a.name === 'replayAfterMinutes').value = 0;
 	const deliver = sender.nodes.find((n) => n.name === 'Deliver event');
 	senderKeyOf = (id) => derivedIdempotencyKey({ workflowId: SENDER, nodeId: deliver.id }, 'fields', { 'body.id': id });
@@ -183,7 +183,7 @@ async function waitUntilDue(ids) {
 			const rows = (await tableRows()).filter((r) => ids.includes(JSON.parse(r.item).body.id));
 			return rows.length === ids.length && rows.every((r) => r.retryAt !== null && new Date(r.retryAt).getTime() <= Date.now());
 		},
-		{ timeoutMs: 60_000, what: 'the rows to be due (a circuit-open row waits for the probe time)' },
+		{ timeoutMs: 60_000, what: 'the rows to be due (a circuit-open row waits for the next probe)' },
 	);
 }
 
@@ -214,7 +214,7 @@ test('an outage sends the events to the table; after recovery one replay deliver
 	// the receiver did the work of the lost events without answering: charged already
 	for (const id of ['lost-1', 'lost-2', 'lost-3']) assert.ok(customer.chargesOf(id) <= 1, id);
 	const lostCharged = ['lost-1', 'lost-2', 'lost-3'].filter((id) => customer.chargesOf(id) === 1);
-	assert.ok(lostCharged.length >= 1, 'at least one event was processed but never answered (before the breaker opened)');
+	assert.ok(lostCharged.length >= 1, 'at least one event was processed but never answered (before the hold began)');
 
 	customer.state.outage = false;
 	await waitUntilDue(ids);
@@ -248,8 +248,8 @@ async function race(workflow, prefix) {
 	await postEvents(ids);
 	customer.state.outage = false;
 	await waitUntilDue(ids);
-	// live traffic first: its request is the breaker's probe and closes it, so that both replays run
-	// their rows side by side (with the breaker half-open, one probe goes and the rest are refused)
+	// live traffic first: its request is the hold's probe and ends it, so that both replays start
+	// with the customer known to be up (else their rows would first wait for a probe)
 	await postEvents([`${prefix}-live`]);
 	assert.equal(customer.chargesOf(`${prefix}-live`), 1);
 	const since = Date.now();
@@ -318,8 +318,9 @@ test('a row that keeps failing stays, with its attempts counted and a later retr
 		assert.equal(row.claimedBy, '', 'released');
 		const retryAt = new Date(row.retryAt).getTime();
 		assert.ok(retryAt > new Date(previous.retryAt).getTime(), 'retryAt moves later');
-		// the replay's backoff (0.05 min doubling: 3 s, then 6 s), or the breaker's next probe when the
-		// host's failures (the sender's and the replays', one breaker per host) opened it: whichever is later
+		// the replay's backoff (0.05 min doubling: 3 s, then 6 s), or the hold's next probe when the
+		// customer's failures (the sender's and the replays': one controller per endpoint) made it
+		// look down and the probe came after the deadline: whichever is later
 		const sent = requestsOf('down-7', started).length;
 		if (row.reason === 'attempts-exhausted') assert.equal(sent, 3, 'the replay made its 3 attempts');
 		else {

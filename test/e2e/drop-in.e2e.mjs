@@ -260,8 +260,14 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 			assert.equal(await ndv.locator('[data-test-id="parameter-input-nodeCredentialType"]').count(), 0, 'Credential Type is hidden outside Predefined');
 			const generic = ndv.locator('[data-test-id="node-credentials-select"]').first();
 			await generic.waitFor({ timeout: 15_000 });
-			await generic.click();
-			const listed = await page.locator('.el-select-dropdown__item:visible, [role="option"]:visible').allInnerTexts();
+			// the Authentication dropdown may still be closing: read the picker's list once it shows credentials
+			await closePopups(page);
+			let listed = [];
+			await waitFor(async () => {
+				if (!listed.some((l) => l.includes('E2E'))) await generic.click();
+				listed = await page.locator('.el-select-dropdown__item:visible, [role="option"]:visible').allInnerTexts();
+				return listed.some((l) => l.includes('E2E'));
+			}, { timeoutMs: 15_000, what: 'the generic credential picker to list credentials' }).catch(() => {});
 			await page.keyboard.press('Escape');
 			for (const name of ['E2E Digest', 'E2E OAuth2 (client credentials)', 'E2E Header']) assert.ok(listed.some((l) => l.includes(name)), `the generic picker lists ${name}: ${listed.join(' | ')}`);
 			assert.ok(!listed.some((l) => l.includes('E2E Stripe') || l.includes('E2E Microsoft')), 'predefined credentials are not in the generic picker');

@@ -582,3 +582,54 @@ export async function waitFor(check, { timeoutMs, intervalMs = 500, what = 'cond
 		await new Promise((r) => setTimeout(r, intervalMs));
 	}
 }
+
+/** Statuses of an execution that has ended (n8n's ExecutionStatus). */
+export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
+
+/**
+ * The executions of a workflow as stored in the user folder's database (SQLite in the folder, or
+ * the PostgreSQL of its queueModeEnv): [{ id, status, startedAt, stoppedAt }] (epoch ms, null
+ * while unset), oldest first; `afterId`: only those with a greater id. Reads every row at once,
+ * where the REST API pages 100 at a time by start time.
+ */
+export async function storedExecutions(userFolder, workflowId, { afterId = 0 } = {}) {
+	const folderEnv = folderEnvs.get(userFolder) ?? {};
+	const epoch = (value) => (value === null || value === undefined ? null : value instanceof Date ? value.getTime() : Date.parse(/[zZ+]/.test(value) ? value : `${value.replace(' ', 'T')}Z`));
+	const rowOf = (r) => ({ id: Number(r.id), status: r.status, startedAt: epoch(r.startedAt), stoppedAt: epoch(r.stoppedAt) });
+	if (folderEnv.DB_TYPE === 'postgresdb') {
+		const { Client } = requireFromN8n('pg');
+		const client = new Client({
+			host: folderEnv.DB_POSTGRESDB_HOST,
+			port: Number(folderEnv.DB_POSTGRESDB_PORT),
+			database: folderEnv.DB_POSTGRESDB_DATABASE,
+			user: folderEnv.DB_POSTGRESDB_USER,
+			password: folderEnv.DB_POSTGRESDB_PASSWORD,
+		});
+		await client.connect();
+		try {
+			const { rows } = await client.query(
+				'SELECT id, status, "startedAt", "stoppedAt" FROM execution_entity WHERE "workflowId" = $1 AND id > $2 ORDER BY id',
+				[workflowId, afterId],
+			);
+			return rows.map(rowOf);
+		} finally {
+			await client.end();
+		}
+	}
+	const sqlite3 = requireFromN8n('sqlite3');
+	const file = path.join(userFolder, '.n8n', 'database.sqlite');
+	const db = await new Promise((resolve, reject) => {
+		const handle = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(handle)));
+	});
+	try {
+		db.configure('busyTimeout', 5000); // n8n writes to it meanwhile (WAL: readers do not block it)
+		const rows = await new Promise((resolve, reject) =>
+			db.all('SELECT id, status, startedAt, stoppedAt FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id', [workflowId, afterId], (error, r) =>
+				error ? reject(error) : resolve(r),
+			),
+		);
+		return rows.map(rowOf);
+	} finally {
+		await new Promise((resolve) => db.close(() => resolve()));
+	}
+}

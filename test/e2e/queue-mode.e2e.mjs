@@ -1,35 +1,46 @@
 // n8n in queue mode: one main process and two workers on a shared PostgreSQL database and Redis
-// (Bull queue), each worker running executions of the same webhook workflow against an upstream
-// that is down. With Shared State = Redis, the retry budget is one for all workers: the upstream's
-// total requests stay within first attempts + floor(10% x first attempts) + the per-window floor
-// of ONE budget, below what two separate (per-worker) budgets would necessarily let through.
+// (Bull queue), each worker running executions of the same webhook workflow. With Shared State =
+// Redis, an API's traffic controller is one for all workers:
+//   (i)  a pause is shared: the 429 + Retry-After one worker gets pauses the API for the other
+//        worker too: no request reaches the upstream, from either, before the pause ends;
+//   (ii) a hold is shared: while the API is down, probes go one at a time across both workers
+//        (never two in flight at once), the requests before the hold stay within the window an
+//        API starts with, and after recovery every execution succeeds;
+//   (iii) every item ends on an output (here: the success output, with its own answer).
+// Each check fails with per-worker state (RH_E2E_QUEUE_STATE=memory runs the same workflow with
+// Shared State = memory, the control: the test must then fail; see test/e2e/README.md).
 //
 // Needs RH_TEST_REDIS_URL (scripts/redis-test-server.sh) and RH_TEST_PG_URL
 // (scripts/postgres-test-server.sh); without them the test is reported as skipped (.ci/run
 // starts both). The test creates its own database on that server, a Bull prefix of its own and
-// a workflow id of its own, so re-runs against the same servers do not see each other's state.
+// a workflow id of its own, and drops its APIs' controllers from Redis first (an upstream port
+// of an earlier run would find its state), so re-runs against the same servers do not meet.
 import assert from 'node:assert/strict';
-import { randomBytes, createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { test } from 'node:test';
 import {
 	callWebhook,
 	getExecution,
 	importCredentials,
 	importWorkflow,
-	listExecutions,
 	nodeResults,
 	ownerEnv,
 	prepareUserFolder,
 	publishWorkflow,
 	queueModeEnv,
+	REPO,
 	requireFromN8n,
 	restClient,
 	startFlakyServer,
 	startN8n,
 	startWorker,
 	stopN8n,
+	storedExecutions,
 	waitFor,
 	workerExecutions,
+	FINISHED_STATUSES,
 } from './harness.mjs';
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;
@@ -39,81 +50,79 @@ const skip = !REDIS_URL
 	: !PG_URL
 		? 'RH_TEST_PG_URL is not set: start a PostgreSQL with scripts/postgres-test-server.sh (as .ci/run does)'
 		: false;
+/** The control: `memory` gives each worker a controller of its own (the test must then fail). */
+const STATE = process.env.RH_E2E_QUEUE_STATE === 'memory' ? 'memory' : 'redis';
 
-// The run: CALLS webhook calls, one item each, every request answered 503; each item would make
-// MAX_ATTEMPTS attempts without a budget.
-const CALLS = 40;
-const MAX_ATTEMPTS = 5;
-const BUDGET = { ratio: 0.1, minRetries: 10, windowMs: 60_000 };
-// One shared budget: retries <= floor(ratio x first attempts) + minRetries over the window.
-const sharedLimit = (firstAttempts) => Math.floor(BUDGET.ratio * firstAttempts + 1e-9) + BUDGET.minRetries;
+// The controller's defaults, from the built package (run.sh builds dist/ when stale)
+const requireDist = createRequire(path.join(REPO, 'dist', 'package.json'));
+const { INITIAL_WINDOW } = requireDist('./nodes/shared/core/traffic/window.js');
+const { HOLD_DEFAULTS } = requireDist('./nodes/shared/state/breaker.js');
 
 const WORKERS = 2;
-const WORKER_CONCURRENCY = 5;
+const WORKER_CONCURRENCY = 25;
+/** (i) the first request is answered 429 + Retry-After: PAUSE_S; the other calls come during the pause. */
+const PAUSE_CALLS = 30;
+const PAUSE_S = 4;
+/** (ii) calls at once against an API down for OUTAGE_MS, whose 503s take LATENCY_MS (so that overlaps show). */
+const HOLD_CALLS = 40;
+// 503s slow enough that two workers' probes on schedules of their own would overlap; the outage
+// long enough for two failed probes (1 s, then 2 s after the first fails) after calls that
+// trickle in over ~2 s
+const LATENCY_MS = 800;
+const OUTAGE_MS = 8000;
+const CREDENTIAL = { id: 'rhQueueRedis0001', name: 'Queue Redis' };
 
-function workflow(id, upstreamUrl) {
+function branch(slug, y, upstreamUrl) {
+	const webhook = `Webhook ${slug}`;
+	const http = `Call ${slug}`;
 	return {
-		id,
-		name: 'Queue mode: shared retry budget',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
 		nodes: [
 			{
-				id: 'a1d7b0e2-0000-4000-8000-000000000001',
-				name: 'Webhook',
+				id: `${slug}-0000-4000-8000-000000000001`,
+				name: webhook,
 				type: 'n8n-nodes-base.webhook',
 				typeVersion: 2,
-				position: [0, 0],
-				webhookId: `e2e-${id}`,
-				parameters: { httpMethod: 'POST', path: `queue-${id}`, responseMode: 'onReceived', options: {} },
+				position: [0, y],
+				webhookId: `e2e-queue-${slug}`,
+				parameters: { httpMethod: 'POST', path: `PATH-${slug}`, responseMode: 'onReceived', options: {} },
 			},
 			{
-				id: 'a1d7b0e2-0000-4000-8000-000000000002',
-				name: 'Call upstream',
+				id: `${slug}-0000-4000-8000-000000000002`,
+				name: http,
 				type: 'n8n-nodes-resilient-http.resilientHttpRequest',
 				typeVersion: 1,
-				position: [240, 0],
+				position: [240, y],
 				onError: 'continueErrorOutput',
-				credentials: { resilientHttpRedis: { id: 'rhQueueRedis0001', name: 'Queue Redis' } },
-				parameters: {
-					method: 'GET',
-					url: `=${upstreamUrl}/down?call={{ $json.body.call }}`,
-					maxAttempts: MAX_ATTEMPTS,
-					retryOptions: { baseDelay: 50, maxDelay: 200 },
-					stateStore: 'redis',
-					sharedLimits: {
-						budgetPercent: BUDGET.ratio * 100,
-						budgetMinRetries: BUDGET.minRetries,
-						budgetWindow: BUDGET.windowMs,
-					},
-					options: {},
-				},
+				...(STATE === 'redis' ? { credentials: { resilientHttpRedis: CREDENTIAL } } : {}),
+				// the defaults otherwise: Max Attempts 5, Hold During Outages on, budget on
+				parameters: { method: 'GET', url: `=${upstreamUrl}/${slug}/{{ $json.body.key }}`, stateStore: STATE, options: {} },
 			},
-			{ id: 'a1d7b0e2-0000-4000-8000-000000000003', name: 'Succeeded', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, -100], parameters: {} },
-			{ id: 'a1d7b0e2-0000-4000-8000-000000000004', name: 'Failed', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, 100], parameters: {} },
+			{ id: `${slug}-0000-4000-8000-000000000003`, name: `Succeeded ${slug}`, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, y - 100], parameters: {} },
+			{ id: `${slug}-0000-4000-8000-000000000004`, name: `Failed ${slug}`, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, y + 100], parameters: {} },
 		],
 		connections: {
-			Webhook: { main: [[{ node: 'Call upstream', type: 'main', index: 0 }]] },
-			'Call upstream': {
-				main: [[{ node: 'Succeeded', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]],
-			},
+			[webhook]: { main: [[{ node: http, type: 'main', index: 0 }]] },
+			[http]: { main: [[{ node: `Succeeded ${slug}`, type: 'main', index: 0 }], [{ node: `Failed ${slug}`, type: 'main', index: 0 }]] },
 		},
 	};
 }
 
+function workflow(id, pauseUrl, outageUrl) {
+	const branches = [branch('pause', 0, pauseUrl), branch('outage', 400, outageUrl)];
+	const json = {
+		id,
+		name: 'Queue mode: one traffic controller per API for all workers',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+		nodes: branches.flatMap((b) => b.nodes),
+		connections: Object.assign({}, ...branches.map((b) => b.connections)),
+	};
+	return JSON.parse(JSON.stringify(json).replaceAll('PATH-', `queue-${id}-`));
+}
+
 const { Client: PgClient } = requireFromN8n('pg');
 const Redis = requireFromN8n('ioredis');
-
-/** Every budget note ({ firstAttempts, retries, available, windowMs }) anywhere in an item's json. */
-function budgetSnapshots(value, out = []) {
-	if (Array.isArray(value)) for (const v of value) budgetSnapshots(v, out);
-	else if (value && typeof value === 'object') {
-		if (typeof value.firstAttempts === 'number' && typeof value.retries === 'number') out.push(value);
-		for (const v of Object.values(value)) budgetSnapshots(v, out);
-	}
-	return out;
-}
 
 async function withPg(url, fn) {
 	const client = new PgClient({ connectionString: url });
@@ -125,7 +134,16 @@ async function withPg(url, fn) {
 	}
 }
 
-test('queue mode: executions spread over two workers share one retry budget in Redis', { skip, timeout: 240_000 }, async (t) => {
+/** The Redis key of the controller the node keeps for unauthenticated requests to this origin (traffic-control.ts). */
+const controllerKey = (url) => `rh:traffic:api:${createHash('sha256').update(`origin:${new URL(url).origin}|none`).digest('hex').slice(0, 32)}`;
+
+const post = (main, webhook, key) =>
+	callWebhook(main, webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) }).then(async (res) => {
+		const text = await res.text();
+		assert.equal(res.status, 200, text);
+	});
+
+test(`queue mode: two workers share each API's traffic controller in Redis (pause, hold, release)${STATE === 'memory' ? ' [control: Shared State = memory, must fail]' : ''}`, { skip, timeout: 240_000 }, async (t) => {
 	const timings = {};
 	const t0 = Date.now();
 	const mark = (name) => (timings[name] = `${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -133,17 +151,19 @@ test('queue mode: executions spread over two workers share one retry budget in R
 	const database = `rh_e2e_queue_${run}`;
 	const bullPrefix = `bull-e2e-${run}`;
 	const redisKeyPrefix = `n8n-e2e-${run}`;
-	const workflowId = `rhQueue${run}Wf`; // 16 characters, unique per run: its budget key is fresh
+	const workflowId = `rhQueue${run}Wf`;
 	const redisUrl = new URL(REDIS_URL);
 	const redis = new Redis({ host: redisUrl.hostname, port: Number(redisUrl.port || 6379), db: Number(redisUrl.pathname.slice(1) || 0), lazyConnect: true, maxRetriesPerRequest: 1 });
 	redis.on('error', () => {}); // a failing command says enough; no unhandled 'error' events
-	let upstream;
+	let pauseApi;
+	let outageApi;
 	let workers = [];
 	let main;
 
 	t.after(async () => {
 		await stopN8n(); // main and workers, by PID (their process groups: each has a task runner)
-		await upstream?.close();
+		await pauseApi?.close();
+		await outageApi?.close();
 		await withPg(PG_URL, (pg) => pg.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).catch((error) =>
 			t.diagnostic(`could not drop database ${database}: ${error.message}`),
 		);
@@ -163,34 +183,48 @@ test('queue mode: executions spread over two workers share one retry budget in R
 		t.diagnostic(`timings: ${JSON.stringify(timings)}`);
 	});
 
-	// A database of its own (the role from postgres-test-server.sh may create databases)
-	await withPg(PG_URL, (pg) => pg.query(`CREATE DATABASE "${database}"`));
-	upstream = await startFlakyServer();
-	const env = queueModeEnv({
-		redisUrl: REDIS_URL,
-		pgUrl: PG_URL,
-		database,
-		bullPrefix,
-		redisKeyPrefix,
-		encryptionKey: randomBytes(24).toString('hex'),
+	// (i) the API that pauses: its first request ever gets 429 + Retry-After, every other one 200
+	pauseApi = await startFlakyServer({
+		pause: (_req, res, { entry, json }) => {
+			if (pauseApi.log.filter((e) => e.scenario === 'pause').length === 1) json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': String(PAUSE_S) });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key });
+		},
 	});
+	// (ii) the API that is down until `outageUntil`: its 503s come after LATENCY_MS (a request in
+	// flight is visible at the upstream), its 200s at once
+	let outageUntil = Infinity;
+	outageApi = await startFlakyServer({
+		outage: (_req, res, { entry, json }) => {
+			if (Date.now() >= outageUntil) {
+				json(res, (entry.status = 200), { ok: true, key: entry.key });
+				entry.answeredAt = Date.now();
+				return;
+			}
+			entry.status = 503;
+			setTimeout(() => {
+				json(res, 503, { error: 'Service Unavailable' });
+				entry.answeredAt = Date.now();
+			}, LATENCY_MS);
+		},
+	});
+	await redis.connect();
+	await redis.del(controllerKey(pauseApi.url), controllerKey(outageApi.url));
+
+	await withPg(PG_URL, (pg) => pg.query(`CREATE DATABASE "${database}"`));
+	const env = queueModeEnv({ redisUrl: REDIS_URL, pgUrl: PG_URL, database, bullPrefix, redisKeyPrefix, encryptionKey: randomBytes(24).toString('hex') });
 	// One user folder (so one package install) for main and workers, as on a shared volume; every
 	// n8n command on it (import, publish, start, worker) uses the queue-mode environment.
-	const userFolder = await prepareUserFolder({
-		tarball: true,
-		env: { ...env, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' },
-	});
+	const userFolder = await prepareUserFolder({ tarball: true, env: { ...env, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
 	mark('userFolder');
 	await importCredentials(userFolder, [
 		{
-			id: 'rhQueueRedis0001',
-			name: 'Queue Redis',
+			...CREDENTIAL,
 			type: 'resilientHttpRedis',
 			// The Redis of n8n's own queue: rh: keys sit next to Bull's
 			data: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379), database: 0, user: '', password: '', ssl: false },
 		},
 	]);
-	await importWorkflow(userFolder, workflow(workflowId, upstream.url));
+	await importWorkflow(userFolder, workflow(workflowId, pauseApi.url, outageApi.url));
 	await publishWorkflow(userFolder, workflowId);
 	mark('imported (3 n8n boots, migrations on PostgreSQL)');
 
@@ -199,111 +233,148 @@ test('queue mode: executions spread over two workers share one retry budget in R
 		...Array.from({ length: WORKERS }, () => startWorker(userFolder, { concurrency: WORKER_CONCURRENCY })),
 	]);
 	mark('main + 2 workers ready');
-
-	// All calls at once: main answers each as soon as its execution is enqueued (onReceived)
-	const answers = await Promise.all(
-		Array.from({ length: CALLS }, (_, call) =>
-			callWebhook(main, `queue-${workflowId}`, {
-				method: 'POST',
-				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ call }),
-			}).then(async (res) => [res.status, await res.text()]),
-		),
-	);
-	mark('webhooks answered');
-	for (const [status, text] of answers) assert.equal(status, 200, text);
-
 	const client = await restClient(main);
-	const executions = await waitFor(
-		async () => {
-			const list = await listExecutions(client, workflowId, { limit: 100 });
-			return list.length === CALLS && list.every((e) => ['success', 'error', 'crashed'].includes(e.status)) && list;
-		},
-		{ timeoutMs: 90_000, intervalMs: 500, what: `${CALLS} finished executions` },
-	);
-	mark('executions finished');
+	const workerOf = (id) => workers.findIndex((w) => workerExecutions(w).some((e) => e.executionId === String(id)));
 
-	// (a) Both workers ran executions; the main ran none (it only enqueues in queue mode)
-	const byWorker = workers.map((w) => workerExecutions(w).map((e) => e.executionId));
-	const ran = byWorker.flat();
-	assert.deepEqual([...ran].sort(), executions.map((e) => String(e.id)).sort(), 'every execution ran on exactly one worker');
-	assert.equal(new Set(ran).size, CALLS);
-	assert.doesNotMatch(main.logs(), /Worker started execution/);
-	const enqueued = [...main.logs().matchAll(/Enqueued execution (\S+) \(job/g)].map((m) => m[1]);
-	assert.deepEqual([...enqueued].sort(), [...ran].sort(), 'the main enqueued each execution a worker ran');
-	for (const [i, ids] of byWorker.entries()) {
-		// >= 3 items x 4 retries each: that worker alone would spend a whole per-window floor of its own
-		assert.ok(ids.length * (MAX_ATTEMPTS - 1) >= BUDGET.minRetries, `worker ${i + 1} ran ${ids.length} executions: ${JSON.stringify(byWorker.map((x) => x.length))}`);
+	/** Waits for `count` finished executions after `afterId`; their stored rows and run data. */
+	const finished = async (afterId, count, what) => {
+		const rows = await waitFor(
+			async () => {
+				const list = await storedExecutions(userFolder, workflowId, { afterId });
+				return list.length === count && list.every((e) => FINISHED_STATUSES.includes(e.status)) && list;
+			},
+			{ timeoutMs: 90_000, intervalMs: 500, what: `${count} finished executions (${what})` },
+		);
+		return await Promise.all(rows.map(async (row) => ({ ...row, worker: workerOf(row.id), results: nodeResults(await getExecution(client, row.id)) })));
+	};
+
+	/** (iii) each execution's item left on the success output with its own answer, and its story. */
+	const itemsOf = (executions, slug) =>
+		executions.map((e) => {
+			const ok = e.results[`Succeeded ${slug}`]?.items ?? [];
+			const failed = e.results[`Failed ${slug}`]?.items ?? [];
+			assert.equal(e.status, 'success', `execution ${e.id}`);
+			assert.equal(ok.length + failed.length, 1, `execution ${e.id}: its one item on an output`);
+			assert.equal(failed.length, 0, `execution ${e.id} (${slug}): on the error output: ${JSON.stringify(failed[0]?._retry?.summary ?? failed[0])}`);
+			return { execution: e, item: ok[0], story: ok[0]._retry };
+		});
+
+	// ----------------------------------------------------------------------------------------
+	// (i) A pause is shared: one call, its 429; the other calls come while the API is paused
+	await post(main, `queue-${workflowId}-pause`, 'p-0');
+	const first = await waitFor(() => pauseApi.requests('/pause/').find((e) => e.status === 429), { timeoutMs: 30_000, intervalMs: 20, what: 'the 429' });
+	const pauseEnds = first.time + PAUSE_S * 1000;
+	// the worker has the 429 and has paused the API in Redis well before this
+	await new Promise((resolve) => setTimeout(resolve, 500));
+	for (let n = 1; n < PAUSE_CALLS; n++) {
+		await post(main, `queue-${workflowId}-pause`, `p-${n}`);
+		await new Promise((resolve) => setTimeout(resolve, 40));
 	}
-	for (const e of executions) assert.equal(e.status, 'success', `execution ${e.id}: the error output took the failed item`);
-
-	// (b) The upstream: every call sent its first attempt; retries stayed within ONE budget
-	const requests = upstream.requests('/down');
-	const firstAttempts = new Set(requests.map((r) => r.url)).size;
-	const retries = requests.length - firstAttempts;
-	const spanMs = Math.max(...requests.map((r) => r.time)) - Math.min(...requests.map((r) => r.time));
-	const shared = sharedLimit(CALLS);
-	// Separate budgets (each worker its own memory) would each grant at least min(wanted, floor):
-	const separateAtLeast = byWorker.reduce((sum, ids) => sum + Math.min(ids.length * (MAX_ATTEMPTS - 1), BUDGET.minRetries), 0);
+	mark('pause: webhooks answered');
+	const pauseExecutions = await finished(0, PAUSE_CALLS, 'pause');
+	mark('pause: executions finished');
+	const pauseItems = itemsOf(pauseExecutions, 'pause');
+	const pauseRequests = pauseApi.requests('/pause/');
+	const retried = pauseItems.find((p) => p.item.key === 'p-0');
+	const firstWorker = retried.execution.worker;
+	const byWorker = workers.map((_, w) => pauseItems.filter((p) => p.execution.worker === w));
+	const startedInPause = byWorker.map((items) => items.filter((p) => p.execution.startedAt < pauseEnds - 200));
+	const pausedFor = byWorker.map((items) => items.map((p) => p.story.history[0].traffic?.waitedFor?.paused ?? 0));
+	const early = pauseRequests.filter((e) => e !== first && e.time < pauseEnds);
 	t.diagnostic(
-		`executions per worker ${JSON.stringify(byWorker.map((x) => x.length))}; upstream: ${requests.length} requests = ${firstAttempts} first attempts + ${retries} retries ` +
-			`in ${spanMs} ms; shared bound ${CALLS + shared}, separate budgets >= ${CALLS + separateAtLeast}, no budget ${CALLS * MAX_ATTEMPTS}`,
+		`pause: 429 at +0 ms to worker ${firstWorker + 1} (Retry-After: ${PAUSE_S}); executions per worker ${JSON.stringify(byWorker.map((x) => x.length))}, started during the pause ${JSON.stringify(startedInPause.map((x) => x.length))}; ` +
+			`upstream requests ${pauseRequests.length}, the others arrived from +${Math.min(...pauseRequests.filter((e) => e !== first).map((e) => e.time - first.time))} ms; ` +
+			`waited "paused" (ms) per worker ${JSON.stringify(pausedFor.map((w) => w.filter((ms) => ms > 0).length + ' items, max ' + Math.max(0, ...w)))}`,
 	);
-	assert.equal(firstAttempts, CALLS, 'one first attempt per call');
-	// Every request fell into one budget window (buckets of windowMs/10: at least 0.9 x window back)
-	assert.ok(spanMs < BUDGET.windowMs * 0.9, `upstream traffic within one window (${spanMs} ms)`);
-	assert.ok(retries > 0, 'retries happened');
-	assert.ok(retries >= BUDGET.minRetries, `the floor was spent: ${retries} retries`);
-	assert.ok(retries <= shared, `${retries} retries <= one shared budget's ${shared}`);
-	assert.ok(shared < separateAtLeast, `the shared bound (${shared}) is below what separate budgets would allow (${separateAtLeast})`);
-	assert.ok(requests.length <= CALLS + shared);
+	assert.equal(pauseRequests.length, PAUSE_CALLS + 1, 'one request per call, and the 429 one retried once');
+	assert.deepEqual(pauseRequests.filter((e) => e.status === 429), [first], 'one 429 only');
+	assert.ok(firstWorker === 0 || firstWorker === 1, 'the worker that got the 429');
+	const other = 1 - firstWorker;
+	// what makes the check worth anything: both workers had executions waiting to send during the pause
+	for (const w of [firstWorker, other]) assert.ok(startedInPause[w].length > 0, `worker ${w + 1} started executions during the pause: ${JSON.stringify(startedInPause.map((x) => x.length))}`);
+	assert.deepEqual(
+		early.map((e) => `${e.key} at +${e.time - first.time} ms`),
+		[],
+		`no request reached the upstream before the pause (Retry-After: ${PAUSE_S}) ended, from either worker`,
+	);
+	assert.ok(pausedFor[other].some((ms) => ms > 0), `the worker that never got the 429 (worker ${other + 1}) held items "paused": ${JSON.stringify(pausedFor[other])}`);
+	assert.equal(retried.story.attempts, 2);
+	assert.equal(retried.story.history[1].delayReason, 'retry-after');
+	for (const p of pauseItems) if (p !== retried) assert.equal(p.story.attempts, 1, `${p.item.key}: sent once, after the pause`);
 
-	// Run data: every item went to the error output, some because the budget was spent; and the
-	// budget each worker saw counted first attempts it never made itself: the other worker's
-	const workerOf = new Map(byWorker.flatMap((ids, w) => ids.map((id) => [id, w])));
-	const reasons = {};
-	const maxFirstSeen = workers.map(() => 0);
-	for (const e of executions) {
-		const results = nodeResults(await getExecution(client, e.id));
-		const failed = results['Failed']?.items ?? [];
-		assert.equal(failed.length, 1, `execution ${e.id}: the item on the error output`);
-		assert.equal((results['Succeeded']?.items ?? []).length, 0);
-		const reason = failed[0].error?.reason ?? failed[0]._retry?.stoppedBecause;
-		reasons[reason] = (reasons[reason] ?? 0) + 1;
-		const w = workerOf.get(String(e.id));
-		for (const snapshot of budgetSnapshots(failed[0])) maxFirstSeen[w] = Math.max(maxFirstSeen[w], snapshot.firstAttempts);
-	}
-	t.diagnostic(`error output reasons ${JSON.stringify(reasons)}; most first attempts a worker's budget counted: ${JSON.stringify(maxFirstSeen)}`);
-	assert.ok(reasons['retry-budget-exhausted'] > 0, 'some items were refused a retry by the budget');
-	assert.equal((reasons['retry-budget-exhausted'] ?? 0) + (reasons['attempts-exhausted'] ?? 0), CALLS, JSON.stringify(reasons));
-	for (const [w, ids] of byWorker.entries()) {
-		assert.ok(maxFirstSeen[w] > ids.length, `worker ${w + 1} ran ${ids.length} executions, its budget counted up to ${maxFirstSeen[w]} first attempts`);
-	}
+	// ----------------------------------------------------------------------------------------
+	// (ii) A hold is shared: all calls at once, the API down for OUTAGE_MS from the first
+	const lastPauseId = Math.max(...pauseExecutions.map((e) => e.id));
+	outageUntil = Date.now() + OUTAGE_MS;
+	await Promise.all(Array.from({ length: HOLD_CALLS }, (_, n) => post(main, `queue-${workflowId}-outage`, `h-${n}`)));
+	mark('hold: webhooks answered');
+	const holdExecutions = await finished(lastPauseId, HOLD_CALLS, 'hold');
+	mark('hold: executions finished');
+	const holdItems = itemsOf(holdExecutions, 'outage');
+	const requests = outageApi.requests('/outage/');
+	// each key is one item: its n-th request is its attempt n, whose story says if it was a probe
+	const storyOf = new Map(holdItems.map((h) => [h.item.key, h]));
+	const attempts = requests.map((e) => ({ ...e, record: storyOf.get(e.key)?.story.history[e.count - 1], worker: storyOf.get(e.key)?.execution.worker }));
+	const probes = attempts.filter((a) => a.record?.traffic?.probe);
+	const failedProbes = probes.filter((p) => p.status === 503);
+	const beforeHold = attempts.filter((a) => a.status === 503 && !a.record?.traffic?.probe);
+	const overlaps = probes.slice(1).filter((p, k) => p.time < probes[k].answeredAt);
+	const heldBy = workers.map((_, w) => holdItems.filter((h) => h.execution.worker === w && h.story.history.some((r) => (r.traffic?.waitedFor?.held ?? 0) > 0)).length);
+	const holdSpan = (a) => `${a.key}#${a.count} w${a.worker + 1} +${a.time - requests[0].time}..+${a.answeredAt - requests[0].time} ms ${a.status}`;
+	t.diagnostic(
+		`hold: executions per worker ${JSON.stringify(workers.map((_, w) => holdItems.filter((h) => h.execution.worker === w).length))}; upstream ${requests.length} requests ` +
+			`(${requests.filter((e) => e.status === 503).length} x 503: ${beforeHold.length} before the hold, ${failedProbes.length} failed probes); before the hold ${JSON.stringify(beforeHold.map(holdSpan))}; probes ${JSON.stringify(probes.map(holdSpan))}; ` +
+			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; without the hold up to ${HOLD_CALLS * 5} requests`,
+	);
+	const waitedFor = {};
+	for (const h of holdItems) for (const r of h.story.history) for (const [why, ms] of Object.entries(r.traffic?.waitedFor ?? {})) waitedFor[why] = (waitedFor[why] ?? 0) + ms;
+	const started = holdExecutions.map((e) => e.startedAt - requests[0].time).sort((a, b) => a - b);
+	t.diagnostic(`hold: executions started from +${started[0]} to +${started[started.length - 1]} ms (median +${started[started.length >> 1]}); the items waited (ms, all attempts) ${JSON.stringify(waitedFor)}`);
+	// what makes the check worth anything: the outage outlasted probes, and both workers held items
+	assert.ok(failedProbes.length >= 2, `the outage outlasted at least two probes: ${JSON.stringify(probes.map(holdSpan))}`);
+	for (const [w, n] of heldBy.entries()) assert.ok(n > 0, `worker ${w + 1} held items while the API was down: ${JSON.stringify(heldBy)}`);
+	assert.deepEqual(overlaps.map(holdSpan), [], 'never two probes in flight at once (at the upstream), across both workers');
+	// one hold: each opening (the first, then one per failed probe) is logged once, by one worker
+	const downLogged = workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length);
+	assert.equal(downLogged.reduce((a, b) => a + b, 0), failedProbes.length + 1, `the API went down once and back down after each failed probe, logged once for both workers: ${JSON.stringify(downLogged)}`);
+	assert.equal(workers.reduce((n, w) => n + (w.logs().match(/answers again: the held requests come back/g) ?? []).length, 0), 1, 'the recovery logged once');
+	const storyProbes = holdItems
+		.flatMap((h) => h.story.history.filter((r) => r.traffic?.probe).map((r) => ({ from: Date.parse(r.startedAt), to: Date.parse(r.startedAt) + r.durationMs, key: h.item.key })))
+		.sort((a, b) => a.from - b.from);
+	assert.equal(storyProbes.length, probes.length, 'every probe the stories tell of reached the upstream');
+	for (let k = 1; k < storyProbes.length; k++) assert.ok(storyProbes[k].from >= storyProbes[k - 1].to, `probes ${storyProbes[k - 1].key} and ${storyProbes[k].key} overlap in the stories`);
+	// before the API counted as down, at most one window of requests was in flight: ONE window for all workers
+	assert.ok(beforeHold.length >= HOLD_DEFAULTS.consecutiveFailures, `${beforeHold.length} failures made the API count as down`);
+	assert.ok(beforeHold.length <= INITIAL_WINDOW, `${beforeHold.length} failed requests before the hold, at most the ${INITIAL_WINDOW} in flight an API starts with: ${JSON.stringify(beforeHold.map(holdSpan))}`);
+	// after the outage: the last probe succeeded, then every item once more; nothing else was sent
+	const lastProbe = probes[probes.length - 1];
+	assert.equal(lastProbe.status, 200, 'the probe after the outage succeeded');
+	assert.ok(lastProbe.time >= outageUntil);
+	assert.equal(requests.filter((e) => e.status === 200).length, HOLD_CALLS, 'one success per execution');
+	assert.equal(requests.length, HOLD_CALLS + beforeHold.length + failedProbes.length, 'nothing but the failures before the hold, the failed probes and one success per item');
+	const duringHold = attempts.filter((a) => a.time >= probes[0].time && a.time <= lastProbe.time && !a.record?.traffic?.probe);
+	assert.deepEqual(duringHold.map(holdSpan), [], 'from the first probe to the recovery, only probes reached the upstream');
 
-	// (c) The budget lives in Redis, next to Bull's keys, under the rh: prefix
-	const budgetKeys = [];
-	for (let cursor = '0'; ; ) {
-		const [next, keys] = await redis.scan(cursor, 'MATCH', 'rh:budget:*', 'COUNT', 1000);
-		budgetKeys.push(...keys);
-		if ((cursor = next) === '0') break;
+	// (c) The controllers live in Redis, next to Bull's keys, under the rh: prefix
+	for (const [name, api] of [['pause', pauseApi], ['outage', outageApi]]) {
+		const key = controllerKey(api.url);
+		const raw = await redis.get(key);
+		t.diagnostic(`Redis ${key} (${name}): ${raw}; ttl ${await redis.pttl(key)} ms`);
+		assert.ok(raw, `the ${name} API's controller is in Redis at ${key}`);
+		const state = JSON.parse(raw);
+		assert.deepEqual(state.leases, [], 'every request reported back');
+		if (name === 'outage') assert.equal(state.hold?.state, 'closed', 'the API is not held any more');
+		assert.ok((await redis.pttl(key)) > 0, 'the key expires by itself');
 	}
-	const hash = createHash('sha256').update(`workflow:${workflowId}`).digest('hex').slice(0, 32);
-	const key = budgetKeys.find((k) => k.endsWith(hash));
-	assert.ok(key, `a budget key for workflow ${workflowId} among ${JSON.stringify(budgetKeys)}`);
-	const state = await redis.hgetall(key);
-	// buckets "n,firstAttempts,retries;..." (redis-scripts.ts): Redis counted what the upstream saw
-	const totals = (state.b ?? '')
-		.split(';')
-		.filter(Boolean)
-		.map((b) => b.split(',').map(Number))
-		.reduce((acc, [, a, r]) => [acc[0] + a, acc[1] + r], [0, 0]);
-	t.diagnostic(`Redis ${key}: ${JSON.stringify(state)}; ttl ${await redis.pttl(key)} ms`);
-	assert.deepEqual(totals, [firstAttempts, retries], 'the Redis budget counted every first attempt and retry of both workers');
-	assert.ok((await redis.pttl(key)) > 0, 'the key expires by itself');
 	assert.ok((await redis.keys(`${bullPrefix}:*`)).length > 0, "n8n's queue uses the same Redis");
-	assert.ok((await redis.keys(`*${redisKeyPrefix}*`)).length > 0, "and so do n8n's cache and pub/sub");
 
-	// No worker fell back to its own memory
+	// Executions ran on the workers only, each on one; no worker fell back to its own memory
+	const all = [...pauseExecutions, ...holdExecutions];
+	for (const e of all) assert.ok(e.worker >= 0, `execution ${e.id} ran on a worker`);
+	const ran = workers.flatMap((w) => workerExecutions(w).map((e) => e.executionId));
+	assert.equal(new Set(ran).size, ran.length, 'no execution ran twice');
+	assert.deepEqual([...ran].sort(), all.map((e) => String(e.id)).sort(), 'every execution ran on exactly one worker');
+	assert.doesNotMatch(main.logs(), /Worker started execution/);
 	for (const w of workers) assert.doesNotMatch(w.logs(), /state store failed|stay in this process's memory/);
 	mark('checked');
 });

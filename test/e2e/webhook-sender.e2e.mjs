@@ -1,7 +1,7 @@
 // Example 06 under `n8n start`, called with real HTTP requests: events are forwarded with the
 // idempotency key derived from their id, failures land in the dead-letter branch (its table and
-// the replay: dead-letter-replay.e2e.mjs), and the circuit breaker stops calling a customer
-// endpoint that is down.
+// the replay: dead-letter-replay.e2e.mjs), and a customer endpoint that is down is held: one probe
+// at a time reaches it, the other events wait, and they go through once it answers again.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -66,17 +66,26 @@ test('events are delivered once each, with their idempotency key, retried on a 5
 	}
 });
 
-test('a rejected event is not retried; a customer that is down opens the breaker, and later events fail fast', async () => {
+test('a rejected event is not retried; a customer that is down is held: one probe at a time, and the waiting events go through when it answers', async () => {
 	await post('bad-1');
 	await waitFor(() => customer.requests('/events/bad-1').length === 1, 'bad-1');
-	await post('down-1');
-	await waitFor(() => customer.requests('/events/down-1').length === 3, 'down-1 attempts');
-	// 10 calls to this host in the window, 6 of them failures (3 first 503s, 3 for down-1): past the
-	// breaker's 50% of at least 10 calls, so it is open now
-	await new Promise((r) => setTimeout(r, 500));
-	await post('down-2');
-	await new Promise((r) => setTimeout(r, 2000));
-	assert.equal(customer.requests('/events/down-2').length, 0, 'while open, nothing is sent');
+	// two events that always get 503: their attempts are 5 failures in a row before they are done
+	await Promise.all([post('down-1'), post('down-2')]);
+	await waitFor(() => /the API 127\.0\.0\.1:\d+ looks down/.test(n8n.logs()), 'the hold', 30_000);
+	const heldFrom = Date.now();
+	// three events while it is held: each fails once (its first request), then is accepted
+	const ids = ['ok-4', 'ok-5', 'ok-6'];
+	await Promise.all(ids.map(post));
+	await waitFor(() => ids.every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'the held events delivered', 60_000);
+	assert.match(n8n.logs(), /the API 127\.0\.0\.1:\d+ answers again/);
+
+	for (const id of ids) assert.deepEqual(customer.requests(`/events/${id}`).map((e) => e.status), [503, 200], `${id}: held, not refused: delivered on its second request`);
+	// while held, the customer saw probes, one at a time with growing intervals (1 s, 2 s, ...), not a
+	// request per waiting event: every request from the hold to the first success came alone
+	const firstSuccess = Math.min(...ids.map((id) => customer.requests(`/events/${id}`).find((e) => e.status === 200).time));
+	const probes = customer.log.filter((e) => e.time > heldFrom && e.time <= firstSuccess).map((e) => e.time);
+	assert.ok(probes.length >= 2, `probes: ${probes.length}`);
+	for (let k = 1; k < probes.length; k++) assert.ok(probes[k] - probes[k - 1] >= 700, `probes ${probes[k] - probes[k - 1]} ms apart`);
 	assert.equal(customer.requests('/events/bad-1').length, 1, 'a 400 is final');
-	assert.match(n8n.logs(), /circuit breaker for 127\.0\.0\.1:\d+ closed -> open/);
+	for (const id of ['down-1', 'down-2']) assert.ok(customer.requests(`/events/${id}`).length <= 3, `${id}: at most its 3 attempts`);
 });

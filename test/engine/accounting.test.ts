@@ -112,7 +112,9 @@ const workflow = httpWorkflow(
 		specifyBody: 'json',
 		jsonBody: '={{ JSON.stringify($json) }}',
 		retryOptions: { baseDelay: 100, maxDelay: 1000, attemptTimeout: 1000 },
-		sharedLimits: { budget: false },
+		// the model is per item: no budget, and no hold (with the mix's failures the fault server would
+		// look down, and its items would wait for probes instead of retrying on their own)
+		sharedLimits: { budget: false, breaker: false },
 		options: { maxConcurrency: 20, redirect: { redirect: { maxRedirects: MAX_REDIRECTS } } },
 	},
 	{ onError: 'continueErrorOutput' },

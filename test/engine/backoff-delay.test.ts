@@ -172,18 +172,37 @@ describe('bad input', () => {
 });
 
 describe('behind shared limits', () => {
-	it('an item refused by an open circuit is retried after the break, not given up', async () => {
+	it('an item whose API is held past its deadline goes round the loop and is retried at the probe time, not given up', async () => {
 		const upstream = await server((_req, n) => (n < 2 ? { status: 503 } : { status: 200, body: { back: true } }));
 		const runtime = createVirtualRuntime();
-		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { breaker: true, breakerConsecutiveFailures: 2, breakerBreak: 20_000 } });
+		// one attempt per pass (the loop retries); the API is held after 2 failures, for 20 s
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, retryOptions: { totalDeadline: 5_000 }, sharedLimits: { breakerConsecutiveFailures: 2, breakerBreak: 20_000, breakerMaxBreak: 20_000 } });
 		const run = await runHttp(loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10 } }), [{ json: {} }], runtime);
 
 		expect(run.jsonOf('OK')).toEqual([expect.objectContaining({ back: true })]);
-		// 503, 503 (the circuit opens), refused without a request, then a probe after the break
+		// 503, 503 (the API is held), then a pass whose probe time comes after its deadline: it leaves
+		// without a request and with the probe time; Backoff Delay waits until then; the next pass probes
 		expect(upstream.requests).toHaveLength(3);
-		const refusedPass = run.jsonOf('Backoff', 0, 2)[0];
-		expect(refusedPass._backoff).toMatchObject({ lastFailure: { code: 'ECIRCUITOPEN' }, delayReason: 'retry-after' });
-		expect(runtime.sleeps[2]).toBeGreaterThanOrEqual(19_000);
+		const heldPass = run.jsonOf('Backoff', 0, 2)[0];
+		expect(heldPass._backoff).toMatchObject({ lastFailure: { code: 'ECIRCUITOPEN' }, delayReason: 'retry-after' });
+		expect(Math.max(...runtime.sleeps)).toBeGreaterThanOrEqual(19_000);
+		const probe = (run.jsonOf('OK')[0]._retry as IDataObject).history as IDataObject[];
+		expect(probe[0].traffic).toMatchObject({ probe: true });
+	});
+
+	it('an item whose API is held within its deadline waits at the gate for the probe instead of leaving', async () => {
+		const upstream = await server((_req, n) => (n < 2 ? { status: 503 } : { status: 200, body: { back: true } }));
+		const runtime = createVirtualRuntime();
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { breakerConsecutiveFailures: 2, breakerBreak: 20_000, breakerMaxBreak: 20_000 } });
+		const run = await runHttp(loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10 } }), [{ json: {} }], runtime);
+
+		expect(run.jsonOf('OK')).toEqual([expect.objectContaining({ back: true })]);
+		expect(upstream.requests).toHaveLength(3);
+		// two passes through the loop (one per failed attempt), and none for the hold
+		expect(run.runsOf('Backoff')).toBe(2);
+		const story = (run.jsonOf('OK')[0]._retry as IDataObject).history as IDataObject[];
+		expect(story[0].traffic).toMatchObject({ probe: true, waitedFor: { held: expect.any(Number) } });
+		expect(((story[0].traffic as IDataObject).waitedFor as IDataObject).held).toBeGreaterThanOrEqual(19_000);
 	});
 });
 
@@ -191,7 +210,8 @@ describe('loops cannot bypass the retry budget', () => {
 	it('each pass back through Resilient HTTP Request is a retry for the budget; a spent budget gives up', async () => {
 		const upstream = await server(() => ({ status: 503 }));
 		const runtime = createVirtualRuntime(11, { frozen: true });
-		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { budgetPercent: 0, budgetMinRetries: 2 } });
+		// the budget alone (no hold); retries waiting for it leave at the item's deadline
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 2 } });
 		const run = await runHttp({ ...loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10 } }), id: 'loop-budget' }, Array.from({ length: 5 }, (_, n) => ({ json: { n } })), runtime);
 
 		// 5 first attempts + the 2 retries the budget allows
@@ -206,7 +226,7 @@ describe('loops cannot bypass the retry budget under another Backoff Field', () 
 	it('an item back from a Backoff Delay whose field is renamed is still a retry for the budget', async () => {
 		const upstream = await server(() => ({ status: 503 }));
 		const runtime = createVirtualRuntime(11, { frozen: true });
-		const http = requestNode('resilient', { url: `${upstream.url}/x`, sharedLimits: { budgetPercent: 0, budgetMinRetries: 2 } });
+		const http = requestNode('resilient', { url: `${upstream.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 2 } });
 		const run = await runHttp({ ...loopWorkflow(http, { maxAttempts: 5, options: { baseDelay: 10, stateField: 'loop' } }), id: 'loop-budget-renamed' }, Array.from({ length: 5 }, (_, n) => ({ json: { n } })), runtime);
 
 		// 5 first attempts + the 2 retries the budget allows, as with the default field

@@ -376,7 +376,7 @@ describe('faults injected by a local server, through the engine', () => {
 
 				expect(stopped).toBeDefined();
 				// the budget was in Redis until it stopped
-				expect(keysBeforeStop.some((k) => k.includes('budget'))).toBe(true);
+				expect(keysBeforeStop.some((k) => k.includes('traffic'))).toBe(true);
 				expect(run.status).toBe('success');
 				expect(run.jsonOf('HTTP', 1)).toEqual([]);
 				const ok = run.jsonOf('HTTP', 0);

@@ -81,7 +81,7 @@ export function faultSectionMarkdown(rows: FaultRow[]): string {
 		'- Responses are read whole, with no size limit (as in n8n\'s HTTP Request).',
 		'- A `.invalid` host fails with `ENOTFOUND` at once and is not retried (a missing host does not come',
 		'  back by waiting); `EAI_AGAIN`, a temporary DNS failure, is retried.',
-		'- Redis stopped while the budget is in use: no item fails; budgets and breakers answer from this',
+		'- Redis stopped while the budget is in use: no item fails; the traffic controllers answer from this',
 		'  process\'s memory until Redis answers again (see *Queue mode*).',
 	].join('\n');
 }

@@ -66,6 +66,18 @@ describe('migrateWorkflow', () => {
 		expect(recent?.notes.some((n) => n.includes('cross-origin') || n.includes('more than once') || n.includes('POST'))).toBe(false);
 	});
 
+	it('Batching that paces requests: the note names the rate to set in Traffic Control instead', () => {
+		const { node, report } = only(migrateWorkflow(workflowOf(http('Paced', { url: 'https://x.test/', options: { batching: { batch: { batchSize: 10, batchInterval: 2000 } } } }))), 'Paced');
+		expect(node.parameters?.options).toEqual({ batching: { batch: { batchSize: 10, batchInterval: 2000 } } });
+		expect(report?.notes).toContain(
+			'Batching (10 items every 2000 ms) paces this execution only: if it keeps an API\'s rate limit, set Traffic Control > Rate Limit to 5 per second instead, which holds for every execution and worker together, and turn Batching off',
+		);
+		for (const batch of [{ batchSize: -1, batchInterval: 1000 }, { batchSize: 10, batchInterval: 0 }]) {
+			const unpaced = only(migrateWorkflow(workflowOf(http('Unpaced', { url: 'https://x.test/', options: { batching: { batch } } }))), 'Unpaced');
+			expect(unpaced.report?.notes.some((n) => n.startsWith('Batching'))).toBe(false);
+		}
+	});
+
 	it('a Timeout longer than the attempt timeout raises Attempt Timeout to it', () => {
 		const { node, report } = only(migrateWorkflow(workflowOf(http('Slow', { url: 'https://x.test/', options: { timeout: 120000 } }))), 'Slow');
 		expect(node.parameters).toMatchObject({ options: { timeout: 120000 }, retryOptions: { attemptTimeout: 120000 } });

@@ -2,7 +2,7 @@ import { computeBackoffDelay, type BackoffParams } from '../../nodes/shared/core
 import { classifyNetworkError, classifyStatus, parseStatusList, type AttemptFailure } from '../../nodes/shared/core/classify';
 import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
 import { serverRequestedDelay } from '../../nodes/shared/core/retry-after';
-import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/core/retry-loop';
+import { runWithRetry, type AttemptContext, type AttemptFn, type AttemptResult, type GateEntry, type GateNote, type RetryOutcome, type RetryPolicy } from '../../nodes/shared/core/retry-loop';
 import { DEFAULT_START_MS, FakeRuntime, mulberry32, scripted } from './fake-runtime';
 
 const START = DEFAULT_START_MS;
@@ -508,74 +508,87 @@ describe('runWithRetry', () => {
 	});
 });
 
-describe('guards: circuit breaker and retry budget', () => {
-	it('a breaker that refuses the first attempt sends nothing and says until when', async () => {
+describe('gate: the API\'s traffic controller before every attempt', () => {
+	const go = (note: GateNote = {}, done: (result: AttemptResult<string>) => void = () => {}): GateEntry<string> => ({ go: true, note, done: async (result) => done(result) });
+
+	it('a gate that stops the first attempt sends nothing and says until when', async () => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 200 }]);
-		const openUntil = START + 30_000;
+		const probeAt = START + 30_000;
 		const outcome = await rt.runUntilSettled(
 			runWithRetry(fn, policy(), rt, undefined, {
-				beforeAttempt: async () => ({ allowed: false, reason: 'circuit-open', message: 'the circuit for api.example.com is open', retryAt: openUntil }),
+				enter: async () => ({ go: false, stop: 'circuit-open', why: 'The API looks down: requests are held while a probe finds out when it is back', retryAt: probeAt, note: {} }),
 			}),
 		);
 		expect(fn.calls).toHaveLength(0);
 		expect(outcome.ok).toBe(false);
-		expect(outcome.story).toMatchObject({ stoppedBecause: 'circuit-open', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(openUntil).toISOString() });
-		expect(outcome.story.summary).toBe('Not sent: the circuit for api.example.com is open');
+		expect(outcome.story).toMatchObject({ stoppedBecause: 'circuit-open', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(probeAt).toISOString() });
+		expect(outcome.story.summary).toBe('Not sent: The API looks down: requests are held while a probe finds out when it is back');
 		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ECIRCUITOPEN', reachedServer: 'no' });
 	});
 
-	it('a budget that refuses the first attempt of a loop item sends nothing and does not claim an open circuit', async () => {
+	it.each([
+		['retry-budget-exhausted', 'ERETRYBUDGET'],
+		['retry-after-too-long', 'EPAUSED'],
+		['deadline-exceeded', 'EQUEUED'],
+	] as const)('a first attempt stopped with %s leaves with its own code (%s), never ECIRCUITOPEN', async (stop, code) => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 200 }]);
-		const outcome = await rt.runUntilSettled(
-			runWithRetry(fn, policy(), rt, undefined, {
-				beforeAttempt: async () => ({ allowed: false, reason: 'retry-budget-exhausted', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' }),
-			}),
-		);
+		const outcome = await rt.runUntilSettled(runWithRetry(fn, policy(), rt, undefined, { enter: async () => ({ go: false, stop, why: 'why it stopped', note: {} }) }));
 		expect(fn.calls).toHaveLength(0);
-		expect(outcome.story).toMatchObject({ stoppedBecause: 'retry-budget-exhausted', attempts: 0 });
-		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ERETRYBUDGET', reachedServer: 'no', message: 'Retry budget spent: 2 retries for 5 first attempts in the last 1 min' });
+		expect(outcome.story).toMatchObject({ stoppedBecause: stop, attempts: 0 });
+		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code, reachedServer: 'no', message: 'why it stopped' });
 	});
 
-	it('a budget that refuses a retry stops the item with the last failure and the budget state', async () => {
+	it('a gate that stops a retry ends the item with the last failure; it is asked after each backoff wait', async () => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }, { status: 200 }]);
-		let asked = 0;
+		const asked: Array<{ attempt: number; last?: number; at: number }> = [];
 		const outcome = await rt.runUntilSettled(
 			runWithRetry(fn, policy(), rt, undefined, {
-				beforeRetry: async () => {
-					asked++;
-					return asked === 1
-						? { allowed: true, note: { budget: { available: 0, retries: 11 } } }
-						: { allowed: false, reason: 'retry-budget-exhausted', message: 'retry budget exhausted (11 retries for 10 first attempts in 60 s)' };
+				enter: async (attempt, last) => {
+					asked.push({ attempt, last: last?.status, at: rt.now() - START });
+					return attempt < 3 ? go({ budget: { available: 0, retries: 11 } }) : { go: false, stop: 'retry-budget-exhausted', why: 'The retry budget of the API is spent', note: {} };
 				},
 			}),
 		);
 		expect(fn.calls).toHaveLength(2);
-		// asked after each wait, just before the retry would be sent
-		expect(rt.sleepDurations).toEqual([1000, 2000]);
+		expect(asked).toEqual([
+			{ attempt: 1, last: undefined, at: 0 },
+			{ attempt: 2, last: 503, at: 1000 },
+			{ attempt: 3, last: 503, at: 3000 },
+		]);
 		expect(outcome.story.stoppedBecause).toBe('retry-budget-exhausted');
-		expect(outcome.story.summary).toBe('Stopped after 2 attempts: retry budget exhausted (11 retries for 10 first attempts in 60 s)');
-		// the state the budget had when it allowed the retry is on the retried attempt
+		expect(outcome.story.summary).toBe('Stopped after 2 attempts: The retry budget of the API is spent');
 		expect(outcome.story.history[1].budget).toEqual({ available: 0, retries: 11 });
 		if (!outcome.ok) expect(outcome.failure.status).toBe(503);
 	});
 
-	it('afterAttempt sees every outcome and its note lands on the attempt', async () => {
+	it('hears every result, and its note (how long it held the attempt) lands on that attempt and in the wait', async () => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 200 }]);
 		const seen: Array<number | undefined> = [];
 		const outcome = await rt.runUntilSettled(
 			runWithRetry(fn, policy(), rt, undefined, {
-				afterAttempt: async (_attempt, failure) => {
-					seen.push(failure?.status);
-					return failure ? { breaker: { state: 'closed', consecutiveFailures: 1 } } : undefined;
+				enter: async (attempt) => {
+					if (attempt === 2) await rt.sleep(4000); // held by the controller
+					return go({ traffic: { waitedMs: attempt === 2 ? 4000 : 0, ...(attempt === 2 ? { waitedFor: { held: 4000 } } : {}), inFlight: 1, window: 10 } }, (result) =>
+						seen.push(result.ok ? result.status : result.failure.status),
+					);
 				},
 			}),
 		);
-		expect(seen).toEqual([503, undefined]);
-		expect(outcome.story.history[0].breaker).toEqual({ state: 'closed', consecutiveFailures: 1 });
-		expect(outcome.story.history[1].breaker).toBeUndefined();
+		expect(seen).toEqual([503, 200]);
+		expect(outcome.story.history[1].traffic).toEqual({ waitedMs: 4000, waitedFor: { held: 4000 }, inFlight: 1, window: 10 });
+		expect(outcome.story.summary).toBe('Succeeded on attempt 2 of 5 after waiting 5 s');
+	});
+
+	it('canceled while the gate holds the attempt: nothing is sent', async () => {
+		const rt = new FakeRuntime();
+		const fn = scriptedAttempts(rt, [{ status: 200 }]);
+		const outcome = await rt.runUntilSettled(runWithRetry(fn, policy(), rt, undefined, { enter: async () => ({ go: false, stop: 'canceled', why: 'the execution was canceled', note: {} }) }));
+		expect(fn.calls).toHaveLength(0);
+		expect(outcome.story.stoppedBecause).toBe('canceled');
 	});
 });
+

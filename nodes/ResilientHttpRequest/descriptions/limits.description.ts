@@ -1,8 +1,13 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { BREAKER_DEFAULTS } from '../../shared/state/breaker';
+import { HOLD_DEFAULTS } from '../../shared/state/breaker';
 import { BUDGET_DEFAULTS } from '../../shared/state/budget';
 
-/** The limits shared beyond one item: a retry budget (on by default) and a circuit breaker (optional). */
+/**
+ * The traffic controller of each API, shared by every execution (and, with Redis, every worker):
+ * pauses when the API asks, holds during outages, paces, learns how much the API takes, and keeps
+ * retries to a share of the traffic. Parameter names are kept from the retry budget and circuit
+ * breaker they grew from, so workflows saved with them keep their settings.
+ */
 export const limitsProperties: INodeProperties[] = [
 	{
 		displayName: 'Shared State',
@@ -11,73 +16,28 @@ export const limitsProperties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{ name: 'This n8n Process (Memory)', value: 'memory', description: 'For a single n8n process (the usual setup)' },
-			{ name: 'Redis (Queue Mode)', value: 'redis', description: "For n8n in queue mode with several workers: the budget and breakers live in Redis, shared by all workers" },
+			{ name: 'Redis (Queue Mode)', value: 'redis', description: 'For n8n in queue mode with several workers: every API\'s traffic controller lives in Redis, shared by all workers' },
 		],
 		default: 'memory',
-		description: 'Where the retry budget and circuit breakers are kept',
+		description: "Where each API's traffic controller is kept (its pause, outage hold, learned pace and retry budget)",
 	},
 	{
-		displayName: 'Retry Budget and Circuit Breaker',
+		displayName: 'Traffic Control',
 		name: 'sharedLimits',
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		description: 'Limits shared by all executions of this workflow, so that an outage does not turn into a retry storm',
+		description:
+			'One controller per API (the URL\'s origin and the credential), shared by every execution: when the API asks everyone to wait (Retry-After, a spent quota) or looks down, requests wait instead of failing, and come back gradually',
 		options: [
 			{
-				displayName: 'Breaker: Break (Ms)',
-				name: 'breakerBreak',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: BREAKER_DEFAULTS.breakMs,
-				description: 'How long an open breaker refuses requests before one probe is let through; doubles after each failed probe',
-			},
-			{
-				displayName: 'Breaker: Consecutive Failures',
-				name: 'breakerConsecutiveFailures',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: BREAKER_DEFAULTS.consecutiveFailures,
-				description: 'Opens after this many failures in a row (0: only the failure ratio counts)',
-			},
-			{
-				displayName: 'Breaker: Failure Ratio (%)',
-				name: 'breakerFailurePercent',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: 100 },
-				default: BREAKER_DEFAULTS.failureRatio * 100,
-				description: 'Opens when this share of the calls in the window failed (0: only consecutive failures count)',
-			},
-			{
-				displayName: 'Breaker: Max Break (Ms)',
-				name: 'breakerMaxBreak',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: BREAKER_DEFAULTS.maxBreakMs,
-				description: 'The break never grows longer than this',
-			},
-			{
-				displayName: 'Breaker: Minimum Calls',
-				name: 'breakerMinimumCalls',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: BREAKER_DEFAULTS.minimumCalls,
-				description: 'The failure ratio counts only with at least this many calls in the window',
-			},
-			{
-				displayName: 'Breaker: Scope',
-				name: 'breakerScope',
+				displayName: 'API Scope',
+				name: 'budgetScope',
 				type: 'string',
 				default: '',
-				placeholder: 'e.g. payments-api',
-				description: "Empty: one breaker per host (scheme, host and port of the URL), shared by every workflow in this n8n. Any text: one breaker per distinct value.",
-			},
-			{
-				displayName: 'Breaker: Window (Ms)',
-				name: 'breakerWindow',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: BREAKER_DEFAULTS.windowMs,
+				placeholder: 'e.g. {{ $json.tenant }}',
+				description:
+					'Empty: one controller per API, told by the URL\'s origin (scheme, host, port) and the credential in use (limits are per key). Any text: one controller per distinct value, shared by every workflow that uses it. Values are hashed, never stored or logged.',
 			},
 			{
 				displayName: 'Budget: Retries Allowed (% of First Attempts)',
@@ -85,7 +45,7 @@ export const limitsProperties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0, maxValue: 1000 },
 				default: BUDGET_DEFAULTS.ratio * 100,
-				description: 'Retries may add at most this share to the requests of the window (Google SRE: 10%)',
+				description: 'Retries after errors may add at most this share to the requests of the window (Google SRE: 10%); beyond it they wait for room',
 			},
 			{
 				displayName: 'Budget: Retries Always Allowed per Window',
@@ -96,15 +56,6 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'So that a workflow with few items can still retry them all',
 			},
 			{
-				displayName: 'Budget: Scope',
-				name: 'budgetScope',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. {{ $json.tenant }}',
-				description:
-					'Empty: one budget for this workflow. Any text: one budget per distinct value, shared by every workflow that uses it (split by host or API key, or share across workflows). Values are hashed, never stored or logged.',
-			},
-			{
 				displayName: 'Budget: Window (Ms)',
 				name: 'budgetWindow',
 				type: 'number',
@@ -112,18 +63,85 @@ export const limitsProperties: INodeProperties[] = [
 				default: BUDGET_DEFAULTS.windowMs,
 			},
 			{
-				displayName: 'Circuit Breaker',
+				displayName: 'Hold During Outages',
 				name: 'breaker',
 				type: 'boolean',
-				default: false,
-				description: 'Whether to stop calling a host that is clearly down: requests fail at once while it is open, and one probe finds out when it is back',
+				default: true,
+				description:
+					'Whether requests wait while the API looks down (failures in a row, or a failure ratio), with single probes finding out when it is back; then they come back one, two, four at a time. Off: every item retries on its own.',
+			},
+			{
+				displayName: 'Outage: Consecutive Failures',
+				name: 'breakerConsecutiveFailures',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: HOLD_DEFAULTS.consecutiveFailures,
+				description: 'The API counts as down after this many failures in a row (network errors, timeouts, 5xx; 0: only the ratio counts)',
+			},
+			{
+				displayName: 'Outage: Failure Ratio (%)',
+				name: 'breakerFailurePercent',
+				type: 'number',
+				typeOptions: { minValue: 0, maxValue: 100 },
+				default: HOLD_DEFAULTS.failureRatio * 100,
+				description: 'Or when this share of the requests in the window failed (0: only failures in a row count)',
+			},
+			{
+				displayName: 'Outage: First Probe After (Ms)',
+				name: 'breakerBreak',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: HOLD_DEFAULTS.breakMs,
+				description: 'How long the requests are held before one probe goes; the interval doubles after each failed probe',
+			},
+			{
+				displayName: 'Outage: Max Probe Interval (Ms)',
+				name: 'breakerMaxBreak',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: HOLD_DEFAULTS.maxBreakMs,
+				description: 'The interval between probes never grows longer than this',
+			},
+			{
+				displayName: 'Outage: Minimum Requests',
+				name: 'breakerMinimumCalls',
+				type: 'number',
+				typeOptions: { minValue: 1 },
+				default: HOLD_DEFAULTS.minimumCalls,
+				description: 'The failure ratio counts only with at least this many requests in the window',
+			},
+			{
+				displayName: 'Outage: Window (Ms)',
+				name: 'breakerWindow',
+				type: 'number',
+				typeOptions: { minValue: 1000 },
+				default: HOLD_DEFAULTS.windowMs,
+			},
+			{
+				displayName: 'Rate Limit',
+				name: 'rateLimit',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: 0,
+				description:
+					'The most requests per second (or per minute, below) to this API, for all executions and workers together, spaced evenly. 0: none; the node still follows the API\'s own rate-limit headers and throttling.',
+			},
+			{
+				displayName: 'Rate Limit Per',
+				name: 'rateLimitPer',
+				type: 'options',
+				options: [
+					{ name: 'Second', value: 'second' },
+					{ name: 'Minute', value: 'minute' },
+				],
+				default: 'second',
 			},
 			{
 				displayName: 'Retry Budget',
 				name: 'budget',
 				type: 'boolean',
 				default: true,
-				description: 'Whether retries are limited to a share of the requests (first attempts are never limited)',
+				description: 'Whether retries after errors are limited to a share of the requests (first attempts are never limited; retries the API paced with Retry-After are not counted)',
 			},
 		],
 	},

@@ -93,7 +93,7 @@ export const optionsProperties: INodeProperties[] = [
 				name: 'maxConcurrency',
 				type: 'number',
 				typeOptions: { minValue: 1 },
-				default: 200,
+				default: 1000,
 				description: 'The most items in progress at once (their requests and retry waits); with Adapt Items in Flight, the ceiling of the window. HTTP Request sends all items at once; a ceiling keeps an API from being hit by every item together.',
 			},
 			paginationOption,

@@ -34,27 +34,33 @@ export interface AttemptContext {
 
 export type AttemptFn<T> = (ctx: AttemptContext) => Promise<AttemptResult<T>>;
 
-/** What a guard adds to the story: the budget's or the breaker's state. */
-export type GuardNote = Pick<AttemptRecord, 'budget' | 'breaker'>;
+/** What the traffic gate adds to an attempt's record: how long it waited there, and why. */
+export type GateNote = Pick<AttemptRecord, 'traffic' | 'budget'>;
 
-export type GuardVerdict =
-	| { allowed: true; note?: GuardNote }
-	| { allowed: false; reason: 'circuit-open' | 'retry-budget-exhausted'; message: string; note?: GuardNote; retryAt?: number };
+/** Why an item stops at the gate without sending its next attempt. */
+export type GateStop = Extract<StopReason, 'retry-after-too-long' | 'circuit-open' | 'retry-budget-exhausted' | 'deadline-exceeded'>;
+
+export type GateEntry<T> =
+	| { go: true; note: GateNote; done(result: AttemptResult<T>): Promise<void> }
+	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; note: GateNote };
 
 /**
- * Limits shared beyond one item, consulted by the loop: the circuit breaker (before and after
- * every attempt) and the retry budget (first attempts counted, every retry asked for).
+ * The API's traffic controller as the loop sees it: every attempt enters before it is sent (and
+ * may wait there: a pause the API asked for, an outage, a slot, the pace, the retry budget) and
+ * reports its result after.
  */
-export interface RetryGuards {
-	/** Before every attempt; attempt 1 is a first attempt. A refusal sends nothing. */
-	beforeAttempt?(attempt: number): Promise<GuardVerdict>;
-	/** After every attempt; `failure` is undefined on success. */
-	afterAttempt?(attempt: number, failure: AttemptFailure | undefined): Promise<GuardNote | undefined>;
-	/** Before every retry is sent (after its wait); `retry` is 1 for the second attempt. */
-	beforeRetry?(attempt: number, failure: AttemptFailure): Promise<GuardVerdict>;
+export interface AttemptGate<T> {
+	/** `last`: the failure of the previous attempt (undefined before the first). */
+	enter(attempt: number, last: AttemptFailure | undefined, deadlineAt: number | undefined): Promise<GateEntry<T>>;
 }
 
-const REFUSAL_CODES: Record<Extract<GuardVerdict, { allowed: false }>['reason'], string> = { 'circuit-open': 'ECIRCUITOPEN', 'retry-budget-exhausted': 'ERETRYBUDGET' };
+/** The code of the failure an item leaves with when the gate stopped it before any request. */
+const GATE_CODES: Record<GateStop, string> = {
+	'retry-after-too-long': 'EPAUSED',
+	'circuit-open': 'ECIRCUITOPEN',
+	'retry-budget-exhausted': 'ERETRYBUDGET',
+	'deadline-exceeded': 'EQUEUED',
+};
 
 export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
 
@@ -130,7 +136,7 @@ class StoryBuilder {
 	}
 }
 
-export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, guards: RetryGuards = {}): Promise<RetryOutcome<T>> {
+export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, gate?: AttemptGate<T>): Promise<RetryOutcome<T>> {
 	const story = new StoryBuilder(runtime, policy);
 	const decisionPolicy: DecisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
 	let token: RetryToken = { attempts: 1, startedAt: runtime.now() };
@@ -145,30 +151,21 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 		return { ok: false, failure, story: story.build('canceled', `Canceled after ${story.history.length} attempt(s): the execution was canceled`) };
 	};
 
-	/** A guard refused: nothing more is sent; the item stops with the guard's reason. */
-	const refused = (verdict: Extract<GuardVerdict, { allowed: false }>, last: AttemptFailure | undefined): RetryOutcome<T> => {
-		// nothing was sent: the refusal is the failure, with a code of its own for each guard
-		const failure: AttemptFailure = last ?? { kind: 'network', code: REFUSAL_CODES[verdict.reason], message: verdict.message, reachedServer: 'no', transient: true };
-		const extra: Partial<RetryStory> = verdict.retryAt !== undefined ? { retryAfterMs: Math.max(0, verdict.retryAt - runtime.now()), retryAt: new Date(verdict.retryAt).toISOString() } : {};
+	/** The gate said the next attempt cannot go in time: nothing more is sent. */
+	const stopped = (entry: Extract<GateEntry<T>, { go: false }>, stop: GateStop, last: AttemptFailure | undefined): RetryOutcome<T> => {
+		// nothing was sent: the stop is the failure, with a code of its own for each reason
+		const failure: AttemptFailure = last ?? { kind: 'network', code: GATE_CODES[stop], message: entry.why, reachedServer: 'no', transient: true };
+		const extra: Partial<RetryStory> = entry.retryAt !== undefined ? { retryAfterMs: Math.max(0, entry.retryAt - runtime.now()), retryAt: new Date(Math.min(entry.retryAt, 8.64e15)).toISOString() } : {};
 		const n = story.history.length;
-		const summary = n === 0 ? `Not sent: ${verdict.message}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${verdict.message}`;
-		return { ok: false, failure, story: story.build(verdict.reason, summary, extra) };
+		const summary = n === 0 ? `Not sent: ${entry.why}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${entry.why}`;
+		return { ok: false, failure, story: story.build(stop, summary, extra) };
 	};
 	let lastFailure: AttemptFailure | undefined;
-	let pendingNote: GuardNote = {};
 
 	for (let attempt = 1; ; attempt++) {
 		if (signal?.aborted) return cancelled();
-		// The budget is asked just before the retry is sent, after the wait: it counts real requests,
-		// and an item canceled while waiting spends nothing. It goes before the breaker, so a retry the
-		// budget refuses never holds the breaker's single probe.
-		if (attempt > 1 && lastFailure && guards.beforeRetry) {
-			const budget = await guards.beforeRetry(attempt - 1, lastFailure);
-			if (!budget.allowed) return refused(budget, lastFailure);
-			pendingNote = budget.note ?? {};
-		}
-		const admission = guards.beforeAttempt ? await guards.beforeAttempt(attempt) : undefined;
-		if (admission && !admission.allowed) return refused(admission, lastFailure);
+		const entry = gate ? await gate.enter(attempt, lastFailure, deadlineAt) : undefined;
+		if (entry && !entry.go) return entry.stop === 'canceled' ? cancelled() : stopped(entry, entry.stop, lastFailure);
 		const remaining = deadlineAt === undefined ? Infinity : deadlineAt - runtime.now();
 		const timeoutMs = Math.max(1, Math.min(policy.attemptTimeoutMs > 0 ? policy.attemptTimeoutMs : Infinity, remaining));
 		const startedAt = runtime.now();
@@ -180,18 +177,15 @@ export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPoli
 			delayBeforeMs: delayBefore,
 			...(delayReason ? { delayReason } : {}),
 			...(delayHeader ? { delayHeader } : {}),
-			...pendingNote,
-			...(admission?.note ?? {}),
+			...(entry?.note ?? {}),
 		};
-		pendingNote = {};
-		const afterNote = guards.afterAttempt ? await guards.afterAttempt(attempt, result.ok ? undefined : result.failure) : undefined;
-		if (afterNote) Object.assign(record, afterNote);
+		if (entry) await entry.done(result);
 		if (result.ok) {
 			if (result.status !== undefined) record.status = result.status;
 			if (result.statusText) record.statusText = result.statusText;
 			story.history.push(record);
-			const waited = story.history.reduce((s, r) => s + r.delayBeforeMs, 0);
-			const summary = attempt === 1 ? 'Succeeded on the first attempt' : `Succeeded on attempt ${attempt} of ${policy.maxAttempts} after waiting ${formatDuration(waited)}`;
+			const waited = story.history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
+			const summary = attempt === 1 && waited === 0 ? 'Succeeded on the first attempt' : `Succeeded on attempt ${attempt} of ${policy.maxAttempts} after waiting ${formatDuration(waited)}`;
 			return { ok: true, value: result.value, story: story.build('success', summary) };
 		}
 		const failure = result.failure;

@@ -6,6 +6,21 @@ export type { StopReason };
 
 export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
 
+/** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
+export type TrafficWaitReason = 'paused' | 'held' | 'concurrency' | 'rate' | 'budget';
+
+export interface TrafficNote {
+	/** Time spent at the gate before this attempt went (0: none). */
+	waitedMs: number;
+	/** That time by reason: paused by the API, held during an outage, a slot, the pace, the budget. */
+	waitedFor?: Partial<Record<TrafficWaitReason, number>>;
+	/** This attempt was the probe that finds out whether a down API is back. */
+	probe?: true;
+	/** Requests in flight to the API when it went (itself included), and the API's window. */
+	inFlight: number;
+	window: number;
+}
+
 export interface AttemptRecord {
 	attempt: number;
 	startedAt: string;
@@ -19,10 +34,10 @@ export interface AttemptRecord {
 	delayReason?: DelayReason;
 	/** The header a server-requested wait came from. */
 	delayHeader?: string;
-	/** The retry budget's state when it allowed this retry. */
+	/** The retry budget of the API as this attempt was counted (first attempts, retries, available, window). */
 	budget?: Record<string, unknown>;
-	/** The circuit breaker's state after this attempt, when it changed. */
-	breaker?: Record<string, unknown>;
+	/** The API's traffic controller before this attempt: how long it waited there and why, what it saw. */
+	traffic?: TrafficNote;
 }
 
 export interface RetryStory {

@@ -14,7 +14,8 @@
  *              as the probe and the breaker turns half-open (probeSince = now).
  *              record: ignored (the outcome of a call that started before the breaker opened).
  *   half-open  allow: refused while the probe is in flight; a probe that has not reported for
- *              breakMs (its process may have died) is given up, and the call becomes the new probe.
+ *              probeTimeoutMs (default breakMs; its process may have died) is given up, and the
+ *              call becomes the new probe.
  *              record: the outcome is taken as the probe's. Success: closed, openings = 0, window
  *              and streak empty. Failure: open again for a longer break.
  *
@@ -29,7 +30,7 @@
  * closed breaker (the store drops it at the same moment, see breakerForgetAt):
  *   closed     once the window holds no call (so also no streak)
  *   open       at openUntil + memoryMs
- *   half-open  at probeSince + breakMs + memoryMs
+ *   half-open  at probeSince + probeTimeoutMs + memoryMs
  *   memoryMs = max(windowMs, breakMs, maxBreakMs)
  * Long enough that a workflow calling a dead host every few minutes keeps meeting an open
  * breaker whose break keeps doubling, instead of a fresh one that needs 5 more failures.
@@ -55,28 +56,30 @@ export interface BreakerData {
 }
 
 /**
- * Defaults, sized for workflows that call a third-party API in bursts of a few to a few hundred
- * items, not for a service doing thousands of calls a second:
+ * Defaults of the traffic controller's outage hold (the breaker's rule decides when an API is
+ * down; while it is, requests wait and single probes go out), sized for workflows that call a
+ * third-party API in bursts of a few to a few hundred items:
  *
- * - 5 failures in a row: as many as one item's attempts (Max Attempts 5). An upstream that is
- *   down opens the breaker after about one item's worth of failures; the other items then fail
- *   at once instead of spending 5 attempts and 15 s of backoff each.
- * - 50% of at least 10 calls in 60 s: catches an upstream failing every other call, which never
- *   makes 5 failures in a row. resilience4j also opens at 50%, but after 100 calls; Polly v8 at
- *   10% of 100 calls in 30 s: thresholds for services. A workflow rarely makes 100 calls a
- *   minute to one host; 10 calls is one small batch.
- * - break 30 s: as long as the longest backoff wait (Max Delay), so a blip that backoff would
- *   ride out costs at most one wait more. opossum also waits 30 s, resilience4j 60 s, Polly 5 s.
- * - doubling to at most 5 min: a long outage costs one probe per 5 minutes per host, and a host
- *   that is back is noticed within 5 minutes at worst (the default total deadline of an item).
+ * - 5 failures in a row: as many as one item's attempts (Max Attempts 5). An API that is down is
+ *   held after about one item's worth of failures; the other items wait instead of spending their
+ *   attempts and backoff on it.
+ * - 50% of at least 10 calls in 60 s: catches an API failing every other call, which never makes
+ *   5 failures in a row. resilience4j also opens at 50%, but after 100 calls; Polly v8 at 10% of
+ *   100 calls in 30 s: thresholds for services. A workflow rarely makes 100 calls a minute to one
+ *   API; 10 calls is one small batch.
+ * - first probe after 1 s (the Base Delay: a blip of a few seconds is ridden out by the probes, not
+ *   by every item's backoff), doubling to 30 s (the Max Delay: an outage of minutes costs one probe
+ *   per 30 s per API, and an API that is back is noticed within 30 s; items wait within their
+ *   deadline, 5 min by default). Refusing breakers wait longer (opossum 30 s, resilience4j 60 s)
+ *   because each break fails requests; a hold fails none, so it can look often.
  */
-export const BREAKER_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
+export const HOLD_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
 	consecutiveFailures: 5,
 	failureRatio: 0.5,
 	minimumCalls: 10,
 	windowMs: 60_000,
-	breakMs: 30_000,
-	maxBreakMs: 300_000,
+	breakMs: 1_000,
+	maxBreakMs: 30_000,
 });
 
 export interface BreakerStep<T> {
@@ -97,6 +100,10 @@ export function breakDuration(openings: number, params: BreakerParams): number {
 	return Math.min(cap, base * 2 ** exponent);
 }
 
+function probeTimeout(params: BreakerParams): number {
+	return params.probeTimeoutMs !== undefined ? nonNegative(params.probeTimeoutMs) : nonNegative(params.breakMs);
+}
+
 function memoryMs(params: BreakerParams): number {
 	return Math.max(clampWindowMs(params.windowMs), nonNegative(params.breakMs), nonNegative(params.maxBreakMs));
 }
@@ -112,7 +119,7 @@ export function breakerForgetAt(data: BreakerData, params: BreakerParams): numbe
 		case 'open':
 			return (data.openUntil ?? -Infinity) + memoryMs(params);
 		case 'half-open':
-			return (data.probeSince ?? -Infinity) + nonNegative(params.breakMs) + memoryMs(params);
+			return (data.probeSince ?? -Infinity) + probeTimeout(params) + memoryMs(params);
 	}
 }
 
@@ -133,7 +140,7 @@ function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
 	const snapshot: BreakerSnapshot = { state: data.state, consecutiveFailures: data.consecutiveFailures, openings: data.openings };
 	if (data.state === 'open' && data.openUntil !== undefined) snapshot.openUntil = data.openUntil;
 	// Half-open: the earliest another probe may go, should the one in flight never report
-	if (data.state === 'half-open' && data.probeSince !== undefined) snapshot.openUntil = data.probeSince + nonNegative(params.breakMs);
+	if (data.state === 'half-open' && data.probeSince !== undefined) snapshot.openUntil = data.probeSince + probeTimeout(params);
 	return snapshot;
 }
 
@@ -153,7 +160,7 @@ export function allowCall(data: BreakerData | undefined, nowMs: number, params: 
 			if (next.openUntil !== undefined && nowMs < next.openUntil) return { data: next, result: { allowed: false, snapshot: snapshotOf(next, params) } };
 			return probe();
 		case 'half-open':
-			if (next.probeSince !== undefined && nowMs < next.probeSince + nonNegative(params.breakMs)) {
+			if (next.probeSince !== undefined && nowMs < next.probeSince + probeTimeout(params)) {
 				return { data: next, result: { allowed: false, snapshot: snapshotOf(next, params) } };
 			}
 			return probe();

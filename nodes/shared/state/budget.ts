@@ -21,7 +21,7 @@
  * retry is taken back; the next request simply meets the smaller limit.
  */
 import type { BudgetParams, BudgetSnapshot, BudgetVerdict } from './types';
-import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './sliding-window';
+import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, WINDOW_BUCKETS, type Bucket } from './sliding-window';
 
 /** What a store keeps per budget key. Plain JSON. */
 export interface BudgetData {
@@ -119,4 +119,15 @@ export function budgetSnapshot(data: BudgetData | undefined, nowMs: number, para
  */
 export function budgetForgetAt(data: BudgetData): number {
 	return windowEmptyAt(data.buckets, data.windowMs);
+}
+
+/**
+ * The earliest time a granted retry leaves the window (the budget then allows one more, unless
+ * first attempts left with it); undefined when no retry is counted. A retry waiting for the budget
+ * looks again then, or sooner when new first attempts raise the limit.
+ */
+export function budgetRetryReleaseAt(data: BudgetData | undefined, nowMs: number, params: BudgetParams): number | undefined {
+	const { live, windowMs } = windowAt(data, nowMs, params);
+	const oldest = live.find((bucket) => bucket[2] > 0);
+	return oldest === undefined ? undefined : Math.ceil(((oldest[0] + WINDOW_BUCKETS) * windowMs) / WINDOW_BUCKETS);
 }

@@ -9,8 +9,8 @@
  *   does); a success ends the outage (`info`, if given), a failure starts another cooldown
  *   without a new warning. One warning per outage, never one per call.
  * - Time: the cooldown runs on the callers' clock (`nowMs` of the calls), like everything else.
- * - During an outage the fallback's counts are this process's only; they are not copied to Redis
- *   afterwards (Redis's own state then resumes where it was). Budgets and breakers are then per
+ * - During an outage the fallback's state is this process's only; it is not copied to Redis
+ *   afterwards (Redis's own state then resumes where it was). The APIs' controllers are then per
  *   worker for a while: more permissive, never wrong in a way that fails a request.
  * - `lastSource()` tells whether the last answer came from the primary or the fallback, for the
  *   retry story.
@@ -19,7 +19,8 @@ import { withTimeout } from '../core/runtime';
 import { getMemoryStateStore } from './memory-store';
 import { connectionId, messageOf, type RedisConnection } from './redis-connection';
 import { getRedisStateStore, type RedisStateStoreOptions } from './redis-store';
-import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
+import type { TrafficParams } from '../core/traffic/controller';
+import type { StateStore, TrafficStep } from './types';
 
 export const FALLBACK_STORE_DEFAULTS = Object.freeze({
 	/** After a failure, the primary is left alone this long (callers' clock). */
@@ -96,20 +97,8 @@ export class FallbackStateStore implements StateStore {
 		this.infoSink = info;
 	}
 
-	recordFirstAttempt(key: string, nowMs: number, params: BudgetParams): Promise<BudgetSnapshot> {
-		return this.call(nowMs, (store) => store.recordFirstAttempt(key, nowMs, params));
-	}
-
-	tryAcquireRetry(key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict> {
-		return this.call(nowMs, (store) => store.tryAcquireRetry(key, nowMs, params));
-	}
-
-	breakerAllows(key: string, nowMs: number, params: BreakerParams): Promise<BreakerVerdict> {
-		return this.call(nowMs, (store) => store.breakerAllows(key, nowMs, params));
-	}
-
-	breakerRecord(key: string, nowMs: number, success: boolean, params: BreakerParams): Promise<BreakerChange | undefined> {
-		return this.call(nowMs, (store) => store.breakerRecord(key, nowMs, success, params));
+	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+		return this.call(nowMs, (store) => store.traffic(key, nowMs, params, step));
 	}
 
 	private async call<T>(nowMs: number, step: (store: StateStore) => Promise<T>): Promise<T> {
@@ -128,7 +117,7 @@ export class FallbackStateStore implements StateStore {
 		// Only the probe ends an outage: a call that started before it began may still succeed late
 		if (probe && this.down) {
 			this.down = false;
-			this.log(this.infoSink, `Resilient HTTP: the ${this.primary.kind} state store answers again; retry budgets and circuit breakers are shared again`);
+			this.log(this.infoSink, `Resilient HTTP: the ${this.primary.kind} state store answers again; the APIs' traffic controllers are shared again`);
 		}
 		this.source = this.primary.kind;
 		return result;
@@ -142,7 +131,7 @@ export class FallbackStateStore implements StateStore {
 		const reason = messageOf(error);
 		this.log(
 			this.warnSink,
-			`Resilient HTTP: the ${this.primary.kind} state store failed (${reason}); using this process's memory for retry budgets and circuit breakers until it answers again (next try in ${Math.round(this.cooldownMs / 1000)} s). Requests are not affected.`,
+			`Resilient HTTP: the ${this.primary.kind} state store failed (${reason}); using this process's memory for the APIs' traffic controllers until it answers again (next try in ${Math.round(this.cooldownMs / 1000)} s). Requests are not affected.`,
 		);
 	}
 

@@ -1,29 +1,28 @@
 /**
- * The state store for queue mode: retry budgets and circuit breakers in Redis (the one n8n already
- * uses for its queue), shared by every worker. Chosen in the node with a *Resilient HTTP Redis*
+ * The state store for queue mode: the APIs' traffic controllers in Redis (the one n8n already uses
+ * for its queue), shared by every worker. Chosen in the node with a *Resilient HTTP Redis*
  * credential; wrap it in a FallbackStateStore so that a Redis outage never fails a request.
  *
- * - Atomic across workers: each method is one EVALSHA of a Lua script (redis-scripts.ts) that runs
- *   the same algorithm as budget.ts / breaker.ts on the key's hash; EVAL when Redis answers
- *   NOSCRIPT (after a restart or SCRIPT FLUSH).
- * - The caller's clock: `nowMs` is passed into the script, as for the memory store. Workers'
- *   clocks must be roughly in sync (n8n's queue mode needs that anyway); a skew of up to
- *   `ttlGraceMs` never drops live state early.
- * - Keys `rh:budget:<key>` and `rh:breaker:<key>`, hashes with a PEXPIRE: a key vanishes
- *   `ttlGraceMs` after the core forgets its state (budgetForgetAt / breakerForgetAt).
+ * - One policy, one implementation: a step is the controller's own TypeScript, applied to the
+ *   key's JSON state with a compare-and-set Lua script (CAS): the script writes the new state only
+ *   if the key still holds the state the step started from, else it hands back what the key holds
+ *   now and the step runs again on that. Every decision is atomic across workers, and there is no
+ *   second (Lua) copy of the policy to drift from the first.
+ * - The caller's clock: `nowMs` is the calling worker's. Workers' clocks must be roughly in sync
+ *   (n8n's queue mode needs that anyway); a skew of up to `ttlGraceMs` never drops live state.
+ * - Keys `rh:traffic:<key>` (the key is a hash: it may hold a credential's id), strings with a
+ *   PEXPIRE: a key vanishes `ttlGraceMs` after the controller forgets its state (trafficForgetAt).
  * - ioredis (the client n8n uses for its queue, same version) is `require`d on the first call of
  *   a Redis store, never when the memory store is used.
  * - Fails fast when Redis is unreachable: no offline queue (a command while disconnected fails at
- *   once), connect and command timeouts of 1 s, no resending of a script that may have run (a
- *   retry counted twice). ioredis keeps reconnecting in the background (every 2 s at most).
+ *   once), connect and command timeouts of 1 s. ioredis keeps reconnecting in the background.
  */
 import { createHash } from 'node:crypto';
 import type { Redis } from 'ioredis';
+import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { withTimeout } from '../core/runtime';
-import { clampWindowMs } from './sliding-window';
 import { clientOptions, connectionId, loadIoredis, messageOf, RedisStoreError, type RedisConnection } from './redis-connection';
-import { BREAKER_SCRIPT, BUDGET_SCRIPT } from './redis-scripts';
-import type { BreakerChange, BreakerParams, BreakerSnapshot, BreakerState, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from './types';
+import type { StateStore, TrafficStep } from './types';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -34,6 +33,8 @@ export const REDIS_STORE_DEFAULTS = Object.freeze({
 	commandTimeoutMs: 1_000,
 	/** Keys expire this long after the core forgets them: tolerates clocks this far apart. */
 	ttlGraceMs: 10_000,
+	/** A step that lost this many races in a row (other workers kept writing the key) fails. */
+	maxCasAttempts: 50,
 });
 
 export interface RedisStateStoreOptions {
@@ -41,34 +42,7 @@ export interface RedisStateStoreOptions {
 	connectTimeoutMs?: number;
 	commandTimeoutMs?: number;
 	ttlGraceMs?: number;
-}
-
-/** Numbers into the scripts: exact (JavaScript's shortest round-trip form), and NaN / ±Infinity by name. */
-export function encodeNumber(n: number): string {
-	if (Number.isNaN(n)) return 'nan';
-	if (n === Infinity) return 'inf';
-	if (n === -Infinity) return '-inf';
-	return String(n);
-}
-
-/** Numbers out of the scripts (%.17g, or nan / inf / -inf). */
-export function decodeNumber(s: unknown): number {
-	if (s === 'nan') return NaN;
-	if (s === 'inf') return Infinity;
-	if (s === '-inf') return -Infinity;
-	const n = typeof s === 'string' && s !== '' ? Number(s) : NaN;
-	if (Number.isNaN(n)) throw new RedisStoreError(`Redis store: unexpected number in a script's reply: ${String(s)}`);
-	return n;
-}
-
-function reply(value: unknown, length: number): string[] {
-	if (!Array.isArray(value) || value.length !== length) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(value)}`);
-	return value.map((v) => (typeof v === 'string' ? v : String(v)));
-}
-
-function breakerState(s: string): BreakerState {
-	if (s === 'closed' || s === 'open' || s === 'half-open') return s;
-	throw new RedisStoreError(`Redis store: unexpected breaker state ${s}`);
+	maxCasAttempts?: number;
 }
 
 interface Script {
@@ -80,8 +54,33 @@ function script(source: string): Script {
 	return { source, sha: createHash('sha1').update(source).digest('hex') };
 }
 
-const BUDGET = script(BUDGET_SCRIPT);
-const BREAKER = script(BREAKER_SCRIPT);
+/**
+ * Compare-and-set: KEYS[1] the state's key; ARGV[1] the state the step started from ('' for none),
+ * ARGV[2] the new state ('' deletes it), ARGV[3] its time to live (ms). Returns {1} when written,
+ * {0, current} when the key holds something else now.
+ */
+const CAS = script(`
+local current = redis.call('GET', KEYS[1])
+if current == false then current = '' end
+if current ~= ARGV[1] then return {0, current} end
+if ARGV[2] == '' then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+end
+return {1}
+`);
+
+/** The state a key holds, or undefined for none (or for something that is no state of ours). */
+function parseState(raw: string): TrafficData | undefined {
+	if (raw === '') return undefined;
+	try {
+		const data = JSON.parse(raw) as TrafficData;
+		return typeof data === 'object' && data !== null && Array.isArray(data.leases) && typeof data.window === 'object' ? data : undefined;
+	} catch {
+		return undefined;
+	}
+}
 
 export class RedisStateStore implements StateStore {
 	readonly kind = 'redis' as const;
@@ -90,6 +89,10 @@ export class RedisStateStore implements StateStore {
 	private redis: Redis | undefined;
 	private connecting: Promise<Redis> | undefined;
 	private lastError: Error | undefined;
+	/** Steps of this process waiting on each key. */
+	private readonly queues = new Map<string, Promise<void>>();
+	/** What this process last saw each key hold: a step starts from it (a stale one costs one retry). */
+	private readonly lastSeen = new Map<string, string>();
 
 	/** A store with its own Redis client (connected on first use). */
 	constructor(connection: RedisConnection, options: RedisStateStoreOptions = {}) {
@@ -98,28 +101,56 @@ export class RedisStateStore implements StateStore {
 		if (!this.options.keyPrefix) throw new RedisStoreError('keyPrefix must not be empty');
 	}
 
-	/** The Redis key of a budget or breaker, e.g. `rh:budget:api.example.com`. */
-	keyFor(kind: 'budget' | 'breaker', key: string): string {
-		return `${this.options.keyPrefix}${kind}:${key}`;
+	/** The Redis key of an API's traffic state, e.g. `rh:traffic:api:3f2a...`. */
+	keyFor(key: string): string {
+		return `${this.options.keyPrefix}traffic:${key}`;
 	}
 
-	async recordFirstAttempt(key: string, nowMs: number, params: BudgetParams): Promise<BudgetSnapshot> {
-		return (await this.budget('first', key, nowMs, params)).snapshot;
+	/**
+	 * Steps of this process on one key run one after another (a queue per key), so that races are
+	 * between workers only, not between the hundreds of requests of one worker; and each starts from
+	 * the state this process last saw, so that an uncontended step is one round trip.
+	 */
+	async traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+		const previous = this.queues.get(key) ?? Promise.resolve();
+		const run = previous.then(() => this.casStep(key, nowMs, params, step));
+		const settled = run.then(
+			() => undefined,
+			() => undefined,
+		);
+		this.queues.set(key, settled);
+		void settled.then(() => {
+			if (this.queues.get(key) === settled) this.queues.delete(key);
+		});
+		return run;
 	}
 
-	async tryAcquireRetry(key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict> {
-		return this.budget('retry', key, nowMs, params);
+	private async casStep<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+		const redisKey = this.keyFor(key);
+		let raw = this.lastSeen.get(key) ?? '';
+		for (let attempt = 0; attempt < this.options.maxCasAttempts; attempt++) {
+			const result = step(parseState(raw));
+			const ttlMs = Math.ceil(trafficForgetAt(result.data, params) - nowMs + this.options.ttlGraceMs);
+			const next = ttlMs > 0 ? JSON.stringify(result.data) : '';
+			const reply = await this.run(CAS, redisKey, [raw, next, String(Math.max(1, ttlMs))]);
+			if (!Array.isArray(reply)) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(reply)}`);
+			if (Number(reply[0]) === 1) {
+				this.remember(key, next);
+				return result.result;
+			}
+			// another worker wrote the key in between (or it expired): the step runs again on what it holds now
+			raw = typeof reply[1] === 'string' ? reply[1] : '';
+			this.remember(key, raw);
+		}
+		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on this step`);
 	}
 
-	async breakerAllows(key: string, nowMs: number, params: BreakerParams): Promise<BreakerVerdict> {
-		const r = await this.breaker('allow', key, nowMs, false, params);
-		if (r.allowed) return { allowed: true, probe: r.probe, snapshot: r.snapshot };
-		return { allowed: false, snapshot: r.snapshot };
-	}
-
-	async breakerRecord(key: string, nowMs: number, success: boolean, params: BreakerParams): Promise<BreakerChange | undefined> {
-		const r = await this.breaker('record', key, nowMs, success, params);
-		return r.changed ? { from: r.from, to: r.snapshot.state, snapshot: r.snapshot } : undefined;
+	/** The state last read or written per key: bounded, least recently used first out. */
+	private remember(key: string, raw: string): void {
+		this.lastSeen.delete(key);
+		if (raw === '') return;
+		this.lastSeen.set(key, raw);
+		if (this.lastSeen.size > 10_000) this.lastSeen.delete(this.lastSeen.keys().next().value as string);
 	}
 
 	/** Connects when not connected yet and sends PING (the credential test). */
@@ -147,50 +178,6 @@ export class RedisStateStore implements StateStore {
 		} catch {
 			redis.disconnect();
 		}
-	}
-
-	private async budget(op: 'first' | 'retry', key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict> {
-		const r = reply(
-			await this.run(BUDGET, this.keyFor('budget', key), [
-				op,
-				encodeNumber(nowMs),
-				encodeNumber(params.ratio),
-				encodeNumber(params.minRetriesPerWindow),
-				encodeNumber(params.windowMs),
-				encodeNumber(this.options.ttlGraceMs),
-			]),
-			5,
-		);
-		const snapshot: BudgetSnapshot = { firstAttempts: decodeNumber(r[1]), retries: decodeNumber(r[2]), available: decodeNumber(r[3]), windowMs: decodeNumber(r[4]) };
-		if (snapshot.windowMs !== clampWindowMs(params.windowMs)) throw new RedisStoreError('Redis store: the budget script answered for another window');
-		return { allowed: r[0] === '1', snapshot };
-	}
-
-	private async breaker(
-		op: 'allow' | 'record',
-		key: string,
-		nowMs: number,
-		success: boolean,
-		params: BreakerParams,
-	): Promise<{ allowed: boolean; probe: boolean; changed: boolean; from: BreakerState; snapshot: BreakerSnapshot }> {
-		const r = reply(
-			await this.run(BREAKER, this.keyFor('breaker', key), [
-				op,
-				encodeNumber(nowMs),
-				success ? '1' : '0',
-				encodeNumber(params.consecutiveFailures),
-				encodeNumber(params.failureRatio),
-				encodeNumber(params.minimumCalls),
-				encodeNumber(params.windowMs),
-				encodeNumber(params.breakMs),
-				encodeNumber(params.maxBreakMs),
-				encodeNumber(this.options.ttlGraceMs),
-			]),
-			8,
-		);
-		const snapshot: BreakerSnapshot = { state: breakerState(r[4]), consecutiveFailures: decodeNumber(r[5]), openings: decodeNumber(r[6]) };
-		if (r[7] !== '') snapshot.openUntil = decodeNumber(r[7]);
-		return { allowed: r[0] === '1', probe: r[1] === '1', changed: r[2] === '1', from: breakerState(r[3]), snapshot };
 	}
 
 	/** EVALSHA, or EVAL when Redis does not have the script (yet, or any more). */

@@ -1,8 +1,10 @@
 /**
- * Shared state for the retry budget and the circuit breakers. Two stores implement it: in memory
- * (default, per n8n process) and Redis (queue mode, shared by all workers). Every method is one
- * atomic step, so concurrent executions and workers never lose an update.
+ * Shared state of the traffic controllers (one per API: retry budget, outage hold, pause, learned
+ * window and pace). Two stores implement it: in memory (default, per n8n process) and Redis (queue
+ * mode, shared by all workers). Every step is atomic, so concurrent executions and workers never
+ * lose an update.
  */
+import type { Step, TrafficData, TrafficParams } from '../core/traffic/controller';
 
 /** Retry budget: retries may be at most `ratio` of first attempts in the window, plus `minRetriesPerWindow`. */
 export interface BudgetParams {
@@ -37,6 +39,8 @@ export interface BreakerParams {
 	/** First open period; each re-open after a failed probe doubles it, up to maxBreakMs. */
 	breakMs: number;
 	maxBreakMs: number;
+	/** A probe that has not reported for this long is given up, and the next call probes (default breakMs). */
+	probeTimeoutMs?: number;
 }
 
 export type BreakerState = 'closed' | 'open' | 'half-open';
@@ -60,14 +64,15 @@ export interface BreakerChange {
 	snapshot: BreakerSnapshot;
 }
 
+/** One atomic step on an API's traffic state (see core/traffic/controller.ts). */
+export type TrafficStep<T> = (data: TrafficData | undefined) => Step<T>;
+
 export interface StateStore {
 	readonly kind: 'memory' | 'redis';
-	/** Counts a first attempt. Never refused. */
-	recordFirstAttempt(key: string, nowMs: number, params: BudgetParams): Promise<BudgetSnapshot>;
-	/** Takes one retry from the budget if it allows one (atomically checks and counts). */
-	tryAcquireRetry(key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict>;
-	/** Asks the breaker before a call; a half-open breaker lets exactly one probe through. */
-	breakerAllows(key: string, nowMs: number, params: BreakerParams): Promise<BreakerVerdict>;
-	/** Records a call's outcome; returns the state change it caused, if any. */
-	breakerRecord(key: string, nowMs: number, success: boolean, params: BreakerParams): Promise<BreakerChange | undefined>;
+	/**
+	 * Applies one pure step of the traffic controller to the state of `key` atomically: no other
+	 * step on that key, of this process or another worker, runs in between. `params` tell the store
+	 * when the resulting state may be dropped (trafficForgetAt).
+	 */
+	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T>;
 }

@@ -1,5 +1,5 @@
 /**
- * Scenario 5, duplicate side effects: POST items to a payment-like endpoint; one item's first
+ * Scenario 6, duplicate side effects: POST items to a payment-like endpoint; one item's first
  * request gets a 503, every other request succeeds and charges. How many requests and charges
  * did each item cause? Retry On Fail re-runs the whole node; Resilient HTTP Request retries only
  * the failed item, and (POST not being idempotent) only with an idempotency key.
@@ -16,6 +16,7 @@ export interface DuplicateSettings {
 }
 
 export interface DuplicateRow {
+	slug: 'dup-rof' | 'dup-resilient';
 	name: string;
 	items: number;
 	requests: number;
@@ -32,8 +33,8 @@ export interface DuplicateRow {
 
 export async function runDuplicates(upstream: Upstream, settings: DuplicateSettings): Promise<DuplicateRow[]> {
 	const variants = [
-		{ name: 'Retry On Fail, default (3 tries, 1000 ms)', slug: 'dup-rof', resilient: false },
-		{ name: 'Resilient, Idempotency Key "generate"', slug: 'dup-resilient', resilient: true },
+		{ name: 'HTTP Request + Retry On Fail, default (3 tries, 1000 ms)', slug: 'dup-rof' as const, resilient: false },
+		{ name: 'Resilient HTTP Request, Idempotency Key "generate"', slug: 'dup-resilient' as const, resilient: true },
 	];
 	const rows: DuplicateRow[] = [];
 	for (const variant of variants) {
@@ -46,6 +47,7 @@ export async function runDuplicates(upstream: Upstream, settings: DuplicateSetti
 		const perItem = Array.from({ length: settings.items }, (_, n) => log.filter((r) => r.key === itemKey(variant.slug, n)));
 		const chargesPerItem = perItem.map((requests) => requests.filter((r) => r.method === 'POST' && r.status === 200).length);
 		rows.push({
+			slug: variant.slug,
 			name: variant.name,
 			items: settings.items,
 			requests: log.length,

@@ -1,9 +1,12 @@
 /**
- * Scenario 3, healthy upstream: one execution of many items, no failures. Wall time and CPU of
+ * Scenario 4, healthy upstream: one execution of many items, no failures. Wall time and CPU of
  * the engine process (the upstream runs in another process) for HTTP Request against Resilient
- * HTTP Request, in alternating runs; the figure is the median of each.
+ * HTTP Request at its defaults: its first execution on a fresh store (the API's window starts at
+ * 10 in flight), then a second execution on the same store (it starts from the window the first
+ * learned). Alternating runs; the figures are medians.
  */
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import type { StateStore } from '../../../nodes/shared/state/types';
 import { median } from '../stats';
 import type { Upstream } from '../upstream';
 import { benchWorkflow, coreHttp, items, perItemUrl, realTimeRuntime, resilientHttp, runOnce } from '../workflows';
@@ -16,23 +19,16 @@ export interface HealthySettings {
 	latencyMs: number;
 }
 
-/**
- * core: HTTP Request (all items at once). resilientDefault: the node's defaults (adaptive window
- * from 10 up to 200 items in flight). resilientFixed10: Adapt off, 10 in flight (the default
- * before the adaptive window). resilientAll: Adapt off, all items in flight (as HTTP Request).
- */
-export type HealthyVariant = 'core' | 'resilientDefault' | 'resilientFixed10' | 'resilientAll';
-
-/** The options of each Resilient variant (empty: the node's defaults). */
-function optionsOf(variant: HealthyVariant, items: number): Record<string, unknown> {
-	if (variant === 'resilientFixed10') return { maxConcurrency: 10, adaptConcurrency: false };
-	if (variant === 'resilientAll') return { maxConcurrency: items, adaptConcurrency: false };
-	return {};
-}
+/** core: HTTP Request (all items at once). first / second: Resilient at its defaults, on a fresh store, then on the same store again. */
+export type HealthyVariant = 'core' | 'first' | 'second';
+export const HEALTHY_VARIANTS: readonly HealthyVariant[] = ['core', 'first', 'second'];
 
 export interface HealthySample {
 	wallMs: number;
 	cpuMs: number;
+	/** Resilient: the API's window (requests in flight allowed) when the execution's first and last requests went. */
+	windowAtStart?: number;
+	windowAtEnd?: number;
 }
 
 export interface HealthyResult {
@@ -44,13 +40,12 @@ export interface HealthyResult {
 	samples: Record<HealthyVariant, HealthySample[]>;
 }
 
-async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, run: number): Promise<HealthySample> {
-	const slug = `healthy-${settings.latencyMs}-${variant}-${run}`;
+async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, tag: string, store?: StateStore): Promise<HealthySample> {
+	const slug = `healthy-${settings.latencyMs}-${variant}-${tag}`;
 	const url = perItemUrl(settings.latencyMs > 0 ? `${upstream.url}/slow/${settings.latencyMs}` : `${upstream.url}/ok`, slug);
-	const options = optionsOf(variant, settings.items);
-	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url, Object.keys(options).length === 0 ? {} : { options }));
+	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url));
 	const input = items(0, settings.items);
-	const resilient = variant === 'core' ? undefined : { runtime: realTimeRuntime(settings.seed), store: new MemoryStateStore() };
+	const resilient = store ? { runtime: realTimeRuntime(settings.seed), store } : undefined;
 	const cpu = process.cpuUsage();
 	const started = performance.now();
 	const result = await runOnce(workflow, input, resilient);
@@ -60,27 +55,49 @@ async function measure(upstream: Upstream, variant: HealthyVariant, settings: He
 	if (result.status !== 'success' || sent !== settings.items) {
 		throw new Error(`healthy run ${slug}: status ${result.status}, ${sent} requests for ${settings.items} items`);
 	}
-	return { wallMs, cpuMs: (used.user + used.system) / 1000 };
+	const sample: HealthySample = { wallMs, cpuMs: (used.user + used.system) / 1000 };
+	if (store) {
+		const windows = result.outputOf('HTTP').map((item) => ((item.json._retry as { history?: Array<{ startedAt: string; traffic?: { window: number } }> } | undefined)?.history ?? [])[0]).filter((h) => h !== undefined);
+		windows.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
+		sample.windowAtStart = windows[0]?.traffic?.window;
+		sample.windowAtEnd = windows[windows.length - 1]?.traffic?.window;
+	}
+	return sample;
 }
 
-const VARIANTS: readonly HealthyVariant[] = ['core', 'resilientDefault', 'resilientFixed10', 'resilientAll'];
+/** HTTP Request alone, or Resilient's first execution on a fresh store followed by its second on it. */
+async function measureSide(upstream: Upstream, side: 'core' | 'resilient', settings: HealthySettings, tag: string, samples: Record<HealthyVariant, HealthySample[]>): Promise<void> {
+	if (side === 'core') {
+		samples.core.push(await measure(upstream, 'core', settings, tag));
+		return;
+	}
+	const store = new MemoryStateStore();
+	samples.first.push(await measure(upstream, 'first', settings, tag, store));
+	samples.second.push(await measure(upstream, 'second', settings, tag, store));
+}
 
 export async function runHealthyOverhead(upstream: Upstream, settings: HealthySettings): Promise<HealthyResult> {
 	await upstream.take();
-	// one untimed run each: loads n8n-nodes-base's HTTP Request and warms the JIT
-	for (const variant of VARIANTS) await measure(upstream, variant, settings, -1);
-	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], resilientDefault: [], resilientFixed10: [], resilientAll: [] };
+	// one untimed round: loads n8n-nodes-base's HTTP Request and warms the JIT
+	const warm: Record<HealthyVariant, HealthySample[]> = { core: [], first: [], second: [] };
+	await measureSide(upstream, 'core', settings, 'warm', warm);
+	await measureSide(upstream, 'resilient', settings, 'warm', warm);
+	const samples: Record<HealthyVariant, HealthySample[]> = { core: [], first: [], second: [] };
 	for (let run = 0; run < settings.runs; run++) {
 		// alternate the order, so that neither side always runs right after the other
-		const order = run % 2 === 0 ? VARIANTS : [...VARIANTS].reverse();
-		for (const variant of order) samples[variant].push(await measure(upstream, variant, settings, run));
+		const order: Array<'core' | 'resilient'> = run % 2 === 0 ? ['core', 'resilient'] : ['resilient', 'core'];
+		for (const side of order) await measureSide(upstream, side, settings, String(run), samples);
 	}
-	const medianOf = (list: HealthySample[]): HealthySample => ({ wallMs: median(list.map((s) => s.wallMs)), cpuMs: median(list.map((s) => s.cpuMs)) });
+	const medianOf = (list: HealthySample[]): HealthySample => ({
+		wallMs: median(list.map((s) => s.wallMs)),
+		cpuMs: median(list.map((s) => s.cpuMs)),
+		...(list[0]?.windowAtStart !== undefined ? { windowAtStart: median(list.map((s) => s.windowAtStart ?? NaN)), windowAtEnd: median(list.map((s) => s.windowAtEnd ?? NaN)) } : {}),
+	});
 	return {
 		items: settings.items,
 		runs: settings.runs,
 		latencyMs: settings.latencyMs,
-		median: { core: medianOf(samples.core), resilientDefault: medianOf(samples.resilientDefault), resilientFixed10: medianOf(samples.resilientFixed10), resilientAll: medianOf(samples.resilientAll) },
+		median: { core: medianOf(samples.core), first: medianOf(samples.first), second: medianOf(samples.second) },
 		samples,
 	};
 }

@@ -1,12 +1,14 @@
 /**
- * Scenario 6, state size: the in-memory store of budgets and breakers meets many distinct scopes
- * (a budget and a breaker each). Heap growth after a full GC, keys kept against the bound,
- * evictions; and the same without a bound that bites, for scale.
+ * Scenario 7, state size: the in-memory store of the traffic controllers meets many distinct APIs
+ * (a first request answered with a failure each: a budget count, a hold streak, a learned window).
+ * Heap growth after a full GC, keys kept against the bound, evictions; and the same without a
+ * bound that bites, for scale.
  */
 import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { BREAKER_DEFAULTS } from '../../../nodes/shared/state/breaker';
+import { admit, complete, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
 import { MemoryStateStore, MEMORY_STORE_DEFAULTS } from '../../../nodes/shared/state/memory-store';
 
@@ -17,7 +19,7 @@ export interface StateSizeSettings {
 export interface StateSizeRow {
 	name: string;
 	scopes: number;
-	/** Keys offered: one budget and one breaker per scope. */
+	/** Keys offered: one controller per scope. */
 	keysOffered: number;
 	maxKeys: number;
 	keysKept: number;
@@ -33,8 +35,9 @@ function collectGarbage(): void {
 	gc();
 }
 
-// Keys as the node makes them (guards.ts): a kind and a hashed scope
-const hashed = (kind: string, scope: string) => `${kind}:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
+// Keys as the node makes them (traffic-control.ts): a hashed scope
+const hashed = (scope: string) => `api:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
+const PARAMS: TrafficParams = { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: BUDGET_DEFAULTS, hold: HOLD_DEFAULTS };
 
 async function fill(name: string, scopes: number, maxKeys: number): Promise<StateSizeRow> {
 	collectGarbage();
@@ -42,17 +45,19 @@ async function fill(name: string, scopes: number, maxKeys: number): Promise<Stat
 	const store = new MemoryStateStore({ maxKeys });
 	const now = Date.now();
 	for (let s = 0; s < scopes; s++) {
-		await store.recordFirstAttempt(hashed('budget', `scope:${s}`), now, BUDGET_DEFAULTS);
-		await store.breakerRecord(hashed('breaker', `scope:${s}`), now, false, BREAKER_DEFAULTS);
+		const key = hashed(`scope:${s}`);
+		const id = `r${s}`;
+		await store.traffic(key, now, PARAMS, (d) => admit(d, now, { id, retry: false, paced: false }, PARAMS));
+		await store.traffic(key, now, PARAMS, (d) => complete(d, now, id, { success: false, outageFailure: true, overload: true, throttled: false }, PARAMS));
 	}
 	collectGarbage();
 	const heapGrowthBytes = process.memoryUsage().heapUsed - before;
-	return { name, scopes, keysOffered: 2 * scopes, maxKeys, keysKept: store.size, evicted: 2 * scopes - store.size, heapGrowthBytes };
+	return { name, scopes, keysOffered: scopes, maxKeys, keysKept: store.size, evicted: scopes - store.size, heapGrowthBytes };
 }
 
 export async function runStateSize(settings: StateSizeSettings): Promise<StateSizeRow[]> {
 	return [
 		await fill(`default bound (${MEMORY_STORE_DEFAULTS.maxKeys} keys)`, settings.scopes, MEMORY_STORE_DEFAULTS.maxKeys),
-		await fill('bound above the keys offered (for scale)', settings.scopes, 2 * settings.scopes),
+		await fill('bound above the keys offered (for scale)', settings.scopes, settings.scopes + 1),
 	];
 }

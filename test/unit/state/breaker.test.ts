@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import {
 	allowCall,
-	BREAKER_DEFAULTS,
+	HOLD_DEFAULTS,
 	breakDuration,
 	breakerForgetAt,
 	breakerSnapshot,
@@ -11,11 +11,14 @@ import {
 import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/state/types';
 import { FC_OPTIONS, T0 } from './fc-options';
 
+/** The state machine's tests run on a refusing breaker's sizes (30 s to 5 min): the mechanics do not depend on them. */
+const BREAKER_PARAMS: BreakerParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
+
 /** A breaker driven step by step on an injected clock. */
 class Driver {
 	data: BreakerData | undefined;
 	now = T0;
-	constructor(readonly params: BreakerParams = BREAKER_DEFAULTS) {}
+	constructor(readonly params: BreakerParams = BREAKER_PARAMS) {}
 	advance(ms: number): this {
 		this.now += ms;
 		return this;
@@ -42,11 +45,13 @@ class Driver {
 
 describe('circuit breaker: defaults', () => {
 	it('has the documented defaults', () => {
-		expect(BREAKER_DEFAULTS).toEqual({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
+		// the hold's: 5 in a row or 50% of 10 in a minute, first probe after 1 s, doubling to 30 s
+		expect(HOLD_DEFAULTS).toEqual({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 1_000, maxBreakMs: 30_000 });
+		expect([1, 2, 3, 4, 5, 6, 7, 100].map((k) => breakDuration(k, HOLD_DEFAULTS))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
 	});
 
 	it('breaks for 30 s, then 60 s, 2 min, 4 min, and at most 5 min', () => {
-		expect([1, 2, 3, 4, 5, 6, 100, 5000].map((k) => breakDuration(k, BREAKER_DEFAULTS))).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
+		expect([1, 2, 3, 4, 5, 6, 100, 5000].map((k) => breakDuration(k, BREAKER_PARAMS))).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
 	});
 });
 
@@ -122,13 +127,13 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 	});
 
 	it('does not open on the ratio below minimumCalls', () => {
-		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0 });
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 0 });
 		for (let i = 0; i < 9; i++) expect(b.call(false)).toBeUndefined();
 		expect(b.call(false)).toMatchObject({ to: 'open' });
 	});
 
 	it('judges the ratio over the window only: failures older than windowMs no longer count', () => {
-		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0 });
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 0 });
 		for (let i = 0; i < 9; i++) b.call(false);
 		b.advance(60_000);
 		// the 9 failures left the window: 9 successes and 1 failure are 10% of 10 calls
@@ -164,18 +169,18 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);
 		const data = b.data as BreakerData;
-		expect(breakerForgetAt(data, BREAKER_DEFAULTS)).toBe(T0 + 30_000 + 300_000);
-		expect(breakerSnapshot(data, T0 + 329_999, BREAKER_DEFAULTS)).toMatchObject({ state: 'open', openings: 1 });
-		expect(breakerSnapshot(data, T0 + 330_000, BREAKER_DEFAULTS)).toEqual({ state: 'closed', consecutiveFailures: 0, openings: 0 });
+		expect(breakerForgetAt(data, BREAKER_PARAMS)).toBe(T0 + 30_000 + 300_000);
+		expect(breakerSnapshot(data, T0 + 329_999, BREAKER_PARAMS)).toMatchObject({ state: 'open', openings: 1 });
+		expect(breakerSnapshot(data, T0 + 330_000, BREAKER_PARAMS)).toEqual({ state: 'closed', consecutiveFailures: 0, openings: 0 });
 	});
 
 	it('a closed breaker that saw no call has nothing to remember', () => {
-		const step = allowCall(undefined, T0, BREAKER_DEFAULTS);
-		expect(breakerForgetAt(step.data, BREAKER_DEFAULTS)).toBe(-Infinity);
+		const step = allowCall(undefined, T0, BREAKER_PARAMS);
+		expect(breakerForgetAt(step.data, BREAKER_PARAMS)).toBe(-Infinity);
 	});
 
 	it('switches each trigger off with 0', () => {
-		const b = new Driver({ ...BREAKER_DEFAULTS, consecutiveFailures: 0, failureRatio: 0 });
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 0, failureRatio: 0 });
 		for (let i = 0; i < 1000; i++) expect(b.call(false)).toBeUndefined();
 	});
 
@@ -185,7 +190,7 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		b.advance(30_000).allow();
 		const copy = JSON.parse(JSON.stringify(b.data)) as BreakerData;
 		expect(copy).toEqual(b.data);
-		expect(recordOutcome(copy, b.now, false, BREAKER_DEFAULTS)).toEqual(recordOutcome(b.data, b.now, false, BREAKER_DEFAULTS));
+		expect(recordOutcome(copy, b.now, false, BREAKER_PARAMS)).toEqual(recordOutcome(b.data, b.now, false, BREAKER_PARAMS));
 	});
 
 	it('does not change the state it is given', () => {
@@ -197,8 +202,8 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 			for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v as object);
 		};
 		deepFreeze(frozen);
-		expect(() => recordOutcome(frozen, b.now, false, BREAKER_DEFAULTS)).not.toThrow();
-		expect(() => allowCall(frozen, b.now + 100_000, BREAKER_DEFAULTS)).not.toThrow();
+		expect(() => recordOutcome(frozen, b.now, false, BREAKER_PARAMS)).not.toThrow();
+		expect(() => allowCall(frozen, b.now + 100_000, BREAKER_PARAMS)).not.toThrow();
 	});
 });
 

@@ -1,15 +1,31 @@
+/**
+ * The memory store of the traffic controllers: one per process, keys apart, bounded (LRU and
+ * idle keys dropped), atomic under concurrent steps, and answering exactly as the pure controller
+ * with unbounded memory.
+ */
 import fc from 'fast-check';
-import { allowCall, BREAKER_DEFAULTS, recordOutcome, type BreakerData } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS, recordFirst, tryAcquire, type BudgetData } from '../../../nodes/shared/state/budget';
+import { admit, complete, TRAFFIC_MEMORY_MS, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
 import { getMemoryStateStore, MEMORY_STORE_DEFAULTS, MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import type { BreakerParams, BudgetParams, StateStore } from '../../../nodes/shared/state/types';
+import type { StateStore } from '../../../nodes/shared/state/types';
 import { FC_OPTIONS, T0 } from './fc-options';
 
-async function openBreaker(store: StateStore, key: string, now: number, params: BreakerParams = BREAKER_DEFAULTS): Promise<void> {
-	for (let i = 0; i < params.consecutiveFailures; i++) {
-		await store.breakerAllows(key, now, params);
-		await store.breakerRecord(key, now, false, params);
-	}
+const P: TrafficParams = { window: { ceiling: 1000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };
+const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+
+let ids = 0;
+function request(retry = false, paced = false): AdmitRequest {
+	return { id: `r${ids++}`, retry, paced };
+}
+
+/** A first request to `key`, answered at once: returns the budget's first-attempt count after it. */
+async function firstRequest(store: StateStore, key: string, now: number, params = P): Promise<number> {
+	const r = request();
+	const admission = await store.traffic(key, now, params, (d) => admit(d, now, r, params));
+	if (!admission.go) throw new Error(`not admitted: ${admission.reason}`);
+	await store.traffic(key, now, params, (d) => complete(d, now, r.id, OK, params));
+	return admission.budget?.firstAttempts ?? 0;
 }
 
 describe('MemoryStateStore', () => {
@@ -20,16 +36,11 @@ describe('MemoryStateStore', () => {
 		expect(MEMORY_STORE_DEFAULTS.maxKeys).toBe(10_000);
 	});
 
-	it('keeps budgets and breakers of different keys apart', async () => {
+	it('keeps the APIs of different keys apart', async () => {
 		const store = new MemoryStateStore();
-		await store.recordFirstAttempt('a', T0, BUDGET_DEFAULTS);
-		await store.recordFirstAttempt('a', T0, BUDGET_DEFAULTS);
-		expect(await store.recordFirstAttempt('b', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
-		await openBreaker(store, 'a', T0);
-		expect(await store.breakerAllows('a', T0, BREAKER_DEFAULTS)).toMatchObject({ allowed: false });
-		expect(await store.breakerAllows('b', T0, BREAKER_DEFAULTS)).toMatchObject({ allowed: true, probe: false });
-		// a budget key and a breaker key of the same name are different states
-		expect(await store.tryAcquireRetry('a', T0, BUDGET_DEFAULTS)).toMatchObject({ allowed: true, snapshot: { firstAttempts: 2 } });
+		await firstRequest(store, 'a', T0);
+		expect(await firstRequest(store, 'a', T0)).toBe(2);
+		expect(await firstRequest(store, 'b', T0)).toBe(1);
 	});
 
 	it('rejects a nonsense size', () => {
@@ -38,177 +49,132 @@ describe('MemoryStateStore', () => {
 		expect(() => new MemoryStateStore({ sweepIntervalMs: NaN })).toThrow(/sweepIntervalMs/);
 	});
 
-	describe('(g) bounded: least recently used', () => {
+	describe('bounded: least recently used', () => {
 		it('holds at most 10,000 keys by default while 20,000 keys pass through', async () => {
 			const store = new MemoryStateStore();
 			let largest = 0;
 			for (let i = 0; i < 20_000; i++) {
-				await store.recordFirstAttempt(`host-${i}`, T0, BUDGET_DEFAULTS);
+				await firstRequest(store, `api-${i}`, T0);
 				largest = Math.max(largest, store.size);
 			}
 			expect(largest).toBe(10_000);
-			expect(store.size).toBe(10_000);
-			// the newest 10,000 are remembered (touching them evicts nothing: they are all in)
-			for (let i = 10_000; i < 20_000; i++) expect((await store.recordFirstAttempt(`host-${i}`, T0, BUDGET_DEFAULTS)).firstAttempts).toBe(2);
-			// the oldest were evicted: they start afresh
-			for (let i = 0; i < 100; i++) expect((await store.recordFirstAttempt(`host-${i}`, T0, BUDGET_DEFAULTS)).firstAttempts).toBe(1);
+			// the newest 10,000 are remembered, the oldest were evicted: they start afresh
+			for (let i = 19_900; i < 20_000; i++) expect(await firstRequest(store, `api-${i}`, T0)).toBe(2);
+			for (let i = 0; i < 100; i++) expect(await firstRequest(store, `api-${i}`, T0)).toBe(1);
 			expect(store.size).toBe(10_000);
 		});
 
 		it('evicts the least recently used key, not the oldest one', async () => {
 			const store = new MemoryStateStore({ maxKeys: 3 });
-			for (const key of ['a', 'b', 'c']) await store.recordFirstAttempt(key, T0, BUDGET_DEFAULTS);
-			await store.tryAcquireRetry('a', T0, BUDGET_DEFAULTS);
-			await store.recordFirstAttempt('d', T0, BUDGET_DEFAULTS);
+			for (const key of ['a', 'b', 'c']) await firstRequest(store, key, T0);
+			await firstRequest(store, 'a', T0);
+			await firstRequest(store, 'd', T0);
 			expect(store.size).toBe(3);
-			expect((await store.recordFirstAttempt('a', T0, BUDGET_DEFAULTS)).firstAttempts).toBe(2);
-			expect((await store.recordFirstAttempt('c', T0, BUDGET_DEFAULTS)).firstAttempts).toBe(2);
-			expect((await store.recordFirstAttempt('d', T0, BUDGET_DEFAULTS)).firstAttempts).toBe(2);
-			// b was the least recently used
-			expect((await store.recordFirstAttempt('b', T0, BUDGET_DEFAULTS)).firstAttempts).toBe(1);
-		});
-
-		it('counts budgets and breakers together against the bound', async () => {
-			const store = new MemoryStateStore({ maxKeys: 100 });
-			for (let i = 0; i < 300; i++) {
-				await store.recordFirstAttempt(`k${i}`, T0, BUDGET_DEFAULTS);
-				await openBreaker(store, `k${i}`, T0);
-				expect(store.size).toBeLessThanOrEqual(100);
-			}
+			expect(await firstRequest(store, 'a', T0)).toBe(3);
+			expect(await firstRequest(store, 'b', T0)).toBe(1); // b was the least recently used
 		});
 	});
 
-	describe('(g) bounded: idle keys are dropped', () => {
-		it('drops budgets a window after their last count', async () => {
+	describe('bounded: idle keys are dropped', () => {
+		it('drops an API ten minutes after its last request (its budget counts are gone by then)', async () => {
 			const store = new MemoryStateStore();
-			// one key every 60 ms over a minute
-			for (let i = 0; i < 1000; i++) await store.recordFirstAttempt(`host-${i}`, T0 + i * 60, BUDGET_DEFAULTS);
-			expect(store.size).toBe(1000);
-			// a minute on, the 100 keys of the first bucket (6 s) are idle, the others not yet
-			await store.recordFirstAttempt('other', T0 + 60_000, BUDGET_DEFAULTS);
-			expect(store.size).toBe(901);
-			// a minute after the last key's bucket
-			await store.recordFirstAttempt('other', T0 + 114_000, BUDGET_DEFAULTS);
-			expect(store.size).toBe(1);
+			for (let i = 0; i < 100; i++) await firstRequest(store, `api-${i}`, T0 + i * 1000);
+			expect(store.size).toBe(100);
+			await firstRequest(store, 'other', T0 + 49_000 + TRAFFIC_MEMORY_MS + 1);
+			expect(store.size).toBe(51);
 		});
 
-		it('keeps no key for a healthy host: a closed breaker that saw no outcome holds nothing', async () => {
+		it('keeps a paused API through its pause, however long', async () => {
 			const store = new MemoryStateStore();
-			for (let i = 0; i < 100; i++) await store.breakerAllows(`host-${i}`, T0, BREAKER_DEFAULTS);
-			expect(store.size).toBe(0);
-		});
-
-		it('keeps an open breaker through its break and maxBreakMs more, then drops it', async () => {
-			const store = new MemoryStateStore();
-			await openBreaker(store, 'down', T0);
-			expect(await store.breakerAllows('down', T0 + 29_999, BREAKER_DEFAULTS)).toMatchObject({ allowed: false });
-			await store.recordFirstAttempt('other', T0 + 329_999, BUDGET_DEFAULTS);
+			const r = request();
+			await store.traffic('slow', T0, P, (d) => admit(d, T0, r, P));
+			await store.traffic('slow', T0, P, (d) => complete(d, T0, r.id, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3_600_000, header: 'retry-after' } }, P));
+			await firstRequest(store, 'other', T0 + TRAFFIC_MEMORY_MS + 1);
 			expect(store.size).toBe(2);
-			await store.recordFirstAttempt('other', T0 + 330_000, BUDGET_DEFAULTS);
-			expect(store.size).toBe(1);
+			const later = T0 + 3_600_000 - 1;
+			expect(await store.traffic('slow', later, P, (d) => admit(d, later, request(), P))).toMatchObject({ go: false, reason: 'paused' });
 		});
 
 		it('a full pass also drops idle keys behind a longer-lived one (at most once per sweep interval)', async () => {
-			const store = new MemoryStateStore({ sweepIntervalMs: 120_000 });
-			await openBreaker(store, 'down', T0);
-			for (let i = 0; i < 50; i++) await store.recordFirstAttempt(`host-${i}`, T0, BUDGET_DEFAULTS);
-			// the open breaker at the least recently used end is not idle: the cheap pass stops there
-			await store.recordFirstAttempt('x', T0 + 61_000, BUDGET_DEFAULTS);
+			const store = new MemoryStateStore({ sweepIntervalMs: 2 * TRAFFIC_MEMORY_MS });
+			const r = request();
+			await store.traffic('paused', T0, P, (d) => admit(d, T0, r, P));
+			await store.traffic('paused', T0, P, (d) => complete(d, T0, r.id, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3 * TRAFFIC_MEMORY_MS, header: 'retry-after' } }, P));
+			for (let i = 0; i < 50; i++) await firstRequest(store, `api-${i}`, T0);
+			// the paused API at the least recently used end is not idle: the cheap pass stops there
+			await firstRequest(store, 'x', T0 + TRAFFIC_MEMORY_MS + 31_000);
 			expect(store.size).toBe(52);
-			// but an idle key answers as fresh anyway
-			expect(await store.tryAcquireRetry('host-1', T0 + 61_000, BUDGET_DEFAULTS)).toMatchObject({ snapshot: { firstAttempts: 0, retries: 1 } });
-			// the full pass, 120 s after the first: only the open breaker and 'x' are left
-			await store.recordFirstAttempt('x', T0 + 120_000, BUDGET_DEFAULTS);
+			// the full pass, a sweep interval after the first: only the paused API and 'x' are left
+			await firstRequest(store, 'x', T0 + 2 * TRAFFIC_MEMORY_MS);
 			expect(store.size).toBe(2);
 		});
 	});
 
-	describe('(g) atomic under concurrent calls', () => {
-		it('Promise.all of 1,000 retries on one key grants exactly the floor (40)', async () => {
+	describe('atomic under concurrent steps', () => {
+		it('Promise.all of 1,000 requests to a new API lets exactly its window (10) go', async () => {
 			const store = new MemoryStateStore();
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, () => store.tryAcquireRetry('api.example.com', T0, BUDGET_DEFAULTS)));
-			expect(verdicts.filter((v) => v.allowed)).toHaveLength(40);
-			expect(verdicts[999].snapshot).toEqual({ firstAttempts: 0, retries: 40, available: 0, windowMs: 60_000 });
+			const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
+			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, params, (d) => admit(d, T0, request(), params))));
+			expect(admissions.filter((a) => a.go)).toHaveLength(10);
 		});
 
-		it('Promise.all of 1,000 retries after 200 first attempts grants exactly 20 + 40', async () => {
+		it('Promise.all of 1,000 retries grants exactly the budget floor (40); paced retries never count', async () => {
 			const store = new MemoryStateStore();
-			await Promise.all(Array.from({ length: 200 }, () => store.recordFirstAttempt('api.example.com', T0, BUDGET_DEFAULTS)));
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, () => store.tryAcquireRetry('api.example.com', T0 + 1, BUDGET_DEFAULTS)));
-			expect(verdicts.filter((v) => v.allowed)).toHaveLength(60);
-		});
-
-		it('interleaved concurrent first attempts and retries give what the same calls in order give', async () => {
-			await fc.assert(
-				fc.asyncProperty(fc.array(fc.boolean(), { minLength: 1, maxLength: 1000 }), async (isRetry) => {
-					const store = new MemoryStateStore();
-					const results = await Promise.all(
-						isRetry.map((retry) => (retry ? store.tryAcquireRetry('k', T0, BUDGET_DEFAULTS).then((v) => v.allowed) : store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS).then(() => 'first'))),
-					);
-					let data: BudgetData | undefined;
-					const expected = isRetry.map((retry) => {
-						const step = retry ? tryAcquire(data, T0, BUDGET_DEFAULTS) : recordFirst(data, T0, BUDGET_DEFAULTS);
-						data = step.data;
-						return retry ? (step.result as { allowed: boolean }).allowed : 'first';
-					});
-					expect(results).toEqual(expected);
-				}),
-				{ ...FC_OPTIONS, numRuns: 50 },
-			);
-		});
-
-		it('Promise.all of 1,000 callers after a break lets exactly one probe through', async () => {
-			const store = new MemoryStateStore();
-			await openBreaker(store, 'down', T0);
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, () => store.breakerAllows('down', T0 + 30_000, BREAKER_DEFAULTS)));
-			expect(verdicts.filter((v) => v.allowed)).toEqual([{ allowed: true, probe: true, snapshot: expect.objectContaining({ state: 'half-open' }) }]);
+			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, P, (d) => admit(d, T0, request(true), P))));
+			expect(admissions.filter((a) => a.go)).toHaveLength(40);
+			const paced = await Promise.all(Array.from({ length: 100 }, () => store.traffic('api', T0, P, (d) => admit(d, T0, request(true, true), P))));
+			expect(paced.filter((a) => a.go)).toHaveLength(100);
 		});
 	});
 
-	it('answers exactly as the pure core with unbounded memory: dropping idle keys loses nothing', async () => {
-		type Op =
-			| { kind: 'advance'; ms: number }
-			| { kind: 'first' | 'retry' | 'allow'; key: number }
-			| { kind: 'record'; key: number; success: boolean };
-		const budget: BudgetParams = { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 };
-		const breaker: BreakerParams = { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 500, maxBreakMs: 2_000 };
+	it('answers exactly as the pure controller with unbounded memory: dropping idle keys loses nothing', async () => {
+		type Op = { kind: 'advance'; ms: number } | { kind: 'admit'; key: number; retry: boolean; paced: boolean } | { kind: 'complete'; key: number; which: number; success: boolean };
+		const params: TrafficParams = {
+			window: { ceiling: 5, mode: 'adaptive' },
+			leaseMs: 2_000,
+			budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 },
+			hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 500, maxBreakMs: 2_000 },
+		};
 		const key = fc.integer({ min: 0, max: 5 });
 		const op: fc.Arbitrary<Op> = fc.oneof(
 			fc.integer({ min: 0, max: 300 }).map((ms): Op => ({ kind: 'advance', ms })),
-			fc.integer({ min: 0, max: 5_000 }).map((ms): Op => ({ kind: 'advance', ms })),
-			fc.record({ kind: fc.constantFrom('first' as const, 'retry' as const, 'allow' as const), key }),
-			fc.record({ kind: fc.constant('record' as const), key, success: fc.boolean() }),
+			fc.integer({ min: 0, max: TRAFFIC_MEMORY_MS + 5_000 }).map((ms): Op => ({ kind: 'advance', ms })),
+			fc.record({ kind: fc.constant('admit' as const), key, retry: fc.boolean(), paced: fc.boolean() }),
+			fc.record({ kind: fc.constant('complete' as const), key, which: fc.nat({ max: 10 }), success: fc.boolean() }),
 		);
 		await fc.assert(
-			fc.asyncProperty(fc.array(op, { maxLength: 200 }), fc.constantFrom(0, 700, 60_000), async (ops, sweepIntervalMs) => {
+			fc.asyncProperty(fc.array(op, { maxLength: 150 }), fc.constantFrom(0, 700, 60_000), async (ops, sweepIntervalMs) => {
 				const store = new MemoryStateStore({ sweepIntervalMs });
-				const budgets = new Map<number, BudgetData>();
-				const breakers = new Map<number, BreakerData>();
+				const states = new Map<number, TrafficData>();
+				const live = new Map<number, string[]>();
 				let now = T0;
 				for (const o of ops) {
 					if (o.kind === 'advance') {
 						now += o.ms;
-					} else if (o.kind === 'first') {
-						const step = recordFirst(budgets.get(o.key), now, budget);
-						budgets.set(o.key, step.data);
-						expect(await store.recordFirstAttempt(String(o.key), now, budget)).toEqual(step.result);
-					} else if (o.kind === 'retry') {
-						const step = tryAcquire(budgets.get(o.key), now, budget);
-						budgets.set(o.key, step.data);
-						expect(await store.tryAcquireRetry(String(o.key), now, budget)).toEqual(step.result);
-					} else if (o.kind === 'allow') {
-						const step = allowCall(breakers.get(o.key), now, breaker);
-						breakers.set(o.key, step.data);
-						expect(await store.breakerAllows(String(o.key), now, breaker)).toEqual(step.result);
-					} else if (o.kind === 'record') {
-						const step = recordOutcome(breakers.get(o.key), now, o.success, breaker);
-						breakers.set(o.key, step.data);
-						expect(await store.breakerRecord(String(o.key), now, o.success, breaker)).toEqual(step.result);
+						continue;
 					}
-					expect(store.size).toBeLessThanOrEqual(12);
+					const k = String(o.key);
+					if (o.kind === 'admit') {
+						const r = request(o.retry, o.paced);
+						const at = now;
+						const step = admit(states.get(o.key), at, r, params);
+						states.set(o.key, step.data);
+						expect(await store.traffic(k, at, params, (d) => admit(d, at, r, params))).toEqual(step.result);
+						if (step.result.go) live.set(o.key, [...(live.get(o.key) ?? []), r.id]);
+					} else {
+						const ids = live.get(o.key) ?? [];
+						if (ids.length === 0) continue;
+						const [id] = ids.splice(o.which % ids.length, 1);
+						const outcome: Outcome = o.success ? OK : { success: false, outageFailure: true, overload: true, throttled: false };
+						const at = now;
+						const step = complete(states.get(o.key), at, id, outcome, params);
+						states.set(o.key, step.data);
+						expect(await store.traffic(k, at, params, (d) => complete(d, at, id, outcome, params))).toEqual(step.result);
+					}
+					expect(store.size).toBeLessThanOrEqual(6);
 				}
 			}),
-			FC_OPTIONS,
+			{ ...FC_OPTIONS, numRuns: 100 },
 		);
 	});
 });

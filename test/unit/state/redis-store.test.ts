@@ -17,14 +17,15 @@ import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { allowCall, BREAKER_DEFAULTS, breakerForgetAt, recordOutcome, type BreakerData } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS, budgetForgetAt, recordFirst, tryAcquire, type BudgetData } from '../../../nodes/shared/state/budget';
+import { admit, complete, trafficForgetAt, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { connectionId, redisConnectionFromCredential, RedisStoreError, type RedisConnection } from '../../../nodes/shared/state/redis-connection';
 import { testRedisCredential } from '../../../nodes/shared/state/redis-credential-test';
-import { closeRedisStateStores, decodeNumber, encodeNumber, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
-import type { BreakerChange, BreakerParams, BreakerVerdict, BudgetParams, BudgetSnapshot, BudgetVerdict, StateStore } from '../../../nodes/shared/state/types';
+import { closeRedisStateStores, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
+import type { StateStore, TrafficStep } from '../../../nodes/shared/state/types';
 import { FC_OPTIONS, T0 } from './fc-options';
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;
@@ -50,11 +51,31 @@ function connectionFromUrl(url: string): RedisConnection {
 	return connection;
 }
 
-async function openBreaker(store: StateStore, key: string, now: number, params: BreakerParams = BREAKER_DEFAULTS): Promise<void> {
-	for (let i = 0; i < params.consecutiveFailures; i++) {
-		await store.breakerAllows(key, now, params);
-		await store.breakerRecord(key, now, false, params);
-	}
+/** The controller's limits in these tests: a window too wide to matter, the default budget and hold. */
+const P: TrafficParams = { window: { ceiling: 100_000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };
+const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+
+let ids = 0;
+const request = (retry = false, paced = false): AdmitRequest => ({ id: `r${process.pid}-${ids++}`, retry, paced });
+
+/** A request to `key` answered at once with `outcome`: its admission. */
+async function call(store: StateStore, key: string, now: number, outcome: Outcome = OK, retry = false, params = P) {
+	const r = request(retry);
+	const admission = await store.traffic(key, now, params, (d) => admit(d, now, r, params));
+	if (admission.go) await store.traffic(key, now, params, (d) => complete(d, now, r.id, outcome, params));
+	return admission;
+}
+
+/** First attempts counted so far (by a first request that is counted too). */
+async function firsts(store: StateStore, key: string, now: number): Promise<number> {
+	const admission = await call(store, key, now);
+	return admission.go ? (admission.budget?.firstAttempts ?? 0) : -1;
+}
+
+/** Five failures in a row: the API is held. */
+async function takeDown(store: StateStore, key: string, now: number): Promise<void> {
+	for (let i = 0; i < HOLD_DEFAULTS.consecutiveFailures; i++) await call(store, key, now, DOWN);
 }
 
 /** A primary that answers like a memory store, fails, or never answers, as told. */
@@ -64,30 +85,11 @@ class FakePrimary implements StateStore {
 	calls = 0;
 	readonly inner = new MemoryStateStore();
 
-	private async gate(): Promise<void> {
+	async traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
 		this.calls++;
 		if (this.mode === 'fail') throw new Error('connect ECONNREFUSED 127.0.0.1:6379');
 		if (this.mode === 'hang') await new Promise(() => undefined);
-	}
-
-	async recordFirstAttempt(key: string, nowMs: number, params: BudgetParams): Promise<BudgetSnapshot> {
-		await this.gate();
-		return this.inner.recordFirstAttempt(key, nowMs, params);
-	}
-
-	async tryAcquireRetry(key: string, nowMs: number, params: BudgetParams): Promise<BudgetVerdict> {
-		await this.gate();
-		return this.inner.tryAcquireRetry(key, nowMs, params);
-	}
-
-	async breakerAllows(key: string, nowMs: number, params: BreakerParams): Promise<BreakerVerdict> {
-		await this.gate();
-		return this.inner.breakerAllows(key, nowMs, params);
-	}
-
-	async breakerRecord(key: string, nowMs: number, success: boolean, params: BreakerParams): Promise<BreakerChange | undefined> {
-		await this.gate();
-		return this.inner.breakerRecord(key, nowMs, success, params);
+		return this.inner.traffic(key, nowMs, params, step);
 	}
 }
 
@@ -104,10 +106,8 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		const primary = new FakePrimary();
 		const { store, memory, warns } = fallbackOn(primary);
 		expect(store.kind).toBe('redis');
-		expect(await store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
-		expect(await store.tryAcquireRetry('k', T0, BUDGET_DEFAULTS)).toMatchObject({ allowed: true, snapshot: { retries: 1 } });
-		expect(await store.breakerAllows('k', T0, BREAKER_DEFAULTS)).toMatchObject({ allowed: true });
-		expect(await store.breakerRecord('k', T0, false, BREAKER_DEFAULTS)).toBeUndefined();
+		expect(await firsts(store, 'k', T0)).toBe(1);
+		expect(await call(store, 'k', T0, OK, true)).toMatchObject({ go: true, budget: { retries: 1 } });
 		expect(store.lastSource()).toBe('redis');
 		expect(primary.calls).toBe(4);
 		expect(memory.size).toBe(0);
@@ -119,11 +119,11 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		const primary = new FakePrimary();
 		const { store, memory, warns, infos } = fallbackOn(primary);
 		primary.mode = 'fail';
-		// 1,000 calls at once, then 100 in a row, all within the cooldown
-		const concurrent = await Promise.allSettled(Array.from({ length: 1000 }, (_, i) => (i % 2 ? store.tryAcquireRetry('k', T0, BUDGET_DEFAULTS) : store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS))));
+		// 1,000 requests at once, then 100 in a row, all within the cooldown
+		const concurrent = await Promise.allSettled(Array.from({ length: 1000 }, (_, i) => call(store, 'k', T0, OK, i % 2 === 1)));
 		expect(concurrent.every((r) => r.status === 'fulfilled')).toBe(true);
 		const callsAtOutage = primary.calls;
-		for (let i = 0; i < 100; i++) await store.breakerRecord('b', T0 + i * 100, false, BREAKER_DEFAULTS);
+		for (let i = 0; i < 100; i++) await call(store, 'b', T0 + i * 100, DOWN);
 		expect(primary.calls).toBe(callsAtOutage);
 		expect(store.lastSource()).toBe('memory-fallback');
 		expect(store.degraded).toBe(true);
@@ -131,31 +131,30 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		expect(warns[0]).toMatch(/redis state store failed \(connect ECONNREFUSED 127\.0\.0\.1:6379\); using this process's memory .*\(next try in 30 s\)\. Requests are not affected\./);
 		expect(infos).toEqual([]);
 		// the answers are the memory store's: 500 first attempts, 40 + 50 retries granted
-		expect(await memory.tryAcquireRetry('k', T0, BUDGET_DEFAULTS)).toMatchObject({ allowed: false, snapshot: { firstAttempts: 500, retries: 90 } });
-		expect(await store.breakerAllows('b', T0 + 10_000, BREAKER_DEFAULTS)).toMatchObject({ allowed: false, snapshot: { state: 'open' } });
+		expect(await call(memory, 'k', T0, OK, true)).toMatchObject({ go: false, reason: 'budget' });
+		expect(await call(store, 'b', T0 + 10_000)).toMatchObject({ go: false, reason: 'held' });
 
 		// the cooldown is over: one call tries the primary; still down: no new warning, another cooldown
 		const beforeProbe = primary.calls;
-		await store.recordFirstAttempt('k', T0 + FALLBACK_STORE_DEFAULTS.cooldownMs, BUDGET_DEFAULTS);
+		await call(store, 'k', T0 + FALLBACK_STORE_DEFAULTS.cooldownMs);
 		expect(primary.calls).toBe(beforeProbe + 1);
-		await store.recordFirstAttempt('k', T0 + FALLBACK_STORE_DEFAULTS.cooldownMs + 29_999, BUDGET_DEFAULTS);
+		await call(store, 'k', T0 + FALLBACK_STORE_DEFAULTS.cooldownMs + 29_999);
 		expect(primary.calls).toBe(beforeProbe + 1);
 		expect(warns).toHaveLength(1);
 
 		// back: the next probe answers from the primary, which logs once (info) and stays in use
 		primary.mode = 'ok';
 		const back = T0 + 2 * FALLBACK_STORE_DEFAULTS.cooldownMs;
-		expect(await store.recordFirstAttempt('fresh', back, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
+		expect(await firsts(store, 'fresh', back)).toBe(1);
 		expect(store.lastSource()).toBe('redis');
 		expect(store.degraded).toBe(false);
 		expect(infos).toHaveLength(1);
 		expect(infos[0]).toMatch(/redis state store answers again/);
-		await store.recordFirstAttempt('fresh', back + 1, BUDGET_DEFAULTS);
 		expect(primary.inner.size).toBe(1);
 
 		// a second outage warns again, once
 		primary.mode = 'fail';
-		await Promise.all(Array.from({ length: 50 }, () => store.recordFirstAttempt('k', back + 2, BUDGET_DEFAULTS)));
+		await Promise.all(Array.from({ length: 50 }, () => call(store, 'k', back + 2)));
 		expect(warns).toHaveLength(2);
 		expect(store.outageCount).toBe(2);
 	});
@@ -164,12 +163,12 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		const primary = new FakePrimary();
 		const { store } = fallbackOn(primary, { timeoutMs: 50 });
 		primary.mode = 'fail';
-		await store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS);
+		await call(store, 'k', T0);
 		primary.mode = 'hang';
 		const before = primary.calls;
-		const verdicts = await Promise.all(Array.from({ length: 100 }, () => store.tryAcquireRetry('k', T0 + 30_000, BUDGET_DEFAULTS)));
+		const admissions = await Promise.all(Array.from({ length: 100 }, () => store.traffic('k', T0 + 30_000, P, (d) => admit(d, T0 + 30_000, request(true), P))));
 		expect(primary.calls).toBe(before + 1);
-		expect(verdicts.filter((v) => v.allowed)).toHaveLength(40);
+		expect(admissions.filter((a) => a.go)).toHaveLength(40);
 	});
 
 	it('a primary that does not answer in time counts as failed (timeout)', async () => {
@@ -177,7 +176,7 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		primary.mode = 'hang';
 		const { store, warns } = fallbackOn(primary, { timeoutMs: 30 });
 		const started = Date.now();
-		expect(await store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
+		expect(await firsts(store, 'k', T0)).toBe(1);
 		expect(Date.now() - started).toBeLessThan(1_000);
 		expect(store.lastSource()).toBe('memory-fallback');
 		expect(warns).toHaveLength(1);
@@ -192,7 +191,7 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 				throw new Error('logger broken');
 			},
 		});
-		await expect(store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS)).resolves.toMatchObject({ firstAttempts: 1 });
+		await expect(firsts(store, 'k', T0)).resolves.toBe(1);
 	});
 
 	it('rejects nonsense options', () => {
@@ -231,19 +230,6 @@ describe('RedisStateStore without a Redis server', () => {
 		expect(connectionId({ ...UNREACHABLE, user: 'u' })).not.toBe(connectionId(UNREACHABLE));
 	});
 
-	it('encodes numbers for the scripts exactly, NaN and infinities by name', () => {
-		for (const n of [0, 1, 0.1, 0.29, 1e-9, 1 / 3, 2 ** 53 + 2, 4e12 + 0.25, 5e-324, Number.MAX_VALUE, -7.5]) {
-			expect(decodeNumber(encodeNumber(n))).toBe(n);
-		}
-		expect(decodeNumber(encodeNumber(NaN))).toBeNaN();
-		expect(decodeNumber(encodeNumber(Infinity))).toBe(Infinity);
-		expect(decodeNumber(encodeNumber(-Infinity))).toBe(-Infinity);
-		// what Lua's %.17g gives back
-		expect(decodeNumber('0.10000000000000001')).toBe(0.1);
-		expect(decodeNumber('1768478400000')).toBe(T0);
-		expect(() => decodeNumber('')).toThrow(RedisStoreError);
-	});
-
 	it('loads ioredis only when a Redis store is first used, not when the state modules are loaded', async () => {
 		let loads = 0;
 		await jest.isolateModulesAsync(async () => {
@@ -254,11 +240,11 @@ describe('RedisStateStore without a Redis server', () => {
 			const memory = await import('../../../nodes/shared/state/memory-store');
 			const fallback = await import('../../../nodes/shared/state/fallback-store');
 			const redis = await import('../../../nodes/shared/state/redis-store');
-			await memory.getMemoryStateStore().recordFirstAttempt('k', T0, BUDGET_DEFAULTS);
+			await call(memory.getMemoryStateStore(), 'k', T0);
 			const store = new redis.RedisStateStore(UNREACHABLE);
 			new fallback.FallbackStateStore(store, memory.getMemoryStateStore(), { warn: () => undefined });
 			expect(loads).toBe(0);
-			await expect(store.recordFirstAttempt('k', T0, BUDGET_DEFAULTS)).rejects.toThrow(/ECONNREFUSED/);
+			await expect(call(store, 'k', T0)).rejects.toThrow(/ECONNREFUSED/);
 			expect(loads).toBe(1);
 			await store.close();
 		});
@@ -268,7 +254,7 @@ describe('RedisStateStore without a Redis server', () => {
 		const redis = new RedisStateStore(UNREACHABLE);
 		const { store, warns } = fallbackOn(redis);
 		const started = Date.now();
-		const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => store.recordFirstAttempt(`k${i % 3}`, T0, BUDGET_DEFAULTS)));
+		const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => call(store, `k${i % 3}`, T0)));
 		expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
 		expect(Date.now() - started).toBeLessThan(1_500);
 		expect(store.lastSource()).toBe('memory-fallback');
@@ -277,7 +263,7 @@ describe('RedisStateStore without a Redis server', () => {
 		// while ioredis is reconnecting, a call fails at once rather than waiting
 		await new Promise((resolve) => setTimeout(resolve, 50));
 		const again = Date.now();
-		await expect(redis.tryAcquireRetry('k', T0, BUDGET_DEFAULTS)).rejects.toThrow(RedisStoreError);
+		await expect(call(redis, 'k', T0)).rejects.toThrow(RedisStoreError);
 		expect(Date.now() - again).toBeLessThan(1_100);
 		await redis.close();
 	});
@@ -294,7 +280,7 @@ describe('RedisStateStore without a Redis server', () => {
 		expect(getRedisStateStoreWithFallback(UNREACHABLE, { warn })).toBe(getRedisStateStoreWithFallback(UNREACHABLE, { warn }));
 		expect(getRedisStateStoreWithFallback(UNREACHABLE, { warn }).primary).toBe(getRedisStateStore(UNREACHABLE));
 		expect(REDIS_STORE_DEFAULTS.keyPrefix).toBe('rh:');
-		expect(new RedisStateStore(UNREACHABLE).keyFor('budget', 'api.example.com')).toBe('rh:budget:api.example.com');
+		expect(new RedisStateStore(UNREACHABLE).keyFor('api:3f2a')).toBe('rh:traffic:api:3f2a');
 	});
 });
 
@@ -331,274 +317,149 @@ describeRedis(redisTitle, () => {
 		await admin.quit();
 	});
 
-	it('is the redis kind and keeps budgets and breakers of different keys apart', async () => {
+	it('is the redis kind and keeps the APIs of different keys apart', async () => {
 		expect(workerA.kind).toBe('redis');
-		await workerA.recordFirstAttempt('a', T0, BUDGET_DEFAULTS);
-		await workerA.recordFirstAttempt('a', T0, BUDGET_DEFAULTS);
-		expect(await workerA.recordFirstAttempt('b', T0, BUDGET_DEFAULTS)).toEqual({ firstAttempts: 1, retries: 0, available: 40, windowMs: 60_000 });
-		await openBreaker(workerA, 'a', T0);
-		expect(await workerA.breakerAllows('a', T0, BREAKER_DEFAULTS)).toEqual({ allowed: false, snapshot: { state: 'open', consecutiveFailures: 5, openings: 1, openUntil: T0 + 30_000 } });
-		expect(await workerA.breakerAllows('b', T0, BREAKER_DEFAULTS)).toEqual({ allowed: true, probe: false, snapshot: { state: 'closed', consecutiveFailures: 0, openings: 0 } });
-		expect(await workerA.tryAcquireRetry('a', T0, BUDGET_DEFAULTS)).toMatchObject({ allowed: true, snapshot: { firstAttempts: 2 } });
+		await call(workerA, 'a', T0);
+		expect(await firsts(workerA, 'a', T0)).toBe(2);
+		expect(await firsts(workerA, 'b', T0)).toBe(1);
+		await takeDown(workerA, 'a', T0);
+		expect(await call(workerA, 'a', T0)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+		expect(await call(workerA, 'b', T0)).toMatchObject({ go: true });
 	});
 
-	describe('answers exactly as the pure core (the Lua scripts port budget.ts and breaker.ts)', () => {
-		type Op = { kind: 'advance'; ms: number } | { kind: 'first' | 'retry' | 'allow' | 'record'; key: number; worker: number; params: number; success: boolean };
-
-		// Awkward values on purpose: 0.29 (floor(0.29 * 100) is 28 in doubles), fractional windows and
-		// breaks, a 1 ms window, NaN and infinities (the core's guards), huge ratios.
-		const BUDGETS: BudgetParams[] = [
-			{ ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 },
-			{ ratio: 0.29, minRetriesPerWindow: 0, windowMs: 61 },
-			{ ratio: 0.1, minRetriesPerWindow: 2.5, windowMs: 1_000.5 },
-			{ ratio: 1.5, minRetriesPerWindow: 1, windowMs: 7 },
-			{ ratio: NaN, minRetriesPerWindow: 3, windowMs: NaN },
-			{ ratio: Infinity, minRetriesPerWindow: Infinity, windowMs: Infinity },
-			{ ratio: -1, minRetriesPerWindow: -2, windowMs: 0.5 },
-		];
-		const BREAKERS: BreakerParams[] = [
-			{ consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 500, maxBreakMs: 2_000 },
-			{ consecutiveFailures: 0, failureRatio: 0.3, minimumCalls: 2, windowMs: 777.7, breakMs: 123.4, maxBreakMs: 1_000 },
-			{ consecutiveFailures: 2, failureRatio: 0, minimumCalls: 0, windowMs: 61, breakMs: 100, maxBreakMs: 100_000 },
-			{ consecutiveFailures: NaN, failureRatio: Infinity, minimumCalls: NaN, windowMs: Infinity, breakMs: NaN, maxBreakMs: Infinity },
-			{ consecutiveFailures: 1, failureRatio: 1 / 3, minimumCalls: 3, windowMs: 1, breakMs: 0.3, maxBreakMs: 7.7 },
-		];
-
-		const opArb = (maxKey: number, paramsFixed: boolean): fc.Arbitrary<Op> => {
-			const key = fc.integer({ min: 0, max: maxKey });
-			const worker = fc.integer({ min: 0, max: 1 });
-			const params = paramsFixed ? fc.constant(-1) : fc.nat();
-			return fc.oneof(
-				fc.integer({ min: 0, max: 300 }).map((ms): Op => ({ kind: 'advance', ms })),
-				fc.integer({ min: 0, max: 5_000 }).map((ms): Op => ({ kind: 'advance', ms })),
-				fc.integer({ min: 0, max: 1_000 }).map((ms): Op => ({ kind: 'advance', ms: ms + 0.25 })),
-				fc.record({ kind: fc.constantFrom('first' as const, 'retry' as const, 'allow' as const, 'record' as const), key, worker, params, success: fc.boolean() }),
-			);
-		};
-
-		/** Fewer runs than the pure tests (each step is a round trip to Redis), unless FC_RUNS says otherwise. */
-		const redisRuns = (n: number): number => (process.env.FC_RUNS ? FC_OPTIONS.numRuns : n);
+	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks)', async () => {
+		type Op = { kind: 'advance'; ms: number } | { kind: 'admit'; key: number; worker: number; retry: boolean; paced: boolean } | { kind: 'complete'; key: number; worker: number; which: number; outcome: number };
+		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetMs: 500 } }];
+		const params: TrafficParams = { window: { ceiling: 4, mode: 'adaptive' }, leaseMs: 2_000, budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 }, hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 300, maxBreakMs: 2_000 }, rateLimitRps: 50 };
+		const key = fc.integer({ min: 0, max: 2 });
+		const worker = fc.integer({ min: 0, max: 1 });
+		const op: fc.Arbitrary<Op> = fc.oneof(
+			fc.integer({ min: 0, max: 400 }).map((ms): Op => ({ kind: 'advance', ms })),
+			fc.record({ kind: fc.constant('admit' as const), key, worker, retry: fc.boolean(), paced: fc.boolean() }),
+			fc.record({ kind: fc.constant('complete' as const), key, worker, which: fc.nat({ max: 10 }), outcome: fc.nat({ max: outcomes.length - 1 }) }),
+		);
 		let run = 0;
-		/** Each property run on keys of its own. */
-		const keyOf = (n: number): string => `run${run}-host${n}`;
-
-		it('two workers on one Redis give the answers one pure core gives (fixed parameters, time moving on)', async () => {
-			await fc.assert(
-				fc.asyncProperty(
-					fc.array(opArb(3, true), { maxLength: 150, size: 'large' }),
-					fc.nat({ max: BUDGETS.length - 1 }),
-					fc.nat({ max: BREAKERS.length - 1 }),
-					fc.integer({ min: 0, max: 4_000_000_000_000 }),
-					async (ops, b, k, start) => {
-						run++;
-						const budget = BUDGETS[b];
-						const breaker = BREAKERS[k];
-						const workers = [workerA, workerB];
-						const memory = new MemoryStateStore();
-						const budgets = new Map<number, BudgetData>();
-						const breakers = new Map<number, BreakerData>();
-						let now = start;
-						for (const o of ops) {
-							if (o.kind === 'advance') {
-								now += o.ms;
-								continue;
-							}
-							const store = workers[o.worker];
-							const key = keyOf(o.key);
-							if (o.kind === 'first') {
-								const step = recordFirst(budgets.get(o.key), now, budget);
-								budgets.set(o.key, step.data);
-								expect(await store.recordFirstAttempt(key, now, budget)).toEqual(step.result);
-								expect(await memory.recordFirstAttempt(key, now, budget)).toEqual(step.result);
-							} else if (o.kind === 'retry') {
-								const step = tryAcquire(budgets.get(o.key), now, budget);
-								budgets.set(o.key, step.data);
-								expect(await store.tryAcquireRetry(key, now, budget)).toEqual(step.result);
-								expect(await memory.tryAcquireRetry(key, now, budget)).toEqual(step.result);
-							} else if (o.kind === 'allow') {
-								const step = allowCall(breakers.get(o.key), now, breaker);
-								breakers.set(o.key, step.data);
-								expect(await store.breakerAllows(key, now, breaker)).toEqual(step.result);
-								expect(await memory.breakerAllows(key, now, breaker)).toEqual(step.result);
-							} else {
-								const step = recordOutcome(breakers.get(o.key), now, o.success, breaker);
-								breakers.set(o.key, step.data);
-								expect(await store.breakerRecord(key, now, o.success, breaker)).toEqual(step.result);
-								expect(await memory.breakerRecord(key, now, o.success, breaker)).toEqual(step.result);
-							}
-						}
-					},
-				),
-				{ ...FC_OPTIONS, numRuns: redisRuns(100) },
-			);
-		});
-
-		it('gives the memory store\'s answers when the parameters change between calls', async () => {
-			await fc.assert(
-				fc.asyncProperty(fc.array(opArb(2, false), { maxLength: 150, size: 'large' }), fc.integer({ min: 0, max: 4_000_000_000_000 }), async (ops, start) => {
-					run++;
-					const workers = [workerA, workerB];
-					const memory = new MemoryStateStore();
-					let now = start;
-					for (const o of ops) {
-						if (o.kind === 'advance') {
-							now += o.ms;
-							continue;
-						}
-						const store = workers[o.worker];
-						const key = keyOf(o.key);
-						const budget = BUDGETS[o.params % BUDGETS.length];
-						const breaker = BREAKERS[o.params % BREAKERS.length];
-						if (o.kind === 'first') expect(await store.recordFirstAttempt(key, now, budget)).toEqual(await memory.recordFirstAttempt(key, now, budget));
-						else if (o.kind === 'retry') expect(await store.tryAcquireRetry(key, now, budget)).toEqual(await memory.tryAcquireRetry(key, now, budget));
-						else if (o.kind === 'allow') expect(await store.breakerAllows(key, now, breaker)).toEqual(await memory.breakerAllows(key, now, breaker));
-						else expect(await store.breakerRecord(key, now, o.success, breaker)).toEqual(await memory.breakerRecord(key, now, o.success, breaker));
+		await fc.assert(
+			fc.asyncProperty(fc.array(op, { maxLength: 120 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), async (ops, start) => {
+				run++;
+				const workers = [workerA, workerB];
+				const states = new Map<number, TrafficData>();
+				const live = new Map<number, string[]>();
+				let now = start;
+				for (const o of ops) {
+					if (o.kind === 'advance') {
+						now += o.ms;
+						continue;
 					}
-				}),
-				{ ...FC_OPTIONS, numRuns: redisRuns(60) },
-			);
-		});
-
-		it('gives the memory store\'s answers when clocks step back (one budget or one breaker; workers\' clocks differ a little)', async () => {
-			// One state per run: the memory store's sweep drops *another* key that is forgotten, which a
-			// later call with a clock stepped back would still find in Redis (until it expires) - the
-			// same state either way for any clock at or after its forget-at.
-			const stepFor = (kinds: ('first' | 'retry' | 'allow' | 'record')[]): fc.Arbitrary<Op> =>
-				fc.oneof(
-					fc.integer({ min: -2_000, max: 2_000 }).map((ms): Op => ({ kind: 'advance', ms })),
-					fc.record({ kind: fc.constantFrom(...kinds), key: fc.constant(0), worker: fc.integer({ min: 0, max: 1 }), params: fc.nat(), success: fc.boolean() }),
-				);
-			const opsArb = fc.oneof(
-				fc.array(stepFor(['first', 'retry']), { maxLength: 150, size: 'large' }),
-				fc.array(stepFor(['allow', 'record']), { maxLength: 150, size: 'large' }),
-			);
-			await fc.assert(
-				fc.asyncProperty(opsArb, async (ops) => {
-					run++;
-					const workers = [workerA, workerB];
-					const memory = new MemoryStateStore();
-					let now = T0;
-					for (const o of ops) {
-						if (o.kind === 'advance') {
-							now += o.ms;
-							continue;
-						}
-						const store = workers[o.worker];
-						const key = keyOf(0);
-						const budget = BUDGETS[o.params % 4];
-						const breaker = BREAKERS[o.params % 3];
-						if (o.kind === 'first') expect(await store.recordFirstAttempt(key, now, budget)).toEqual(await memory.recordFirstAttempt(key, now, budget));
-						else if (o.kind === 'retry') expect(await store.tryAcquireRetry(key, now, budget)).toEqual(await memory.tryAcquireRetry(key, now, budget));
-						else if (o.kind === 'allow') expect(await store.breakerAllows(key, now, breaker)).toEqual(await memory.breakerAllows(key, now, breaker));
-						else expect(await store.breakerRecord(key, now, o.success, breaker)).toEqual(await memory.breakerRecord(key, now, o.success, breaker));
+					const k = `run${run}-api${o.key}`;
+					const at = now;
+					if (o.kind === 'admit') {
+						const r = request(o.retry, o.paced);
+						const step = admit(states.get(o.key), at, r, params);
+						states.set(o.key, step.data);
+						expect(await workers[o.worker].traffic(k, at, params, (d) => admit(d, at, r, params))).toEqual(step.result);
+						if (step.result.go) live.set(o.key, [...(live.get(o.key) ?? []), r.id]);
+					} else {
+						const list = live.get(o.key) ?? [];
+						if (list.length === 0) continue;
+						const [id] = list.splice(o.which % list.length, 1);
+						const outcome = outcomes[o.outcome];
+						const step = complete(states.get(o.key), at, id, outcome, params);
+						states.set(o.key, step.data);
+						expect(await workers[o.worker].traffic(k, at, params, (d) => complete(d, at, id, outcome, params))).toEqual(step.result);
 					}
-				}),
-				{ ...FC_OPTIONS, numRuns: redisRuns(60) },
-			);
-		});
+				}
+			}),
+			{ ...FC_OPTIONS, numRuns: process.env.FC_RUNS ? FC_OPTIONS.numRuns : 60 },
+		);
 	});
 
-	describe('two workers share one budget and one breaker', () => {
-		it('first attempts counted by one worker widen the budget of the other', async () => {
-			for (let i = 0; i < 100; i++) await workerA.recordFirstAttempt('shared', T0, BUDGET_DEFAULTS);
-			expect(await workerB.recordFirstAttempt('shared', T0 + 1, BUDGET_DEFAULTS)).toEqual({ firstAttempts: 101, retries: 0, available: 50, windowMs: 60_000 });
-			// retries from both take from one budget: floor(0.1 * 101) + 40 = 50 in all
+	describe('two workers share one controller', () => {
+		it('first attempts counted by one worker widen the budget of the other; retries of both take from one budget', async () => {
+			for (let i = 0; i < 100; i++) await call(workerA, 'shared', T0);
+			expect(await firsts(workerB, 'shared', T0 + 1)).toBe(101);
 			let granted = 0;
-			for (let i = 0; i < 60; i++) if ((await (i % 2 ? workerA : workerB).tryAcquireRetry('shared', T0 + 2, BUDGET_DEFAULTS)).allowed) granted++;
-			expect(granted).toBe(50);
-			expect(await workerA.tryAcquireRetry('shared', T0 + 3, BUDGET_DEFAULTS)).toEqual({ allowed: false, snapshot: { firstAttempts: 101, retries: 50, available: 0, windowMs: 60_000 } });
+			for (let i = 0; i < 60; i++) if ((await call(i % 2 ? workerA : workerB, 'shared', T0 + 2, OK, true)).go) granted++;
+			expect(granted).toBe(50); // floor(0.1 * 101) + 40
+			expect(await call(workerA, 'shared', T0 + 3, OK, true)).toMatchObject({ go: false, reason: 'budget' });
 		});
 
-		it('a breaker opened by one worker refuses calls on the other; a success reported by either closes it', async () => {
-			await openBreaker(workerA, 'down', T0);
-			expect(await workerB.breakerAllows('down', T0 + 1_000, BREAKER_DEFAULTS)).toMatchObject({ allowed: false, snapshot: { state: 'open', openUntil: T0 + 30_000 } });
-			expect(await workerB.breakerAllows('down', T0 + 30_000, BREAKER_DEFAULTS)).toMatchObject({ allowed: true, probe: true });
-			expect(await workerA.breakerAllows('down', T0 + 30_001, BREAKER_DEFAULTS)).toMatchObject({ allowed: false, snapshot: { state: 'half-open' } });
-			expect(await workerB.breakerRecord('down', T0 + 30_100, true, BREAKER_DEFAULTS)).toEqual({
-				from: 'half-open',
-				to: 'closed',
-				snapshot: { state: 'closed', consecutiveFailures: 0, openings: 0 },
-			});
-			expect(await workerA.breakerAllows('down', T0 + 30_200, BREAKER_DEFAULTS)).toMatchObject({ allowed: true, probe: false });
+		it('an API held by one worker is held on the other; a probe on either releases it', async () => {
+			await takeDown(workerA, 'down', T0);
+			expect(await call(workerB, 'down', T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+			const r = request();
+			expect(await workerB.traffic('down', T0 + 1000, P, (d) => admit(d, T0 + 1000, r, P))).toMatchObject({ go: true, probe: true });
+			expect(await call(workerA, 'down', T0 + 1001)).toMatchObject({ go: false, reason: 'held' });
+			await workerB.traffic('down', T0 + 1100, P, (d) => complete(d, T0 + 1100, r.id, OK, P));
+			expect(await call(workerA, 'down', T0 + 1200)).toMatchObject({ go: true, probe: false });
+		});
+
+		it('a pause one worker heard of stops the other worker too', async () => {
+			await call(workerA, 'paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
+			expect(await call(workerB, 'paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
 		});
 	});
 
-	describe('atomic under concurrent calls from two clients', () => {
-		it('1,000 concurrent retries (500 per worker) on one key grant exactly the floor (40), each seeing a distinct count', async () => {
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).tryAcquireRetry('race', T0, BUDGET_DEFAULTS)));
-			const granted = verdicts.filter((v) => v.allowed);
+	describe('atomic under concurrent steps from two clients', () => {
+		it('1,000 concurrent retries (500 per worker) on one API grant exactly the floor (40)', async () => {
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('race', T0, P, (d) => admit(d, T0, request(true), P))));
+			const granted = admissions.filter((a) => a.go);
 			expect(granted).toHaveLength(40);
-			expect(granted.map((v) => v.snapshot.retries).sort((x, y) => x - y)).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
-			expect(await workerA.tryAcquireRetry('race', T0, BUDGET_DEFAULTS)).toEqual({ allowed: false, snapshot: { firstAttempts: 0, retries: 40, available: 0, windowMs: 60_000 } });
+			expect(granted.map((a) => (a.go ? a.budget?.retries : 0)).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
 		});
 
-		it('1,000 concurrent retries after 200 concurrent first attempts (both workers) grant exactly 20 + 40', async () => {
-			await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? workerA : workerB).recordFirstAttempt('race2', T0, BUDGET_DEFAULTS)));
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 3 ? workerA : workerB).tryAcquireRetry('race2', T0 + 1, BUDGET_DEFAULTS)));
-			expect(verdicts.filter((v) => v.allowed)).toHaveLength(60);
+		it('1,000 concurrent requests to a new API on two workers: exactly its window (10) in flight', async () => {
+			const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('window', T0, params, (d) => admit(d, T0, request(), params))));
+			expect(admissions.filter((a) => a.go)).toHaveLength(10);
 		});
 
-		it('1,000 concurrent callers on two workers after a break: exactly one probe', async () => {
-			await openBreaker(workerA, 'probe', T0);
-			const verdicts = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).breakerAllows('probe', T0 + 30_000, BREAKER_DEFAULTS)));
-			expect(verdicts.filter((v) => v.allowed)).toEqual([{ allowed: true, probe: true, snapshot: expect.objectContaining({ state: 'half-open' }) }]);
+		it('1,000 concurrent requests on two workers at the probe time: exactly one probe', async () => {
+			await takeDown(workerA, 'probe', T0);
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('probe', T0 + 1000, P, (d) => admit(d, T0 + 1000, request(), P))));
+			expect(admissions.filter((a) => a.go)).toEqual([expect.objectContaining({ go: true, probe: true })]);
 		});
 	});
 
-	describe('keys: rh:-prefixed hashes that expire once their state is forgotten', () => {
-		it('a budget key expires a window after its newest bucket (plus the grace)', async () => {
+	describe('keys: rh:traffic: strings that expire once the state is forgotten', () => {
+		it('an API\'s key lives until the controller forgets its state, plus the grace', async () => {
 			const now = Date.now();
-			await workerA.recordFirstAttempt('ttl', now, BUDGET_DEFAULTS);
-			const key = workerA.keyFor('budget', 'ttl');
-			expect(key).toBe(`${prefix}budget:ttl`);
-			expect(await admin.type(key)).toBe('hash');
-			const forgetAt = budgetForgetAt(recordFirst(undefined, now, BUDGET_DEFAULTS).data);
-			const ttl = await admin.pttl(key);
-			const expected = forgetAt - now + REDIS_STORE_DEFAULTS.ttlGraceMs;
-			expect(ttl).toBeLessThanOrEqual(expected);
-			expect(ttl).toBeGreaterThan(expected - 1_000);
-			const hash = await admin.hgetall(key);
-			expect(hash).toEqual({ w: '60000', b: `${Math.floor((now * 10) / 60_000)},1,0`, f: String(forgetAt) });
-		});
-
-		it('an open breaker\'s key lives through its break and its memory; a healthy host leaves no key', async () => {
-			const now = Date.now();
-			await openBreaker(workerA, 'ttl-down', now);
-			const key = workerA.keyFor('breaker', 'ttl-down');
-			const data: BreakerData = { state: 'open', consecutiveFailures: 5, openings: 1, openUntil: now + 30_000, windowMs: 60_000, buckets: [] };
-			const expected = breakerForgetAt(data, BREAKER_DEFAULTS) - now + REDIS_STORE_DEFAULTS.ttlGraceMs;
-			expect(expected).toBe(330_000 + 10_000);
+			await call(workerA, 'ttl', now);
+			const key = workerA.keyFor('ttl');
+			expect(key).toBe(`${prefix}traffic:ttl`);
+			expect(await admin.type(key)).toBe('string');
+			const data = JSON.parse((await admin.get(key)) ?? '') as TrafficData;
+			const expected = trafficForgetAt(data, P) - now + REDIS_STORE_DEFAULTS.ttlGraceMs;
 			const ttl = await admin.pttl(key);
 			expect(ttl).toBeLessThanOrEqual(expected);
 			expect(ttl).toBeGreaterThan(expected - 1_000);
-			expect(await admin.hgetall(key)).toMatchObject({ s: 'open', c: '5', o: '1', u: String(now + 30_000), p: '' });
-			// asking about a healthy host writes nothing
-			for (let i = 0; i < 10; i++) await workerA.breakerAllows(`healthy-${i}`, now, BREAKER_DEFAULTS);
-			expect(await admin.exists(...Array.from({ length: 10 }, (_, i) => workerA.keyFor('breaker', `healthy-${i}`)))).toBe(0);
-			// a refused retry on a budget that holds nothing leaves no key either
-			expect(await workerA.tryAcquireRetry('nothing', now, { ratio: 0, minRetriesPerWindow: 0, windowMs: 1_000 })).toMatchObject({ allowed: false });
-			expect(await admin.exists(workerA.keyFor('budget', 'nothing'))).toBe(0);
 		});
 
-		it('every key it writes starts with rh: by default', async () => {
+		it('a state another tool left in the key, or garbage, is taken as none', async () => {
+			await admin.set(workerA.keyFor('garbage'), '{"not":"ours"}');
+			expect(await firsts(workerA, 'garbage', T0)).toBe(1);
+			await admin.set(workerA.keyFor('garbage2'), 'not json');
+			expect(await firsts(workerB, 'garbage2', T0)).toBe(1);
+		});
+
+		it('every key it writes starts with rh:traffic: by default', async () => {
 			const store = new RedisStateStore(connection);
 			const key = `ttl-default-${process.pid}-${Date.now()}`;
 			try {
-				await store.recordFirstAttempt(key, Date.now(), BUDGET_DEFAULTS);
-				expect(await admin.exists(`rh:budget:${key}`)).toBe(1);
+				await call(store, key, Date.now());
+				expect(await admin.exists(`rh:traffic:${key}`)).toBe(1);
 			} finally {
-				await admin.del(`rh:budget:${key}`);
+				await admin.del(`rh:traffic:${key}`);
 				await store.close();
 			}
 		});
 	});
 
 	it('runs the script with EVAL when Redis has lost it (NOSCRIPT after a restart or SCRIPT FLUSH)', async () => {
-		await workerA.recordFirstAttempt('flush', T0, BUDGET_DEFAULTS);
+		await call(workerA, 'flush', T0);
 		await admin.script('FLUSH');
-		expect(await workerA.recordFirstAttempt('flush', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 2 });
-		expect(await workerB.breakerAllows('flush', T0, BREAKER_DEFAULTS)).toMatchObject({ allowed: true });
-		expect(await workerB.recordFirstAttempt('flush', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 3 });
+		expect(await firsts(workerA, 'flush', T0)).toBe(2);
+		expect(await firsts(workerB, 'flush', T0)).toBe(3);
 	});
 
 	it('credential test: PING succeeds', async () => {
@@ -609,8 +470,8 @@ describeRedis(redisTitle, () => {
 	it('the process-wide store with fallback answers from Redis', async () => {
 		const warns: string[] = [];
 		const store = getRedisStateStoreWithFallback(connection, { warn: (m) => warns.push(m) }, { keyPrefix: prefix });
-		expect(await store.recordFirstAttempt('process', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
-		expect(await workerB.recordFirstAttempt('process', T0, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 2 });
+		expect(await firsts(store, 'process', T0)).toBe(1);
+		expect(await firsts(workerB, 'process', T0)).toBe(2);
 		expect(store.lastSource()).toBe('redis');
 		expect(warns).toEqual([]);
 	});
@@ -624,44 +485,41 @@ describeRedis(redisTitle, () => {
 			const { store, memory, warns, infos } = fallbackOn(redis);
 			try {
 				let now = T0;
-				for (let i = 1; i <= 5; i++) expect(await store.recordFirstAttempt('k', now, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: i });
+				for (let i = 1; i <= 5; i++) expect(await firsts(store, 'k', now)).toBe(i);
 				expect(store.lastSource()).toBe('redis');
 				expect(memory.size).toBe(0);
 
 				await server.stop();
 				const outageStarted = Date.now();
-				// at once and in a row: every call answers (from memory), none throws
-				const settled = await Promise.allSettled(Array.from({ length: 300 }, (_, i) => (i % 3 ? store.tryAcquireRetry('k', now, BUDGET_DEFAULTS) : store.recordFirstAttempt('k', now, BUDGET_DEFAULTS))));
+				// at once and in a row: every request answers (from memory), none throws
+				const settled = await Promise.allSettled(Array.from({ length: 300 }, (_, i) => call(store, 'k', now, OK, i % 3 !== 0)));
 				expect(settled.filter((r) => r.status === 'rejected')).toEqual([]);
-				for (let i = 0; i < 100; i++) await store.breakerRecord('b', now + i, false, BREAKER_DEFAULTS);
+				for (let i = 0; i < 100; i++) await call(store, 'b', now + i, DOWN);
 				expect(Date.now() - outageStarted).toBeLessThan(2_500);
 				expect(store.lastSource()).toBe('memory-fallback');
 				expect(warns).toHaveLength(1);
 				expect(warns[0]).toMatch(new RegExp(`redis state store failed \\(Redis 127\\.0\\.0\\.1:${server.port}[: ]`));
-				// the answers came from the memory store: 100 first attempts, at most 40 + 10 retries granted
-				const counted = await memory.recordFirstAttempt('k', now, BUDGET_DEFAULTS);
-				expect(counted.firstAttempts).toBe(101);
-				expect(counted.retries).toBeGreaterThan(0);
-				expect(counted.retries).toBeLessThanOrEqual(50);
-				expect(await store.breakerAllows('b', now + 200, BREAKER_DEFAULTS)).toMatchObject({ allowed: false, snapshot: { state: 'open' } });
+				// the answers came from the memory store: its budget counted 100 first attempts
+				expect(await firsts(memory, 'k', now)).toBe(101);
+				expect(await call(store, 'b', now + 200)).toMatchObject({ go: false, reason: 'held' });
 
 				// Redis is back (empty: no persistence); after a cooldown the store uses it again
 				await server.start();
 				const deadline = Date.now() + 10_000;
 				while (store.lastSource() !== 'redis' && Date.now() < deadline) {
 					now += FALLBACK_STORE_DEFAULTS.cooldownMs;
-					await store.recordFirstAttempt('probe', now, BUDGET_DEFAULTS);
+					await call(store, 'probe', now);
 					if (store.lastSource() !== 'redis') await new Promise((resolve) => setTimeout(resolve, 100));
 				}
 				expect(store.lastSource()).toBe('redis');
 				expect(warns).toHaveLength(1);
 				expect(infos).toHaveLength(1);
-				expect(await store.recordFirstAttempt('k', now, BUDGET_DEFAULTS)).toMatchObject({ firstAttempts: 1 });
+				expect(await firsts(store, 'k', now)).toBe(1);
 				expect(store.lastSource()).toBe('redis');
 
 				// a second outage warns once more
 				await server.stop();
-				await Promise.all(Array.from({ length: 20 }, () => store.recordFirstAttempt('k', now, BUDGET_DEFAULTS)));
+				await Promise.all(Array.from({ length: 20 }, () => call(store, 'k', now)));
 				expect(warns).toHaveLength(2);
 			} finally {
 				await redis.close();

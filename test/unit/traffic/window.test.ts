@@ -1,11 +1,29 @@
 /**
- * The adaptive window on items in flight (nodes/shared/core/adaptive-limit.ts): examples of slow start,
- * additive increase and one halving per round, then fast-check properties over random event
- * sequences. Fixed seed (FC_SEED picks another).
+ * The learned window on an API's requests in flight (nodes/shared/core/traffic/window.ts): examples
+ * of slow start, additive increase, one halving per round and the restart after an outage, then
+ * fast-check properties over random event sequences. Fixed seed (FC_SEED picks another).
  */
 import fc from 'fast-check';
-import { createAdaptiveLimit, INITIAL_WINDOW, isOverloadSignal, type AdaptiveLimit } from '../../nodes/shared/core/adaptive-limit';
-import type { AttemptFailure } from '../../nodes/shared/core/classify';
+import { freshWindow, INITIAL_WINDOW, nextStart, onOverload, onSuccess, restart, windowSize, type WindowParams } from '../../../nodes/shared/core/traffic/window';
+
+/** The window's steps on one JSON state, as a store would keep it. */
+interface AdaptiveLimit {
+	current(): number;
+	nextStartSeq(): number;
+	onSuccess(): void;
+	onOverload(seq: number): ReturnType<typeof onOverload>;
+	restart(): void;
+}
+function createAdaptiveLimit(params: WindowParams): AdaptiveLimit {
+	const data = freshWindow(params);
+	return {
+		current: () => windowSize(data, params),
+		nextStartSeq: () => nextStart(data),
+		onSuccess: () => onSuccess(data, params),
+		onOverload: (seq) => onOverload(data, seq, params),
+		restart: () => restart(data),
+	};
+}
 
 const SEED = Number(process.env.FC_SEED ?? 20261129);
 
@@ -72,19 +90,32 @@ describe('adaptive limit: examples', () => {
 		expect(limit.current()).toBe(7);
 	});
 
-	it('refuses a ceiling or an initial window that is not a whole number of at least 1', () => {
-		expect(() => createAdaptiveLimit({ ceiling: 0, mode: 'adaptive' })).toThrow('ceiling must be a whole number of at least 1, got 0');
-		expect(() => createAdaptiveLimit({ ceiling: 2.5, mode: 'fixed' })).toThrow('ceiling must be a whole number');
-		expect(() => createAdaptiveLimit({ ceiling: 10, mode: 'adaptive', initial: NaN })).toThrow('initial window must be a whole number');
+	it('takes a ceiling or an initial window that is not a whole number of at least 1 as 1, or the default', () => {
+		expect(createAdaptiveLimit({ ceiling: 0, mode: 'adaptive' }).current()).toBe(1);
+		expect(createAdaptiveLimit({ ceiling: 2.5, mode: 'fixed' }).current()).toBe(1);
+		expect(createAdaptiveLimit({ ceiling: 100, mode: 'adaptive', initial: NaN }).current()).toBe(INITIAL_WINDOW);
 	});
 
-	it('takes 429, 503 and timeouts as overload, not other failures', () => {
-		const status = (s: number): AttemptFailure => ({ kind: 'status', status: s, message: String(s), reachedServer: 'yes', transient: true });
-		expect(isOverloadSignal(status(429))).toBe(true);
-		expect(isOverloadSignal(status(503))).toBe(true);
-		expect(isOverloadSignal({ kind: 'timeout', code: 'ETIMEDOUT', message: 'x', reachedServer: 'maybe', transient: true })).toBe(true);
-		for (const s of [400, 404, 408, 500, 502, 504]) expect(isOverloadSignal(status(s))).toBe(false);
-		expect(isOverloadSignal({ kind: 'network', code: 'ECONNRESET', message: 'x', reachedServer: 'maybe', transient: true })).toBe(false);
+	it('after an outage restarts from one in flight, doubling per round again', () => {
+		const limit = createAdaptiveLimit({ ceiling: 100, mode: 'adaptive' });
+		healthyRound(limit);
+		limit.onOverload(limit.nextStartSeq()); // 10, congestion avoidance
+		limit.restart();
+		const windows = [limit.current()];
+		for (let round = 0; round < 4; round++) {
+			healthyRound(limit);
+			windows.push(limit.current());
+		}
+		expect(windows).toEqual([1, 2, 4, 8, 16]);
+	});
+
+	it('an overload of a request started before the restart does not halve the restarted window', () => {
+		const limit = createAdaptiveLimit({ ceiling: 100, mode: 'adaptive' });
+		const old = limit.nextStartSeq();
+		limit.restart();
+		healthyRound(limit); // 2
+		expect(limit.onOverload(old)).toBeUndefined();
+		expect(limit.current()).toBe(2);
 	});
 });
 

@@ -1,0 +1,83 @@
+/**
+ * The Traffic Control parameters of one item, read into the key and limits of its API's traffic
+ * controller. The key is a hash: a scope may hold an API key, and the default scope holds the
+ * credential's id.
+ */
+import { createHash } from 'node:crypto';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { TrafficParams } from '../shared/core/traffic/controller';
+import { numberParameter, parameterError } from '../shared/n8n/parameters';
+import { HOLD_DEFAULTS } from '../shared/state/breaker';
+import { BUDGET_DEFAULTS } from '../shared/state/budget';
+import type { ScheduleSettings } from './settings';
+
+export interface TrafficControl {
+	key: string;
+	/** How the log names the API: its host, or "its scope" (a scope may hold a secret). */
+	label: string;
+	params: TrafficParams;
+}
+
+/** A request that has not reported after its time limit and this much more is given up. */
+const LEASE_MARGIN_MS = 10_000;
+/** Without an attempt timeout, a request in flight holds its slot at most this long. */
+const LEASE_WITHOUT_TIMEOUT_MS = 600_000;
+
+function hashed(scope: string): string {
+	return `api:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
+}
+
+/**
+ * The credential a request goes out with: its type and id (another key has other limits). Read from
+ * the parameters as they stand; they were checked when the item's credential was read.
+ */
+function credentialIdentity(ctx: IExecuteFunctions, i: number): string {
+	const authentication = ctx.getNodeParameter('authentication', i, 'none');
+	const type = authentication === 'genericCredentialType' ? ctx.getNodeParameter('genericAuthType', i, '') : authentication === 'predefinedCredentialType' ? ctx.getNodeParameter('nodeCredentialType', i, '') : undefined;
+	if (typeof type !== 'string' || type === '') return 'none';
+	const credential = ctx.getNode().credentials?.[type];
+	return `${type}:${credential?.id ?? credential?.name ?? ''}`;
+}
+
+export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: string, schedule: ScheduleSettings, attemptTimeoutMs: number): TrafficControl {
+	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
+	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
+	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
+	const scope = String(o.budgetScope ?? '').trim() || String(o.breakerScope ?? '').trim();
+	const origin = new URL(url).origin;
+	const params: TrafficParams = {
+		window: { ceiling: schedule.concurrency, mode: schedule.adaptive ? 'adaptive' : 'fixed' },
+		leaseMs: attemptTimeoutMs > 0 ? attemptTimeoutMs + LEASE_MARGIN_MS : LEASE_WITHOUT_TIMEOUT_MS,
+	};
+	if (o.budget !== false) {
+		params.budget = {
+			ratio: num('budgetPercent', 'Budget: Retries Allowed (% of First Attempts)', BUDGET_DEFAULTS.ratio * 100, { max: 1000 }) / 100,
+			minRetriesPerWindow: num('budgetMinRetries', 'Budget: Retries Always Allowed per Window', BUDGET_DEFAULTS.minRetriesPerWindow, { integer: true, max: 1_000_000 }),
+			windowMs: num('budgetWindow', 'Budget: Window (Ms)', BUDGET_DEFAULTS.windowMs, { min: 1000 }),
+		};
+	}
+	if (o.breaker !== false) {
+		const breakMs = num('breakerBreak', 'Outage: First Probe After (Ms)', HOLD_DEFAULTS.breakMs, { min: 1 });
+		const maxBreakMs = num('breakerMaxBreak', 'Outage: Max Probe Interval (Ms)', HOLD_DEFAULTS.maxBreakMs, { min: 1 });
+		if (breakMs > maxBreakMs) parameterError(ctx, i, 'Outage: First Probe After (Ms)', `must not be more than Outage: Max Probe Interval (Ms) (${maxBreakMs}), got ${breakMs}`);
+		params.hold = {
+			consecutiveFailures: num('breakerConsecutiveFailures', 'Outage: Consecutive Failures', HOLD_DEFAULTS.consecutiveFailures, { integer: true, max: 1_000_000 }),
+			failureRatio: num('breakerFailurePercent', 'Outage: Failure Ratio (%)', HOLD_DEFAULTS.failureRatio * 100, { max: 100 }) / 100,
+			minimumCalls: num('breakerMinimumCalls', 'Outage: Minimum Requests', HOLD_DEFAULTS.minimumCalls, { integer: true, min: 1, max: 1_000_000 }),
+			windowMs: num('breakerWindow', 'Outage: Window (Ms)', HOLD_DEFAULTS.windowMs, { min: 1000 }),
+			breakMs,
+			maxBreakMs,
+		};
+	}
+	const rate = num('rateLimit', 'Rate Limit', 0, { max: 1_000_000 });
+	if (rate > 0) {
+		const per = o.rateLimitPer ?? 'second';
+		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
+		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
+	}
+	return {
+		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, i)}` : `scope:${scope}`),
+		label: scope === '' ? new URL(url).host : 'its scope',
+		params,
+	};
+}

@@ -1,0 +1,129 @@
+/**
+ * The retry loop's gate for one item of this node: each attempt passes its API's traffic
+ * controller before it is sent (nodes/shared/core/traffic/gate.ts) and reports what the answer
+ * says of the API after: a throttle, a requested wait, the quota its rate-limit headers advertise,
+ * an outage. State changes are logged once, by the request that caused them.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IExecuteFunctions } from 'n8n-workflow';
+import type { AttemptFailure } from '../shared/core/classify';
+import type { AttemptGate, AttemptResult, GateNote } from '../shared/core/retry-loop';
+import { formatDuration } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
+import type { Outcome, TrafficEvent } from '../shared/core/traffic/controller';
+import { passGate, reportOutcome, type GateContext, type GateResult } from '../shared/core/traffic/gate';
+import { readQuota } from '../shared/core/traffic/quota-headers';
+import { getProcessWaiters } from '../shared/core/traffic/waiters';
+import type { StateStore } from '../shared/state/types';
+import type { TrafficControl } from './traffic-control';
+import type { HttpResponse } from './transport';
+
+/** How often a waiting request looks at a Redis-kept controller that another worker may change. */
+const REDIS_POLL_MS = 250;
+/** The memory store changes only in this process, which wakes its waiters: this is a safety net. */
+const MEMORY_POLL_MS = 5_000;
+
+/** Statuses by which an API says "too much at once, come back later". */
+const OVERLOAD_STATUSES = new Set([429, 503, 529]);
+
+/** What one attempt's result tells the API's controller. */
+export function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
+	if (result.ok) {
+		const quota = readRateLimitHeaders ? readQuota(result.value.headers, nowMs) : undefined;
+		return { success: true, outageFailure: false, overload: false, throttled: false, ...(quota ? { quota } : {}) };
+	}
+	const failure = result.failure;
+	const status = failure.status;
+	const throttled = status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined);
+	const quota = readRateLimitHeaders && failure.headers ? readQuota(failure.headers, nowMs) : undefined;
+	return {
+		success: false,
+		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
+		outageFailure: failure.transient && (failure.kind !== 'status' || (status ?? 0) >= 500),
+		overload: failure.kind === 'timeout' || (status !== undefined && OVERLOAD_STATUSES.has(status)),
+		throttled,
+		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header } } : {}),
+		...(quota ? { quota } : {}),
+	};
+}
+
+/** The previous attempt was throttled and told when to come back: the retry is the server's pace. */
+function wasPaced(last: AttemptFailure | undefined): boolean {
+	return last !== undefined && last.serverDelay !== undefined && last.status !== undefined && OVERLOAD_STATUSES.has(last.status);
+}
+
+function noteOf(result: GateResult): GateNote {
+	const admission = result.go ? result.admission : undefined;
+	const note: GateNote = {
+		traffic: {
+			waitedMs: result.waitedMs,
+			...(Object.keys(result.waits).length > 0 ? { waitedFor: result.waits } : {}),
+			...(result.go && result.probe ? { probe: true as const } : {}),
+			inFlight: admission?.inFlight ?? 0,
+			window: admission?.window ?? 0,
+		},
+	};
+	if (admission?.budget) {
+		const b = admission.budget;
+		note.budget = { firstAttempts: b.firstAttempts, retries: b.retries, available: b.available, windowMs: b.windowMs };
+	}
+	return note;
+}
+
+function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[], nowMs: number): void {
+	const node = `Resilient HTTP Request "${ctx.getNode().name}"`;
+	for (const event of events) {
+		switch (event.kind) {
+			case 'paused':
+				ctx.logger.info(`${node}: the API ${label} asked to wait (${event.by}): its requests are paused for ${formatDuration(event.until - nowMs)}`);
+				break;
+			case 'down':
+				ctx.logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(event.nextProbeAt).toISOString()}`);
+				break;
+			case 'recovered':
+				ctx.logger.info(`${node}: the API ${label} answers again: the held requests come back gradually`);
+				break;
+			case 'window':
+				ctx.logger.debug(`${node}: requests in flight to ${label} ${event.decrease.from} -> ${event.decrease.to}`);
+				break;
+			case 'rate-learned':
+				ctx.logger.info(`${node}: the API ${label} throttles: its requests are paced at ${Math.round(event.rps * 10) / 10} per second`);
+				break;
+		}
+	}
+}
+
+export interface TrafficGateOptions {
+	/** The item's first request is a retry too (it came back through a Backoff Delay loop). */
+	loopRetry: boolean;
+	maxServerDelayMs: number;
+	readRateLimitHeaders: boolean;
+}
+
+export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, control: TrafficControl, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions): AttemptGate<HttpResponse> {
+	const gate: GateContext = {
+		store,
+		key: control.key,
+		params: control.params,
+		runtime,
+		waiters: getProcessWaiters(),
+		...(signal ? { signal } : {}),
+		pollMs: store.kind === 'redis' ? REDIS_POLL_MS : MEMORY_POLL_MS,
+		onEvents: (events) => logEvents(ctx, control.label, events, runtime.now()),
+	};
+	return {
+		async enter(attempt, last, deadlineAt) {
+			const id = randomUUID();
+			const result = await passGate(gate, { id, retry: attempt > 1 || options.loopRetry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const note = noteOf(result);
+			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
+			return {
+				go: true,
+				note,
+				done: async (attemptResult) => {
+					await reportOutcome(gate, id, outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders));
+				},
+			};
+		},
+	};
+}

@@ -1,0 +1,311 @@
+/**
+ * The traffic controller of one API (by default the URL's origin and the credential in use): every
+ * request to that API, of every item, execution and worker, asks it before it is sent and reports
+ * to it after. It replaces "refuse" with "wait" wherever a request can still succeed later:
+ *
+ *   paused       the API asked everyone to wait (a 429 or 503 with Retry-After or a reset header,
+ *                or a rate-limit quota spent): nothing goes until then.
+ *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
+ *                ratio): nothing goes but one probe at a time, with growing intervals; when a probe
+ *                succeeds, the held requests come back in slow start (one in flight, then two,
+ *                four...), not as a wave.
+ *   concurrency  requests in flight to the API are at its learned window (AIMD, window.ts), which
+ *                the next execution inherits.
+ *   rate         the pace: a fixed limit the user set, or one learned from throttling (rate.ts).
+ *   budget       a retry after an error waits while retries are over their share of the traffic
+ *                (the retry budget: 10 % of first attempts + 40 per minute by default). A retry the
+ *                server paced (it asked for the wait) does not spend the budget.
+ *
+ * Pure: time is a parameter, the state is plain JSON a store keeps per API (in memory, or in Redis
+ * shared by every worker, applied atomically). `admit` and `complete` are its only two steps.
+ */
+import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerData } from '../../state/breaker';
+import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData } from '../../state/budget';
+import type { BreakerChange, BreakerParams, BudgetParams, BudgetSnapshot } from '../../state/types';
+import type { TrafficWaitReason } from '../retry-story';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
+import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
+
+export interface TrafficParams {
+	/** The retry budget; absent: none. */
+	budget?: BudgetParams;
+	/** When the API counts as down, and how probes are spaced (breakMs doubling to maxBreakMs); absent: no hold. */
+	hold?: BreakerParams;
+	window: WindowParams;
+	/** A fixed pace the user set, requests per second; absent or 0: none. */
+	rateLimitRps?: number;
+	/** A request that has not reported for this long is given up (its worker may have died). */
+	leaseMs: number;
+}
+
+/** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
+export type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+
+export interface TrafficData {
+	window: WindowData;
+	rate: RateData;
+	leases: Lease[];
+	/** Nothing goes before this (epoch ms, 0: not paused). */
+	pausedUntil: number;
+	/** What paused it, for the retry story: the header, or `quota`. */
+	pausedBy?: string;
+	budget?: BudgetData;
+	hold?: BreakerData;
+	/** Last admit or complete. */
+	touchedAt: number;
+}
+
+export type WaitReason = TrafficWaitReason;
+
+export interface AdmitRequest {
+	/** Unique per request: names its lease. */
+	id: string;
+	/** Not the item's first request (a retry, or the first request of an item back from a loop). */
+	retry: boolean;
+	/** The wait before this retry was the server's (Retry-After): the budget is not spent on it. */
+	paced: boolean;
+}
+
+export type Admission =
+	| { go: true; probe: boolean; inFlight: number; window: number; budget?: BudgetSnapshot }
+	| {
+			go: false;
+			reason: WaitReason;
+			/**
+			 * When the reason lifts at the latest, if the controller knows (a pause, the next probe, a pace,
+			 * a lease given up); Infinity: never (a budget that allows no retry at all).
+			 */
+			until?: number;
+			/** 'time': nothing but time ends this wait; 'change': another request's report or admission may end it sooner. */
+			wake: 'time' | 'change';
+			/** What paused the API (reason `paused`). */
+			pausedBy?: string;
+	  };
+
+export interface Outcome {
+	/** The request got a response under 400. */
+	success: boolean;
+	/** It says the API is in trouble: a network error, a timeout or a 5xx that is retried. */
+	outageFailure: boolean;
+	/** Too much at once: a 429, a 503 or a timeout (halves the window). */
+	overload: boolean;
+	/** The API throttled it: a 429, or a 503 / 529 with a requested wait. */
+	throttled: boolean;
+	/** The wait the API asked for, on a throttle, and the header it came from. */
+	serverWait?: { ms: number; header: string };
+	/** The quota the answer advertised (success or not). */
+	quota?: { remaining: number; resetMs: number };
+}
+
+export type TrafficEvent =
+	| { kind: 'paused'; until: number; by: string }
+	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
+	| { kind: 'recovered'; change: BreakerChange }
+	| { kind: 'window'; decrease: WindowDecrease }
+	| { kind: 'rate-learned'; rps: number };
+
+export interface Step<T> {
+	data: TrafficData;
+	result: T;
+}
+
+/** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
+function holdOf(params: TrafficParams): BreakerParams | undefined {
+	if (!params.hold) return undefined;
+	// once per params object: every step of every request asks (params are never mutated)
+	let hold = holdParamsCache.get(params);
+	if (!hold) holdParamsCache.set(params, (hold = { ...params.hold, probeTimeoutMs: params.hold.probeTimeoutMs ?? params.leaseMs }));
+	return hold;
+}
+const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
+
+/** How long an idle API's learned window and rate are kept (then it starts afresh). */
+export const TRAFFIC_MEMORY_MS = 600_000;
+
+export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
+	return { window: freshWindow(params.window), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: nowMs };
+}
+
+/**
+ * A deep copy of plain JSON (the state is nothing else). Every request steps its API's state twice,
+ * so this is on the hot path: structuredClone is several times slower for objects this small.
+ */
+function copyJson<T>(value: T): T {
+	if (typeof value !== 'object' || value === null) return value;
+	if (Array.isArray(value)) return value.map(copyJson) as T;
+	const copy: Record<string, unknown> = {};
+	for (const key of Object.keys(value)) copy[key] = copyJson((value as Record<string, unknown>)[key]);
+	return copy as T;
+}
+
+/**
+ * A copy that a step may change: every request steps its API's state at least twice, and the
+ * leases (up to the window, 200) dominate it. A lease is never changed in place, so the list is
+ * copied, not each lease; the rest is small.
+ */
+function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
+	const { window, rate, leases, budget, hold, ...rest } = data;
+	const live: Lease[] = [];
+	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
+	return {
+		...rest,
+		window: { ...window },
+		rate: copyJson(rate),
+		leases: live,
+		...(budget ? { budget: copyJson(budget) } : {}),
+		...(hold ? { hold: copyJson(hold) } : {}),
+	};
+}
+
+/** A copy at `nowMs`: forgotten when idle long enough, expired leases given up. */
+function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
+	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
+	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
+	const next = copyTraffic(data, nowMs);
+	if (next.pausedUntil <= nowMs) {
+		next.pausedUntil = 0;
+		delete next.pausedBy;
+	}
+	return next;
+}
+
+/** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
+function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean } {
+	if (data.pausedUntil > nowMs) return { go: false, reason: 'paused', until: data.pausedUntil, wake: 'time', ...(data.pausedBy ? { pausedBy: data.pausedBy } : {}) };
+	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
+	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
+
+	let probe = false;
+	const holdParams = holdOf(params);
+	if (holdParams) {
+		const hold = breakerSnapshot(data.hold, nowMs, holdParams);
+		// open: the next probe goes at openUntil; half-open: a probe is out, its answer ends the wait
+		// (at openUntil it is given up, and the next request probes)
+		if (hold.state !== 'closed') {
+			if (hold.openUntil !== undefined && nowMs < hold.openUntil) return { go: false, reason: 'held', until: hold.openUntil, wake: hold.state === 'open' ? 'time' : 'change' };
+			probe = true;
+		}
+	}
+	// a probe is one request, whatever the window: it must not wait behind requests that hang
+	if (!probe && data.leases.length >= windowSize(data.window, params.window)) {
+		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
+		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
+	}
+	const paceAt = paceAllowsAt(data.rate);
+	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	if (params.budget && request.retry && !request.paced && !probe) {
+		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
+		if (budget.available < 1) {
+			// a budget that allows no retry at all, whatever the traffic, will not allow this one later
+			if (!(params.budget.ratio > 0) && !(params.budget.minRetriesPerWindow > 0)) return { go: false, reason: 'budget', until: Infinity, wake: 'time' };
+			const release = budgetRetryReleaseAt(data.budget, nowMs, params.budget);
+			return { go: false, reason: 'budget', wake: 'change', ...(release !== undefined ? { until: release } : {}) };
+		}
+	}
+	return { probe };
+}
+
+/** Before a request: it goes (and is counted), or it waits, and why. */
+export function admit(previous: TrafficData | undefined, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
+	const data = settle(previous, nowMs, params);
+	data.touchedAt = nowMs;
+	const verdict = blocked(data, nowMs, request, params);
+	if ('go' in verdict) {
+		if (verdict.reason === 'rate') paceHeld(data.rate, nowMs);
+		return { data, result: verdict };
+	}
+	const { probe } = verdict;
+	const holdParams = holdOf(params);
+	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams).data;
+	let budget: BudgetSnapshot | undefined;
+	if (params.budget && !probe && !(request.retry && request.paced)) {
+		// a paced retry counts as neither: the server set its time, and it adds no first attempt
+		const step = request.retry ? tryAcquire(data.budget, nowMs, params.budget) : recordFirst(data.budget, nowMs, params.budget);
+		data.budget = step.data;
+		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
+	}
+	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id);
+	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}) } };
+}
+
+/** After a request (its outcome, by the lease id `admit` was given): what it teaches the controller. */
+export function complete(previous: TrafficData | undefined, nowMs: number, id: string, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
+	const data = settle(previous, nowMs, params);
+	data.touchedAt = nowMs;
+	const events: TrafficEvent[] = [];
+	const index = data.leases.findIndex(([leaseId]) => leaseId === id);
+	// a lease given up (expired) still reports: its news of the API is as good
+	const startSeq = index >= 0 ? data.leases[index][2] : data.window.starts;
+	if (index >= 0) data.leases.splice(index, 1);
+
+	const holdParams = holdOf(params);
+	if (holdParams) {
+		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams);
+		data.hold = step.data;
+		const change = step.result;
+		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
+		if (change?.from === 'half-open' && change.to === 'closed') {
+			restart(data.window);
+			events.push({ kind: 'recovered', change });
+		}
+	}
+	if (outcome.success) {
+		onSuccess(data.window, params.window);
+		countSuccess(data.rate, nowMs);
+	} else if (outcome.overload && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
+		// a throttle with a requested wait is answered by the pause (and the learned pace): halving the
+		// window on top would serialize an API that paces each caller with Retry-After (a wait of 0 is
+		// no pause: the window answers it)
+		const decrease = onOverload(data.window, startSeq, params.window);
+		if (decrease) events.push({ kind: 'window', decrease });
+	}
+	// an API that advertises its quota says its limit outright: the quota paces, nothing is guessed
+	if (outcome.throttled && !outcome.quota) {
+		const before = learnedRps(data.rate, nowMs);
+		const learned = onThrottle(data.rate, nowMs);
+		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
+	}
+	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
+	else quotaUnanswered(data.rate, id, nowMs);
+	if (outcome.throttled && outcome.serverWait) {
+		const until = nowMs + Math.max(0, outcome.serverWait.ms);
+		if (until > data.pausedUntil) {
+			// one event per pause, not one per 429 of the burst that caused it
+			if (data.pausedUntil <= nowMs) events.push({ kind: 'paused', until, by: outcome.serverWait.header });
+			data.pausedUntil = until;
+			data.pausedBy = outcome.serverWait.header;
+		}
+	}
+	return { data, result: events };
+}
+
+function latestLeaseEnd(leases: Lease[]): number {
+	let latest = -Infinity;
+	for (const lease of leases) if (lease[1] > latest) latest = lease[1];
+	return latest;
+}
+
+/** From this time on the state holds nothing worth keeping: a store may drop it. */
+export function trafficForgetAt(data: TrafficData, params: TrafficParams): number {
+	return Math.max(
+		data.touchedAt + TRAFFIC_MEMORY_MS,
+		data.pausedUntil,
+		rateForgetAt(data.rate),
+		latestLeaseEnd(data.leases),
+		data.budget ? budgetForgetAt(data.budget) : -Infinity,
+		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
+	);
+}
+
+/** The state as it stands, for the log and the story. */
+export function trafficSnapshot(data: TrafficData | undefined, nowMs: number, params: TrafficParams) {
+	const settled = settle(data, nowMs, params);
+	return {
+		inFlight: settled.leases.length,
+		window: windowSize(settled.window, params.window),
+		...(settled.pausedUntil > nowMs ? { pausedUntil: settled.pausedUntil } : {}),
+		...(params.hold ? { hold: breakerSnapshot(settled.hold, nowMs, holdOf(params) ?? params.hold).state } : {}),
+		...(learnedRps(settled.rate, nowMs) !== undefined ? { learnedRps: learnedRps(settled.rate, nowMs) } : {}),
+	};
+}

@@ -1,0 +1,72 @@
+/**
+ * The quota an API advertises on its answers, successes included: how many requests it still
+ * accepts, and when the count resets. Read from every common form:
+ *
+ *   RateLimit: "default";r=17;t=30          IETF draft 8+ (several policies, comma-separated)
+ *   RateLimit: limit=100, remaining=17, reset=30       earlier drafts
+ *   RateLimit-Remaining + RateLimit-Reset              IETF draft 6/7 and many APIs
+ *   X-RateLimit-Remaining + X-RateLimit-Reset          GitHub, Shopify, Twitter, ... (delta or epoch)
+ *   X-Rate-Limit-Remaining + X-Rate-Limit-Reset
+ *   x-ratelimit-remaining-requests + x-ratelimit-reset-requests   OpenAI (and -tokens)
+ *   anthropic-ratelimit-requests-remaining + -reset    Anthropic (RFC 3339 reset)
+ *
+ * Several quotas at once (per second and per day, requests and tokens): the one that binds first
+ * counts, a spent one (remaining 0) before any other, with the longest reset among the spent ones.
+ * Pure: the current time is passed in.
+ */
+import { normalizeHeaders, parseResetValue, type HeaderBag } from '../retry-after';
+
+export interface Quota {
+	remaining: number;
+	/** Until the count resets (ms from now). */
+	resetMs: number;
+	/** The header the remaining count came from. */
+	header: string;
+}
+
+function count(value: string | undefined): number | undefined {
+	if (value === undefined || !/^\s*\d{1,15}\s*$/.test(value)) return undefined;
+	return Number(value);
+}
+
+/** The IETF RateLimit header's own policies: r= (remaining) with t= (reset), or the early drafts' names. */
+function ietfQuotas(value: string): Quota[] {
+	const quotas: Quota[] = [];
+	const legacyRemaining = /(?:^|[,;\s])remaining=(\d{1,15})(?=\s*(?:[,;]|$))/i.exec(value);
+	const legacyReset = /(?:^|[,;\s])reset=(\d+(?:\.\d+)?)(?=\s*(?:[,;]|$))/i.exec(value);
+	if (legacyRemaining || legacyReset) {
+		if (legacyRemaining && legacyReset) quotas.push({ remaining: Number(legacyRemaining[1]), resetMs: Math.ceil(parseFloat(legacyReset[1]) * 1000), header: 'ratelimit' });
+		return quotas;
+	}
+	for (const policy of value.split(',')) {
+		const r = /;\s*r=(\d{1,15})(?=\s*(?:;|$))/i.exec(policy);
+		const t = /;\s*t=(\d+(?:\.\d+)?)(?=\s*(?:;|$))/i.exec(policy);
+		if (r && t) quotas.push({ remaining: Number(r[1]), resetMs: Math.ceil(parseFloat(t[1]) * 1000), header: 'ratelimit' });
+	}
+	return quotas;
+}
+
+/** Every remaining / reset pair the headers hold. */
+function allQuotas(headers: HeaderBag | undefined, nowMs: number): Quota[] {
+	const h = normalizeHeaders(headers);
+	const quotas: Quota[] = h['ratelimit'] !== undefined ? ietfQuotas(h['ratelimit']) : [];
+	for (const [name, value] of Object.entries(h)) {
+		const remaining = count(value);
+		if (remaining === undefined) continue;
+		// x-ratelimit-remaining, x-ratelimit-remaining-requests, anthropic-ratelimit-requests-remaining
+		const resetName = name.includes('-remaining') ? name.replace('-remaining', '-reset') : undefined;
+		if (resetName === undefined || !/(^|-)ratelimit|rate-limit/.test(name)) continue;
+		const reset = h[resetName] === undefined ? undefined : parseResetValue(h[resetName], nowMs);
+		if (reset !== undefined) quotas.push({ remaining, resetMs: reset, header: name });
+	}
+	return quotas;
+}
+
+/** The quota that binds first, or undefined when the answer advertises none. */
+export function readQuota(headers: HeaderBag | undefined, nowMs: number): Quota | undefined {
+	const quotas = allQuotas(headers, nowMs);
+	if (quotas.length === 0) return undefined;
+	const spent = quotas.filter((q) => q.remaining <= 0);
+	if (spent.length > 0) return spent.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
+	return quotas.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
+}

@@ -1,0 +1,122 @@
+/**
+ * The real-n8n part of `npm run bench` (written by the fleet scripts, which run real n8n 2.41.1
+ * servers) hands its figures to the engine part in `.bench/real-n8n.json`, of this shape. The
+ * engine part reads it only when it was written by the same bench run: its `runId` equals the
+ * environment's BENCH_RUN_ID (set by the bench script). Otherwise its rows are "not measured in
+ * this run", and so are their goals (a goal not measured is not met).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+
+export interface RealN8nResults {
+	runId: string; // = process.env.BENCH_RUN_ID
+	measuredAt: string; // ISO time
+	n8nVersion: string; // '2.41.1'
+	nodeVersion: string; // of the n8n processes
+	/** 200 webhook executions of one item each against one n8n (regular mode), upstream down for outageMs from the first call. */
+	webhookFleet: FleetRun | { skipped: string };
+	/** main + workers in queue mode (PostgreSQL + Redis, Shared State = Redis). */
+	queueMode: { workers: number; workerConcurrency: number; storm: FleetRun; rateLimit: RateRun } | { skipped: string };
+}
+export interface FleetRun {
+	executions: number;
+	outageMs: number;
+	rows: FleetRow[];
+}
+export interface FleetRow {
+	slug: 'rof-default' | 'rof-max' | 'resilient'; // HTTP Request + Retry On Fail 3 x 1000 ms, 5 x 5000 ms; Resilient HTTP Request at defaults
+	name: string;
+	executions: number;
+	/** Executions whose item got a 200 from the upstream and whose n8n execution ended in success. */
+	succeeded: number;
+	/** Requests the upstream received for this row. */
+	requests: number;
+	/** requests / executions. */
+	amplification: number;
+	/** Most retries (a key's requests after its first) in any 100 ms window. */
+	retryPeak100ms: number;
+	/** From the first webhook call to the last one answered by n8n (how fast n8n took them). */
+	callsSpreadMs: number;
+	/** From the first call to the last execution's end. */
+	durationMs: number;
+	completionMs: { p50: number; p95: number; max: number };
+}
+export interface RateRun {
+	executions: number; // webhook executions of one item each, spread over the workers
+	limitRps: number; // the upstream's limit, shared by all: 429 + Retry-After: 1 beyond it
+	rows: RateRow[];
+}
+export interface RateRow {
+	slug: 'rof-default' | 'resilient' | 'resilient-quota-headers';
+	name: string;
+	executions: number;
+	succeeded: number;
+	requests: number;
+	status429: number;
+	durationMs: number;
+	/** executions / limitRps, in ms */
+	idealMs: number;
+}
+
+/** What the engine part found: the figures of this run, or why there are none. */
+export type RealN8nReading = { measured: true; path: string; results: RealN8nResults } | { measured: false; path: string; why: string; short: string };
+
+export const REAL_N8N_JSON = '.bench/real-n8n.json';
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+/** A part the fleet scripts skipped, with their reason. */
+export const isSkipped = (value: unknown): value is { skipped: string } => isObject(value) && typeof value.skipped === 'string';
+
+/** What is wrong with a fleet run's shape, or undefined. */
+function fleetProblem(run: unknown, where: string): string | undefined {
+	if (!isObject(run) || !Array.isArray(run.rows) || typeof run.executions !== 'number' || typeof run.outageMs !== 'number') return `${where} is not a FleetRun`;
+	for (const row of run.rows as unknown[]) {
+		if (!isObject(row) || typeof row.slug !== 'string' || typeof row.executions !== 'number' || typeof row.succeeded !== 'number' || typeof row.requests !== 'number' || typeof row.amplification !== 'number' || typeof row.retryPeak100ms !== 'number' || !isObject(row.completionMs)) {
+			return `${where} has a row that is not a FleetRow`;
+		}
+	}
+	return undefined;
+}
+
+function rateProblem(run: unknown, where: string): string | undefined {
+	if (!isObject(run) || !Array.isArray(run.rows) || typeof run.executions !== 'number' || typeof run.limitRps !== 'number') return `${where} is not a RateRun`;
+	for (const row of run.rows as unknown[]) {
+		if (!isObject(row) || typeof row.slug !== 'string' || typeof row.executions !== 'number' || typeof row.succeeded !== 'number' || typeof row.requests !== 'number' || typeof row.status429 !== 'number' || typeof row.durationMs !== 'number' || typeof row.idealMs !== 'number') {
+			return `${where} has a row that is not a RateRow`;
+		}
+	}
+	return undefined;
+}
+
+/** Checks the parsed JSON's shape, so that a broken file reads as "not measured", not as a crash. */
+export function shapeProblem(value: unknown): string | undefined {
+	if (!isObject(value)) return 'it is not a JSON object';
+	for (const field of ['runId', 'measuredAt', 'n8nVersion', 'nodeVersion'] as const) if (typeof value[field] !== 'string') return `its ${field} is not a string`;
+	if (!isSkipped(value.webhookFleet)) {
+		const problem = fleetProblem(value.webhookFleet, 'webhookFleet');
+		if (problem) return problem;
+	}
+	const queue = value.queueMode;
+	if (!isSkipped(queue)) {
+		if (!isObject(queue) || typeof queue.workers !== 'number' || typeof queue.workerConcurrency !== 'number') return 'queueMode is neither skipped nor a queue-mode run';
+		const problem = fleetProblem(queue.storm, 'queueMode.storm') ?? rateProblem(queue.rateLimit, 'queueMode.rateLimit');
+		if (problem) return problem;
+	}
+	return undefined;
+}
+
+/** Reads the real-n8n figures of this bench run (runId = BENCH_RUN_ID), or says why there are none. */
+export function readRealN8nResults(path: string, runId: string | undefined): RealN8nReading {
+	if (!existsSync(path)) return { measured: false, path, short: 'no figures', why: `${REAL_N8N_JSON} is absent (the real-n8n part did not run: BENCH_REAL_N8N=0, or jest -c jest.bench.config.js alone)` };
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(readFileSync(path, 'utf8'));
+	} catch (error) {
+		return { measured: false, path, short: 'unreadable figures', why: `${REAL_N8N_JSON} is not JSON (${(error as Error).message})` };
+	}
+	const problem = shapeProblem(parsed);
+	if (problem) return { measured: false, path, short: 'unreadable figures', why: `${REAL_N8N_JSON} is not of the expected shape: ${problem}` };
+	const results = parsed as RealN8nResults;
+	if (runId === undefined || runId === '') return { measured: false, path, short: 'figures of another run', why: `${REAL_N8N_JSON} is from run ${results.runId} (${results.measuredAt}), and this run has no BENCH_RUN_ID: it is not this run's` };
+	if (results.runId !== runId) return { measured: false, path, short: 'figures of another run', why: `${REAL_N8N_JSON} is from another run (${results.runId}, ${results.measuredAt}; this run is ${runId})` };
+	return { measured: true, path, results };
+}

@@ -1,0 +1,261 @@
+/**
+ * Each API's traffic controller in n8n's engine, on the real clock (a frozen clock tests the
+ * algorithm, which the unit tests do; here it is the product): pauses when the API asks, holds
+ * during an outage and releases gradually, a retry budget that waits, a pace, and what one
+ * execution learns for the next. Times are scaled down to milliseconds by the parameters, so each
+ * test takes a second or two; assertions are on counts and order, on the server's clock.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
+import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
+import { startFlakyServer } from '../support/flaky-upstream';
+import type { LocalHandlerResult, RecordedRequest } from './local-server';
+import { useLocalServers } from './servers';
+import { httpWorkflow, runHttp } from './workflow-builders';
+
+const server = useLocalServers();
+const errorOf = (json: IDataObject) => json.error as IDataObject;
+const storyOf = (json: IDataObject) => json._retry as IDataObject & { history: IDataObject[] };
+const items = (n: number) => Array.from({ length: n }, (_, k) => ({ json: { k } }));
+
+/** Most requests in flight at once, on the server's clock (each request lasts `latencyMs`). */
+function peakInFlight(requests: RecordedRequest[], latencyMs: number): number {
+	const events = requests.flatMap((r) => [
+		[r.receivedAt, 1],
+		[r.receivedAt + latencyMs, -1],
+	]);
+	events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+	let now = 0;
+	let peak = 0;
+	for (const [, d] of events) peak = Math.max(peak, (now += d));
+	return peak;
+}
+
+describe('the API asks everyone to wait', () => {
+	it('a 429 with Retry-After pauses every item: none comes back before the wait, none collects a 429 of its own', async () => {
+		let pausedUntil = 0;
+		const api = await server((req, index) => {
+			if (index === 0) {
+				pausedUntil = Date.now() + 400;
+				return { status: 429, headers: { 'retry-after': '0.4' }, body: { error: 'slow down' } };
+			}
+			return { status: 200, body: { ok: true, k: req.url } };
+		});
+		const wf = httpWorkflow({ url: `={{ "${api.url}/items/" + $json.k }}` }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items(30), systemRuntime);
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(30);
+		// the first request's 429 paused the API: every request after the ones already in flight waited
+		const statuses = api.requests.length;
+		expect(statuses).toBeLessThanOrEqual(30 + 10);
+		const afterPause = api.requests.filter((r) => r.receivedAt >= pausedUntil - 5);
+		// in flight before the 429 came back: at most the first window (10); none sent after it
+		const during = api.requests.filter((r, i) => i >= 10 && r.receivedAt < pausedUntil - 5);
+		expect(during).toEqual([]);
+		expect(afterPause.length).toBeGreaterThanOrEqual(20);
+		// the items the pause stopped say so in their story
+		const paused = run.jsonOf('HTTP', 0).filter((j) => ((storyOf(j).history.at(-1)?.traffic as IDataObject | undefined)?.waitedFor as IDataObject | undefined)?.paused);
+		expect(paused.length).toBeGreaterThanOrEqual(10);
+	});
+
+	it('a pause longer than Max Server-Requested Delay: the items that wait leave at once with retryAt', async () => {
+		const api = await server((_req, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '120' } } : { status: 200, body: { ok: true } }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, options: { maxConcurrency: 1 } }, { onError: 'continueErrorOutput' });
+		const started = Date.now();
+		const run = await runHttp(wf, items(3), systemRuntime);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(api.requests).toHaveLength(1);
+		const failed = run.jsonOf('HTTP', 1);
+		expect(failed.map((f) => errorOf(f).reason)).toEqual(['retry-after-too-long', 'retry-after-too-long', 'retry-after-too-long']);
+		expect(failed.map((f) => errorOf(f).code ?? 'status')).toEqual(['status', 'EPAUSED', 'EPAUSED']);
+		for (const f of failed) expect(Date.parse(String(errorOf(f).retryAt)) - started).toBeGreaterThan(110_000);
+		expect(String(errorOf(failed[1]).message)).toMatch(/^Not sent: The API paused all requests: for 2 min .*it asked to wait \(retry-after\).*more than Max Server-Requested Delay \(1 min\)/);
+	});
+
+	it('a spent quota advertised on successes pauses until the reset: no 429 at all', async () => {
+		// a limit of 5 requests per 300 ms window, advertised on every answer
+		let windowStart = Date.now();
+		let used = 0;
+		let rejected = 0;
+		const api = await server((): LocalHandlerResult => {
+			const now = Date.now();
+			if (now - windowStart >= 300) {
+				windowStart = now;
+				used = 0;
+			}
+			const reset = Math.max(0, (windowStart + 300 - now) / 1000).toFixed(3);
+			if (used >= 5) {
+				rejected++;
+				return { status: 429, headers: { 'retry-after': reset, 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': reset } };
+			}
+			used++;
+			return { status: 200, headers: { 'x-ratelimit-remaining': String(5 - used), 'x-ratelimit-reset': reset }, body: { ok: true } };
+		});
+		const wf = httpWorkflow({ url: `${api.url}/q`, options: { maxConcurrency: 1 } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items(20), systemRuntime);
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(20);
+		expect(rejected).toBe(0);
+		expect(api.requests).toHaveLength(20);
+	});
+});
+
+describe('holding during an outage', () => {
+	const holdFast = { breakerBreak: 50, breakerMaxBreak: 200 };
+
+	it('an outage of 600 ms: the items wait, single probes go, and every item succeeds after it with few requests', async () => {
+		const downUntil = Date.now() + 600;
+		const api = await server(() => (Date.now() < downUntil ? { status: 503 } : { status: 200, body: { ok: true }, delayMs: 20 }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: holdFast, retryOptions: { baseDelay: 10, maxDelay: 50 } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items(40), systemRuntime);
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(40);
+		const duringOutage = api.requests.filter((r) => r.receivedAt < downUntil);
+		// the window's first 10, their retries until the hold opened, then one probe at a time
+		expect(duringOutage.length).toBeLessThanOrEqual(10 + 5 + 6);
+		expect(api.requests.length).toBeLessThanOrEqual(40 + duringOutage.length);
+		// released in slow start: the first requests after the outage are not all in flight at once
+		const after = api.requests.filter((r) => r.receivedAt >= downUntil);
+		expect(peakInFlight(after.slice(0, 4), 20)).toBeLessThanOrEqual(3);
+		const held = run.jsonOf('HTTP', 0).filter((j) => storyOf(j).history.some((h) => (h.traffic as IDataObject | undefined)?.waitedFor && 'held' in ((h.traffic as IDataObject).waitedFor as IDataObject)));
+		expect(held.length).toBeGreaterThanOrEqual(10);
+		// the others waited at the gate too (for a slot in the halved, then restarted window)
+		const waited = run.jsonOf('HTTP', 0).filter((j) => storyOf(j).history.some((h) => (h.traffic as IDataObject | undefined)?.waitedFor));
+		expect(waited.length).toBeGreaterThanOrEqual(30);
+	});
+
+	it('a sustained outage: every item leaves within its deadline, at about one request per item or less', async () => {
+		const api = await server(() => ({ status: 503 }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: holdFast, retryOptions: { totalDeadline: 1000, baseDelay: 10, maxDelay: 50 } }, { onError: 'continueErrorOutput' });
+		const started = Date.now();
+		const run = await runHttp(wf, items(100), systemRuntime);
+		const elapsed = Date.now() - started;
+		const failed = run.jsonOf('HTTP', 1);
+		expect(failed).toHaveLength(100);
+		expect(elapsed).toBeLessThan(1000 + 1500);
+		expect(api.requests.length).toBeLessThanOrEqual(110);
+		const reasons = new Set(failed.map((f) => errorOf(f).reason));
+		expect([...reasons].every((r) => ['circuit-open', 'deadline-exceeded', 'attempts-exhausted'].includes(String(r)))).toBe(true);
+		expect(reasons.has('circuit-open')).toBe(true);
+		const notSent = failed.find((f) => errorOf(f).reason === 'circuit-open' && errorOf(f).code === 'ECIRCUITOPEN')!;
+		expect(String(errorOf(notSent).message)).toMatch(/^Not sent: The API looks down/);
+		expect(typeof errorOf(notSent).retryAt).toBe('string');
+	});
+
+	it('switched off, every item retries on its own', async () => {
+		const api = await server(() => ({ status: 503 }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, maxAttempts: 3, sharedLimits: { breaker: false, budget: false }, retryOptions: { baseDelay: 1, maxDelay: 2 } }, { onError: 'continueErrorOutput' });
+		await runHttp(wf, items(20), systemRuntime);
+		expect(api.requests).toHaveLength(60);
+	});
+});
+
+describe('a retry budget that waits', () => {
+	it('retries beyond the budget wait for room instead of failing: every item succeeds', async () => {
+		const seen = new Set<string>();
+		const api = await server((req) => {
+			if (seen.has(req.url)) return { status: 200, body: { ok: true } };
+			seen.add(req.url);
+			return { status: 500 };
+		});
+		// 5 retries per 1 s window and no share: 20 retries take four windows
+		const wf = httpWorkflow(
+			{ url: `={{ "${api.url}/items/" + $json.k }}`, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 5, budgetWindow: 1000 }, retryOptions: { baseDelay: 1, maxDelay: 2, totalDeadline: 10_000 } },
+			{ onError: 'continueErrorOutput' },
+		);
+		const run = await runHttp(wf, items(20), systemRuntime);
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(20);
+		expect(api.requests).toHaveLength(40);
+		const retries = api.requests.filter((r, i) => api.requests.findIndex((x) => x.url === r.url) !== i);
+		// never more than 5 retries in any 900 ms (the window is 900 ms to 1 s long: buckets)
+		for (const r of retries) expect(retries.filter((x) => x.receivedAt > r.receivedAt - 900 && x.receivedAt <= r.receivedAt).length).toBeLessThanOrEqual(5);
+		const waitedForBudget = run.jsonOf('HTTP', 0).filter((j) => storyOf(j).history.some((h) => ((h.traffic as IDataObject | undefined)?.waitedFor as IDataObject | undefined)?.budget));
+		expect(waitedForBudget.length).toBeGreaterThanOrEqual(10);
+	});
+
+	it('a retry the server paced (429 with Retry-After) does not spend the budget; one after a 500 does', async () => {
+		const api = await server((req) => {
+			const n = Number(/n=(\d+)/.exec(req.url)?.[1]);
+			const first = !api.requests.slice(0, -1).some((r) => r.url === req.url);
+			if (!first) return { status: 200, body: { ok: true } };
+			return n === 0 ? { status: 429, headers: { 'retry-after': '0.05' } } : { status: 500 };
+		});
+		const wf = httpWorkflow({ url: `={{ "${api.url}/x?n=" + $json.k }}`, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 0 } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items(2), systemRuntime);
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(1);
+		expect(storyOf(run.jsonOf('HTTP', 0)[0]).history.map((h) => h.status)).toEqual([429, 200]);
+		const failed = run.jsonOf('HTTP', 1);
+		expect(errorOf(failed[0])).toMatchObject({ reason: 'retry-budget-exhausted', status: 500 });
+	});
+});
+
+describe('the pace, and what an execution learns for the next', () => {
+	it('a rate limit of 20 per second spaces the requests 50 ms apart, across two executions running together', async () => {
+		const api = await server(() => ({ status: 200, body: { ok: true } }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: { rateLimit: 20 } });
+		const store = new MemoryStateStore();
+		await Promise.all([runHttp(wf, items(10), systemRuntime, { store }), runHttp(wf, items(10), systemRuntime, { store })]);
+		const times = api.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
+		expect(times).toHaveLength(20);
+		// measured where the server sees them: a busy event loop can bunch two arrivals, so the
+		// bound is on counts (any 500 ms holds at most 10 + 1), and the whole run takes 19 gaps
+		expect(times[19] - times[0]).toBeGreaterThanOrEqual(19 * 50 - 20);
+		for (const start of times) expect(times.filter((t) => t >= start && t < start + 500).length).toBeLessThanOrEqual(11);
+	});
+
+	it('the window a first execution learned is where the second starts', async () => {
+		const api = await server(() => ({ status: 200, body: { ok: true }, delayMs: 5 }));
+		const wf = httpWorkflow({ url: `${api.url}/x` });
+		const store = new MemoryStateStore();
+		const first = await runHttp(wf, items(100), systemRuntime, { store });
+		const firstWindow = (storyOf(first.jsonOf('HTTP')[0]).history[0].traffic as IDataObject).window;
+		const second = await runHttp(wf, items(5), systemRuntime, { store });
+		const secondWindow = (storyOf(second.jsonOf('HTTP')[0]).history[0].traffic as IDataObject).window;
+		expect(firstWindow).toBe(10);
+		expect(secondWindow).toBeGreaterThanOrEqual(100);
+	});
+
+	it('one controller per API: another origin, or another credential, has its own', async () => {
+		const down = await server(() => ({ status: 503 }));
+		const up = await server(() => ({ status: 200, body: { ok: true } }));
+		const store = new MemoryStateStore();
+		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), systemRuntime, { store });
+		const other = await runHttp(httpWorkflow({ url: `${up.url}/x` }), items(3), systemRuntime, { store });
+		expect(other.jsonOf('HTTP')).toHaveLength(3);
+		// the same scope on both joins them: the held API holds the other's requests too
+		const joined = await runHttp(
+			httpWorkflow({ url: `${up.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }),
+			items(1),
+			systemRuntime,
+			{ store },
+		);
+		expect(joined.jsonOf('HTTP')).toHaveLength(1);
+		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), systemRuntime, { store });
+		const held = await runHttp(
+			httpWorkflow({ url: `${up.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }),
+			items(1),
+			systemRuntime,
+			{ store },
+		);
+		expect(errorOf(held.jsonOf('HTTP', 1)[0]).reason).toBe('circuit-open');
+	});
+});
+
+describe('shared state in Redis (queue mode)', () => {
+	// the process-wide Redis clients reconnect in the background: close them, or Jest cannot exit
+	afterAll(async () => closeRedisStateStores());
+
+	it('an unreachable Redis never fails a request: the controllers fall back to this process', async () => {
+		const upstream = await startFlakyServer();
+		const closed = await startFlakyServer();
+		const port = closed.port;
+		await closed.close();
+		try {
+			const wf = httpWorkflow({ url: `${upstream.url}/fail/1/redis-down`, stateStore: 'redis', retryOptions: { baseDelay: 1, maxDelay: 2 } }, { credentials: { resilientHttpRedis: { id: 'r', name: 'redis' } } });
+			const run = await runHttp(wf, [{ json: {} }], systemRuntime, { credentialTypes: [new ResilientHttpRedis()], credentials: { resilientHttpRedis: { host: '127.0.0.1', port, database: 0, user: '', password: '', ssl: false } } });
+			expect(run.status).toBe('success');
+			expect(run.jsonOf('HTTP')[0]._retry).toMatchObject({ attempts: 2, stoppedBecause: 'success' });
+		} finally {
+			await upstream.close();
+		}
+	});
+});

@@ -1,0 +1,421 @@
+/**
+ * The traffic controller of one API (nodes/shared/core/traffic/controller.ts) on an injected clock:
+ * examples of every wait (pause, quota, hold and probes, slots, pace, budget), of what it learns
+ * (window, rate), of leases and forgetting; then fast-check properties over random sequences of
+ * requests and outcomes. Fixed seed (FC_SEED picks another).
+ */
+import fc from 'fast-check';
+import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
+import { budgetLimit } from '../../../nodes/shared/state/budget';
+import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+
+const SEED = Number(process.env.FC_SEED ?? 20261201);
+const T0 = 1_800_000_000_000;
+
+const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+const throttled = (ms?: number, header = 'retry-after'): Outcome => ({ success: false, outageFailure: false, overload: true, throttled: true, ...(ms !== undefined ? { serverWait: { ms, header } } : {}) });
+
+function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
+	return { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...overrides };
+}
+
+/** One API's controller as a store keeps it: its state between steps. */
+class Api {
+	data: TrafficData | undefined;
+	events: TrafficEvent[] = [];
+	private n = 0;
+	constructor(readonly p: TrafficParams) {}
+	admit(now: number, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
+		const id = request.id ?? `r${this.n++}`;
+		const step = admit(this.data, now, { id, retry: false, paced: false, ...request }, this.p);
+		this.data = step.data;
+		return { ...step.result, id };
+	}
+	complete(now: number, id: string, outcome: Outcome): TrafficEvent[] {
+		const step = complete(this.data, now, id, outcome, this.p);
+		this.data = step.data;
+		this.events.push(...step.result);
+		return step.result;
+	}
+	/** Admits and completes at once. */
+	call(now: number, outcome: Outcome, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
+		const a = this.admit(now, request);
+		if (a.go) this.complete(now, a.id, outcome);
+		return a;
+	}
+}
+
+describe('traffic controller: slots in flight', () => {
+	it('lets a new API have 10 requests in flight; the 11th waits for a slot until the soonest lease ends', () => {
+		const api = new Api(params());
+		const admitted = Array.from({ length: 10 }, (_, k) => api.admit(T0 + k));
+		expect(admitted.every((a) => a.go)).toBe(true);
+		expect(api.admit(T0 + 10)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		api.complete(T0 + 20, admitted[0].id, OK);
+		expect(api.admit(T0 + 21)).toMatchObject({ go: true, inFlight: 10, window: 11 });
+	});
+
+	it('keeps what it learned for the next execution: the window grows in slow start and stays', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0 + k, OK);
+		expect(api.admit(T0 + 100)).toMatchObject({ go: true, window: 40 });
+		// an hour later nothing is left: the API starts afresh
+		expect(api.admit(T0 + 100 + TRAFFIC_MEMORY_MS + 41_000)).toMatchObject({ go: true, window: 10 });
+	});
+
+	it('halves the window once for a burst of 429s and 503s', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0, OK); // window 40
+		const burst = Array.from({ length: 20 }, () => api.admit(T0 + 1));
+		for (const a of burst) api.complete(T0 + 2, a.id, { ...DOWN, outageFailure: false });
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([{ kind: 'window', decrease: { from: 40, to: 20 } }]);
+	});
+
+	it('gives up a lease that never reported (its worker died): the slot frees, a late report still teaches', () => {
+		const api = new Api(params({ window: { ceiling: 1, mode: 'fixed' } }));
+		const lost = api.admit(T0);
+		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		const next = api.admit(T0 + 40_000);
+		expect(next.go).toBe(true);
+		api.complete(T0 + 40_001, lost.id, OK); // unknown lease: ignored for the slot
+		expect(api.admit(T0 + 40_002)).toMatchObject({ go: false, reason: 'concurrency' });
+	});
+});
+
+describe('traffic controller: the API pauses everyone', () => {
+	it('a 429 with Retry-After pauses every request until then, with one event for the whole burst', () => {
+		const api = new Api(params());
+		const burst = Array.from({ length: 5 }, () => api.admit(T0));
+		for (const a of burst) api.complete(T0 + 10, a.id, throttled(2000));
+		expect(api.events.filter((e) => e.kind === 'paused')).toEqual([{ kind: 'paused', until: T0 + 2010, by: 'retry-after' }]);
+		expect(api.admit(T0 + 1000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2010, pausedBy: 'retry-after' });
+		expect(api.admit(T0 + 2010).go).toBe(true);
+	});
+
+	it('a later, longer wait extends the pause; a shorter one does not shorten it', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(5000));
+		api.call(T0, throttled(1000), { retry: true, paced: true });
+		expect(api.admit(T0 + 2000)).toMatchObject({ reason: 'paused', until: T0 + 5000 });
+	});
+
+	it('a 503 with Retry-After pauses too; a 429 without a wait does not pause', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(undefined));
+		expect(api.admit(T0 + 1).go).toBe(true);
+		api.call(T0 + 2, { success: false, outageFailure: true, overload: true, throttled: true, serverWait: { ms: 3000, header: 'retry-after' } });
+		expect(api.admit(T0 + 3)).toMatchObject({ reason: 'paused', until: T0 + 3002 });
+	});
+
+	it('a spent quota on any answer, a success too, pauses until its reset; requests in flight count against it', () => {
+		const api = new Api(params());
+		const inFlight = api.admit(T0);
+		api.call(T0, { ...OK, quota: { remaining: 2, resetMs: 1000 } }); // one more in flight: 1 left
+		expect(api.admit(T0 + 1).go).toBe(true); // takes the last one
+		expect(api.admit(T0 + 2)).toMatchObject({ go: false, reason: 'paused', until: T0 + 1000, pausedBy: 'quota' });
+		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetMs: 900 } });
+		expect(api.admit(T0 + 500)).toMatchObject({ reason: 'paused', until: T0 + 903 });
+		const asker = api.admit(T0 + 903);
+		expect(asker.go).toBe(true);
+		// past the reset the count is unknown: the others wait for the answer of the one that asks
+		expect(api.admit(T0 + 904)).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', wake: 'change', until: T0 + 903 + 40_000 });
+		// a fresh quota after the reset lets requests go again
+		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
+		expect(api.admit(T0 + 906).go).toBe(true);
+	});
+
+	it('answers that overtake each other on the way back do not give back spent requests (the lowest count of a window wins)', () => {
+		const api = new Api(params({ window: { ceiling: 100, mode: 'fixed' } }));
+		const sent = Array.from({ length: 6 }, (_, k) => api.admit(T0 + k));
+		// the server counted sent[1] after sent[0] (16 left), but sent[0]'s answer (19 left) comes back last
+		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetMs: 990 } }); // 5 still in flight: 11 left
+		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetMs: 989 } }); // would be 15
+		const more = Array.from({ length: 12 }, (_, k) => api.admit(T0 + 12 + k).go);
+		expect(more).toEqual([...Array(11).fill(true), false]);
+		// a later window's count replaces it
+		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetMs: 1000 } });
+		expect(api.admit(T0 + 1002).go).toBe(true);
+	});
+
+	it('past the reset, an answer without a quota ends the counting; an asker that never answers is given up with its lease', () => {
+		const api = new Api(params());
+		api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 500 } });
+		const lost = api.admit(T0 + 500);
+		expect(lost.go).toBe(true);
+		expect(api.admit(T0 + 501)).toMatchObject({ go: false, reason: 'paused', wake: 'change' });
+		// the lease of the one that asked ends: the next request asks
+		const next = api.admit(T0 + 500 + 40_000);
+		expect(next.go).toBe(true);
+		expect(api.admit(T0 + 500 + 40_001)).toMatchObject({ go: false, reason: 'paused' });
+		api.complete(T0 + 500 + 40_002, next.id, OK);
+		expect(Array.from({ length: 5 }, (_, k) => api.admit(T0 + 500 + 40_003 + k).go)).toEqual([true, true, true, true, true]);
+	});
+
+	it('a 429 with Retry-After pauses without halving the window (the pause answers it); a 429 without one halves it', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 30; k++) api.call(T0, OK); // window 40
+		const a = api.admit(T0 + 1);
+		api.complete(T0 + 2, a.id, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
+		expect(api.admit(T0 + 1002)).toMatchObject({ go: true, window: 40 });
+		const b = api.admit(T0 + 1003);
+		api.complete(T0 + 1004, b.id, throttled(undefined));
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([{ kind: 'window', decrease: { from: 40, to: 20 } }]);
+	});
+});
+
+describe('traffic controller: holding during an outage', () => {
+	it('after 5 failures in a row holds every request until the probe; one probe at a time; probes back off', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.events.find((e) => e.kind === 'down')).toMatchObject({ kind: 'down', nextProbeAt: T0 + 1000 });
+		expect(api.admit(T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+		const probe = api.admit(T0 + 1000);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		// while the probe is out, everyone else is held (until the probe's lease would be given up)
+		expect(api.admit(T0 + 1001)).toMatchObject({ go: false, reason: 'held', until: T0 + 41_000 });
+		api.complete(T0 + 1100, probe.id, DOWN);
+		expect(api.admit(T0 + 1200)).toMatchObject({ reason: 'held', until: T0 + 3100 }); // 2 s, doubling
+		const second = api.admit(T0 + 3100);
+		api.complete(T0 + 3200, second.id, DOWN);
+		expect(api.admit(T0 + 3300)).toMatchObject({ reason: 'held', until: T0 + 7200 }); // 4 s
+	});
+
+	it('a successful probe releases the held requests in slow start: the probe was one, then two, then four in flight', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		const probe = api.admit(T0 + 1000);
+		api.complete(T0 + 1010, probe.id, OK);
+		expect(api.events.some((e) => e.kind === 'recovered')).toBe(true);
+		const wave = [api.admit(T0 + 1011), api.admit(T0 + 1011), api.admit(T0 + 1011)];
+		expect(wave.map((a) => a.go)).toEqual([true, true, false]);
+		expect(wave[2]).toMatchObject({ reason: 'concurrency' });
+		for (const a of wave.slice(0, 2)) api.complete(T0 + 1020, a.id, OK);
+		const next = Array.from({ length: 5 }, () => api.admit(T0 + 1021));
+		expect(next.map((a) => a.go)).toEqual([true, true, true, true, false]);
+	});
+
+	it('a probe that hangs is given up when its lease ends, and the next request probes', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.admit(T0 + 1000)).toMatchObject({ probe: true });
+		expect(api.admit(T0 + 40_999)).toMatchObject({ reason: 'held' });
+		expect(api.admit(T0 + 41_000)).toMatchObject({ go: true, probe: true });
+	});
+
+	it('429s and 4xx are no outage: they never hold the API', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 20; k++) api.call(T0, throttled(undefined));
+		for (let k = 0; k < 20; k++) api.call(T0, { success: false, outageFailure: false, overload: false, throttled: false });
+		expect(api.admit(T0 + 1)).toMatchObject({ go: true, probe: false });
+	});
+
+	it('without a hold, failures never stop requests', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 50; k++) api.call(T0, DOWN, { retry: k > 0, paced: true });
+		expect(api.admit(T0 + 1).go).toBe(true);
+	});
+});
+
+describe('traffic controller: the retry budget waits instead of refusing', () => {
+	it('allows 10% of first attempts + 40 retries per minute; the next retry waits until a counted retry leaves the window', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 100; k++) api.call(T0, OK);
+		for (let k = 0; k < 50; k++) expect(api.call(T0 + 1000, DOWN, { retry: true }).go).toBe(true);
+		expect(api.admit(T0 + 1000, { retry: true })).toMatchObject({ go: false, reason: 'budget', until: T0 + 60_000 }); // its bucket (6 s) leaves then
+		// new first attempts raise the limit: 10 more make room for one more retry
+		for (let k = 0; k < 10; k++) api.call(T0 + 2000, OK);
+		expect(api.admit(T0 + 2000, { retry: true }).go).toBe(true);
+	});
+
+	it('a retry the server paced (Retry-After) spends nothing and counts nothing', () => {
+		const api = new Api(params({ hold: undefined, budget: { ratio: 0, minRetriesPerWindow: 0, windowMs: 60_000 } }));
+		api.call(T0, OK);
+		expect(api.admit(T0, { retry: true })).toMatchObject({ go: false, reason: 'budget' });
+		const paced = api.admit(T0, { retry: true, paced: true });
+		expect(paced).toMatchObject({ go: true });
+		expect(paced.go && paced.budget).toBeFalsy();
+	});
+
+	it('a probe never waits for the budget', () => {
+		const api = new Api(params({ budget: { ratio: 0, minRetriesPerWindow: 0, windowMs: 60_000 } }));
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		expect(api.admit(T0 + 1000, { retry: true })).toMatchObject({ go: true, probe: true });
+	});
+});
+
+describe('traffic controller: the pace', () => {
+	it('a fixed rate of 10 per second spaces requests 100 ms apart', () => {
+		const api = new Api(params({ rateLimitRps: 10 }));
+		expect(api.admit(T0).go).toBe(true);
+		expect(api.admit(T0 + 30)).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
+		expect(api.admit(T0 + 100).go).toBe(true);
+		expect(api.admit(T0 + 150)).toMatchObject({ reason: 'rate', until: T0 + 200 });
+	});
+
+	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
+		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetMs: 1000 } });
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
+		const asker = api.admit(T0 + 1800);
+		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetMs: 999 } });
+		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
+	});
+
+	it('learns W = what the API accepted in the second before a throttle: 90% of it at once, back to W in 10 s (CUBIC), faster beyond', () => {
+		const api = new Api(params({ hold: undefined }));
+		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
+		api.call(T0 + 800, throttled(1000));
+		const learned = api.events.find((e) => e.kind === 'rate-learned');
+		expect(learned?.kind === 'rate-learned' && learned.rps).toBeCloseTo(18, 9);
+		const cubic = (seconds: number) => 20 * (1 - 0.1 * (1 - seconds / 10) ** 3);
+		const spacingAt = (now: number) => {
+			expect(api.admit(now).go).toBe(true);
+			const next = api.admit(now + 1);
+			return next.go ? 0 : (next.until ?? NaN) - now;
+		};
+		expect(spacingAt(T0 + 1800)).toBeCloseTo(1000 / cubic(1), 3);
+		expect(spacingAt(T0 + 10_800)).toBeCloseTo(1000 / 20, 3);
+		expect(spacingAt(T0 + 30_800)).toBeCloseTo(1000 / cubic(30), 3);
+		expect(cubic(30) / 20).toBeCloseTo(1.8, 9);
+	});
+
+	it('a later 429 of the same burst raises W to what its second saw; the pace is dropped 20 s after the last throttle or held request', () => {
+		const api = new Api(params({ hold: undefined, window: { ceiling: 100, mode: 'fixed' } }));
+		// 22 sent at once; their answers come back over 300 ms, a 429 among them
+		const sent = Array.from({ length: 22 }, () => api.admit(T0));
+		for (let k = 0; k < 12; k++) api.complete(T0 + k * 10, sent[k].id, OK);
+		api.complete(T0 + 200, sent[12].id, throttled(1000));
+		for (let k = 13; k < 21; k++) api.complete(T0 + 210 + k, sent[k].id, OK);
+		api.complete(T0 + 300, sent[21].id, throttled(1000));
+		const rates = api.events.filter((e) => e.kind === 'rate-learned').map((e) => (e.kind === 'rate-learned' ? e.rps : 0));
+		expect(rates.map((r) => Math.round(r * 10) / 10)).toEqual([10.8, 18.1]); // 0.9 x 20, 0.1 s into its curve
+		// the pace holds requests back at 5 s: kept 20 s from then, not from the throttle
+		expect(api.admit(T0 + 5000).go).toBe(true);
+		expect(api.admit(T0 + 5001)).toMatchObject({ go: false, reason: 'rate' });
+		// 20 s after the throttle it still paces (it held a request back at 5 s)...
+		expect(api.data?.rate.learned && learnedRps(api.data.rate, T0 + 300 + 20_001)).toBeGreaterThan(0);
+		// ...and is dropped 20 s after that
+		expect(learnedRps(api.data!.rate, T0 + 5001 + 20_000)).toBeUndefined();
+		expect([api.admit(T0 + 5001 + 20_000).go, api.admit(T0 + 5001 + 20_000).go]).toEqual([true, true]);
+	});
+
+	it('a throttle with fewer than 10 accepted requests in the last second teaches nothing (the pause does the job)', () => {
+		const api = new Api(params({ hold: undefined }));
+		api.call(T0, throttled(1000));
+		for (let k = 0; k < 9; k++) api.call(T0 + 2000 + k * 50, OK);
+		api.call(T0 + 2500, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
+		// the tenth success in that second makes it a rate worth learning
+		for (let k = 0; k < 10; k++) api.call(T0 + 4000 + k * 50, OK);
+		api.call(T0 + 4600, throttled(1000));
+		expect(api.events.filter((e) => e.kind === 'rate-learned')).toHaveLength(1);
+	});
+});
+
+// ---- properties ---------------------------------------------------------------------------
+
+type Op = { kind: 'admit'; retry: boolean; paced: boolean; dt: number } | { kind: 'complete'; which: number; outcome: Outcome; dt: number };
+
+// outages are weighted up: a hold needs a few failures in a row to open
+const outcome: fc.Arbitrary<Outcome> = fc.oneof(
+	fc.constant(OK),
+	{ arbitrary: fc.constant(DOWN), weight: 4 },
+	fc.nat({ max: 3000 }).map((ms) => throttled(ms)),
+	fc.constant(throttled(undefined)),
+	fc.record({ remaining: fc.nat({ max: 5 }), resetMs: fc.nat({ max: 3000 }) }).map((quota) => ({ ...OK, quota })),
+);
+const op: fc.Arbitrary<Op> = fc.oneof(
+	fc.record({ kind: fc.constant('admit' as const), retry: fc.boolean(), paced: fc.boolean(), dt: fc.nat({ max: 300 }) }),
+	fc.record({ kind: fc.constant('complete' as const), which: fc.nat({ max: 30 }), outcome, dt: fc.nat({ max: 700 }) }),
+);
+const p = fc.record({
+	ceiling: fc.integer({ min: 1, max: 30 }),
+	rate: fc.option(fc.integer({ min: 1, max: 50 }), { nil: undefined }),
+	budget: fc.boolean(),
+	hold: fc.boolean(),
+});
+
+describe('traffic controller: properties', () => {
+	const runs = { seed: SEED, numRuns: 300 };
+
+	it('never lets a request go while the API is paused, held (but for one probe), or at its window, or above the retry budget', () => {
+		fc.assert(
+			fc.property(p, fc.array(op, { maxLength: 300 }), (settings, ops) => {
+				const tp = params({
+					window: { ceiling: settings.ceiling, mode: 'adaptive' },
+					leaseMs: 5000,
+					...(settings.rate ? { rateLimitRps: settings.rate } : {}),
+					budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
+					hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
+				});
+				const api = new Api(tp);
+				const live: string[] = [];
+				let now = T0;
+				let pausedUntil = 0;
+				const counted: Array<{ at: number; retry: boolean }> = [];
+				for (const o of ops) {
+					now += o.dt;
+					if (o.kind === 'complete') {
+						if (live.length === 0) continue;
+						const [id] = live.splice(o.which % live.length, 1);
+						api.complete(now, id, o.outcome);
+						if (o.outcome.throttled && o.outcome.serverWait) pausedUntil = Math.max(pausedUntil, now + o.outcome.serverWait.ms);
+						continue;
+					}
+					const before = api.data;
+					const hold = tp.hold && before?.hold ? breakerSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
+					const holdState = hold?.state ?? 'closed';
+					const inFlight = (before?.leases ?? []).filter(([, exp]) => exp > now).length;
+					const a = api.admit(now, { retry: o.retry, paced: o.paced });
+					if (!a.go) continue;
+					live.push(a.id);
+					if (now < pausedUntil) throw new Error(`admitted at ${now - T0} while paused until ${pausedUntil - T0}`);
+					if (holdState !== 'closed' && !a.probe) throw new Error(`admitted a non-probe while the hold is ${holdState}`);
+					if (a.probe && hold?.openUntil !== undefined && now < hold.openUntil) throw new Error(`probed at ${now - T0}, before the probe time ${hold.openUntil - T0}`);
+					const probes = (api.data?.leases ?? []).filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
+					if (probes > 1) throw new Error(`${probes} probes in flight`);
+					if (!a.probe && inFlight >= settings.ceiling) throw new Error(`admitted with ${inFlight} in flight, ceiling ${settings.ceiling}`);
+					if (tp.budget && !a.probe && !(o.retry && o.paced)) {
+						counted.push({ at: now, retry: o.retry });
+						// the budget's window is 9 to 10 s long (buckets): retries of the last 9 s are all in it,
+						// and it holds no first attempt older than 10 s
+						const retries = counted.filter((c) => c.retry && c.at > now - 9_000).length;
+						const firsts = counted.filter((c) => !c.retry && c.at > now - 10_000).length;
+						if (retries > budgetLimit(firsts, tp.budget)) throw new Error(`${retries} retries in 9 s for ${firsts} first attempts in 10 s`);
+					}
+				}
+			}),
+			runs,
+		);
+	});
+
+	it('once a probe succeeded, the requests in flight double per round at most (slow start)', () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 2, max: 40 }), (rounds, waiting) => {
+				const api = new Api(params());
+				for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+				const probe = api.admit(T0 + 1000);
+				api.complete(T0 + 1001, probe.id, OK);
+				let now = T0 + 1002;
+				let allowed = 2; // the probe was the first round, of one
+				for (let r = 0; r < rounds; r++) {
+					const wave: string[] = [];
+					for (let k = 0; k < waiting; k++) {
+						const a = api.admit(now);
+						if (a.go) wave.push(a.id);
+					}
+					expect(wave.length).toBeLessThanOrEqual(allowed);
+					for (const id of wave) api.complete(now, id, OK);
+					allowed *= 2;
+					now += 10;
+				}
+			}),
+			{ seed: SEED, numRuns: 100 },
+		);
+	});
+});
