@@ -3,7 +3,7 @@
  * measured and whether the goal was met; a goal whose figures this run does not have (the real-n8n
  * part did not run, or a row is missing) is "not measured", which is not met.
  */
-import { isSkipped, type FleetRun, type RateRun, type RealN8nReading } from './real-n8n-results';
+import { isSkipped, type FleetRun, type RateRow, type RateRun, type RealN8nReading } from './real-n8n-results';
 import type { DuplicateRow } from './scenarios/duplicates';
 import type { HealthyResult } from './scenarios/healthy-overhead';
 import type { RateResult } from './scenarios/rate-limit';
@@ -86,14 +86,8 @@ function stormVerdicts(scenario: string, rows: ReadonlyArray<{ slug: string; exe
 	return verdicts;
 }
 
-interface RateFigures {
-	executions: number;
-	succeeded: number;
-	requests: number;
-	status429: number;
-	durationMs: number;
-	idealMs: number;
-}
+/** The figures of a rate row, from the engine or from real n8n (a RateRow without its labels). */
+type RateFigures = Omit<RateRow, 'slug' | 'name'>;
 
 function rateVerdicts(scenario: string, row: RateFigures | undefined, share429: number, issueGoal: boolean): GoalVerdict[] {
 	const goals = ['100% succeed', `429s <= ${share429 * 100}% of requests`, `time <= ${GOALS.rateTimeRatio}x of the ideal (items / rate)`];

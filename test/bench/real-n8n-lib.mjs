@@ -292,6 +292,11 @@ function endTimes(rows, since) {
 	return rows.filter((r) => r.stoppedAt !== null).map((r) => r.stoppedAt - since);
 }
 
+/** What every row of test/bench/real-n8n-results.ts starts with. */
+function rowHead(row, executions, rows, log) {
+	return { slug: row.slug, name: row.name, executions, succeeded: succeededOf(rows, log), requests: log.length };
+}
+
 /**
  * A FleetRow of test/bench/real-n8n-results.ts. Times count from `since`: the first call, or the
  * barrier's opening when the row has one (the moment the fleet starts "at once").
@@ -299,11 +304,7 @@ function endTimes(rows, since) {
 export function fleetRow(row, executions, calls, rows, log, since = calls.firstCallAt) {
 	const ends = endTimes(rows, since);
 	return {
-		slug: row.slug,
-		name: row.name,
-		executions,
-		succeeded: succeededOf(rows, log),
-		requests: log.length,
+		...rowHead(row, executions, rows, log),
 		amplification: Math.round((log.length / executions) * 1000) / 1000,
 		retryPeak100ms: peakIn(retryTimes(log), 100),
 		callsSpreadMs: calls.lastAnswerAt - calls.firstCallAt,
@@ -316,11 +317,7 @@ export function fleetRow(row, executions, calls, rows, log, since = calls.firstC
 export function rateRow(row, executions, limitRps, calls, rows, log, since = calls.firstCallAt) {
 	const ends = endTimes(rows, since);
 	return {
-		slug: row.slug,
-		name: row.name,
-		executions,
-		succeeded: succeededOf(rows, log),
-		requests: log.length,
+		...rowHead(row, executions, rows, log),
 		status429: log.filter((e) => e.status === 429).length,
 		durationMs: ends.length ? Math.max(...ends) : 0,
 		idealMs: Math.round((executions / limitRps) * 1000),
