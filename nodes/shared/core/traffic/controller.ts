@@ -297,15 +297,3 @@ export function trafficForgetAt(data: TrafficData, params: TrafficParams): numbe
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);
 }
-
-/** The state as it stands, for the log and the story. */
-export function trafficSnapshot(data: TrafficData | undefined, nowMs: number, params: TrafficParams) {
-	const settled = settle(data, nowMs, params);
-	return {
-		inFlight: settled.leases.length,
-		window: windowSize(settled.window, params.window),
-		...(settled.pausedUntil > nowMs ? { pausedUntil: settled.pausedUntil } : {}),
-		...(params.hold ? { hold: breakerSnapshot(settled.hold, nowMs, holdOf(params) ?? params.hold).state } : {}),
-		...(learnedRps(settled.rate, nowMs) !== undefined ? { learnedRps: learnedRps(settled.rate, nowMs) } : {}),
-	};
-}
