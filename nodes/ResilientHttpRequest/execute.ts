@@ -3,13 +3,12 @@
  * one attempt, and writes the result with its retry story. Items are independent: one item's
  * retries never re-send another item.
  */
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { classifyNetworkError } from '../shared/core/classify';
 import { runItemPool } from '../shared/core/item-pool';
 import { redactError } from '../shared/core/redact';
 import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
-import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
 import { isLoopRetry } from '../shared/core/item-records';
@@ -20,7 +19,12 @@ import { createTrafficGate } from './traffic-gate';
 import { selectStateStore } from './state-store';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
-import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
+import { errorBodyValue, failedItem, ItemFailedError } from './error-output';
+import { failedResult, withStory } from './item-results';
+import { fetchPages } from './paginate';
+import { paginatedResult } from './paginated-result';
+import { readPaginationSettings } from './pagination-settings';
+import { ownResumePoint } from '../shared/core/pagination';
 import { itemRedactor } from './secrets';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
@@ -54,10 +58,6 @@ function policyFor(settings: RetrySettings, spec: RequestSpec, idempotencyKey: s
 	};
 }
 
-function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
-	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
-}
-
 async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, store: StateStore, signal: AbortSignal | undefined, schedule: ScheduleSettings, keys: IdempotencyKeys): Promise<INodeExecutionData[]> {
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
@@ -74,7 +74,27 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
-	const outcome = await runWithRetry((attempt) => attemptOnce(ctx, spec, transport, settings, attempt, runtime), policyFor(settings, spec, idempotencyKey, keyOwner), runtime, signal, gate);
+	const send = (request: RequestSpec) =>
+		runWithRetry((attempt) => attemptOnce(ctx, request, transport, settings, attempt, runtime), policyFor(settings, request, headerValue(request.headers, settings.idempotencyHeader), keyOwner), runtime, signal, gate);
+	const pagination = readPaginationSettings(ctx, i, settings.neverError, settings.response.format === 'file');
+	if (pagination) {
+		// an item back from a page that failed here goes on from that page
+		const resume = ownResumePoint(json, keys.owner);
+		const run = await fetchPages(ctx, i, {
+			settings: pagination,
+			spec,
+			format: settings.response.format,
+			owner: keys.owner,
+			...(idempotencyKey !== undefined ? { idempotency: { header: settings.idempotencyHeader, key: idempotencyKey } } : {}),
+			...(resume ? { resume } : {}),
+			withCredentials: transport.auth.kind !== 'none',
+			sendCredentialsCrossOrigin: transport.sendCredentialsCrossOrigin,
+			fetchPage: send,
+		});
+		return await paginatedResult(ctx, i, run, { settings, runtime, ...(resume ? { resume } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+	}
+
+	const outcome = await send(spec);
 	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
 	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
 	// outcome; the response of a success is the user's data and stays untouched
@@ -82,26 +102,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(outcome.story) : outcome.story;
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
-
-	const failure = outcome.failure;
-	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
-	const failedResponse = responseOf(failure);
-	if (settings.neverError && failedResponse) {
-		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
-	}
-	// the server's body may echo a credential: on the error output it is redacted like our own texts
-	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, runtime.now()));
-	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
-		message: story.summary,
-		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
-		itemIndex: i,
-		...(failure.status !== undefined ? { httpCode: String(failure.status) } : {}),
-	});
-	// NodeApiError swaps messages that mention common error codes for generic texts; ours says more
-	nodeError.message = story.summary;
-	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
-	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
-	throw new ItemFailedError(nodeError);
+	return await failedResult(ctx, i, outcome.failure, story, spec.url, settings, runtime, redactor);
 }
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {

@@ -48,7 +48,7 @@ function duplicateError(ctx: IExecuteFunctions, i: number, first: number, genera
 
 export class IdempotencyKeys {
 	private constructor(
-		private readonly owner: string,
+		readonly owner: string,
 		private readonly derived: Map<number, string | Error>,
 	) {}
 

@@ -12,7 +12,6 @@ import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/optio
 import { normalizePem } from './pem';
 import type { RequestSpec } from './request-spec';
 import type { TlsOptions, TransportSettings } from './transport';
-import { refuseUnsupportedParameters } from './unsupported-parameters';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
 export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
@@ -65,7 +64,6 @@ function readResponseTimeout(ctx: IExecuteFunctions, i: number, options: IDataOb
 }
 
 export async function readTransportSettings(ctx: IExecuteFunctions, i: number, spec: RequestSpec, attemptTimeoutMs: number): Promise<TransportSettings> {
-	refuseUnsupportedParameters(ctx, i);
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
 	// read once per item: checked here, applied on every attempt

@@ -3,8 +3,8 @@ import type { INodeProperties } from 'n8n-workflow';
 /**
  * HTTP Request's Pagination option, with its names, values and defaults, so that a node carrying
  * it keeps it: n8n drops the parameters and options a node does not declare before the node runs,
- * and the editor drops them on save. The node does not paginate yet; it refuses a mode other than
- * Off before sending (unsupported-parameters.ts), instead of returning page 1 as if it were all.
+ * and the editor drops them on save. The expressions are resolved for each page by n8n's own
+ * pagination helper (paginate.ts), each page a request for the retry engine.
  */
 export const paginationOption: INodeProperties = {
 	displayName: 'Pagination',
@@ -29,7 +29,7 @@ export const paginationOption: INodeProperties = {
 						{ name: 'Response Contains Next URL', value: 'responseContainsNextURL' },
 					],
 					default: 'updateAParameterInEachRequest',
-					description: 'Not supported by this node yet: a mode other than Off fails before any request. Use the HTTP Request node to paginate.',
+					description: 'How the next page is requested. Each page is retried on its own: a 429 or 503 waits and fetches the same page again, keeping the pages fetched before.',
 				},
 				{
 					displayName: 'Next URL',

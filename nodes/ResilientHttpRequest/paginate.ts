@@ -1,0 +1,216 @@
+/**
+ * Fetches an item's pages with n8n's own pagination helper, so that `$response`, `$pageCount`,
+ * `$request`, the completion rules, Max Pages, the interval and the "identical response" guard are
+ * HTTP Request's, word for word. The helper sends each page through the `request` of the object it
+ * is called on: here that is one page for the retry engine (attempts, Retry-After, the API's
+ * traffic controller), so a 429 on page 37 waits and fetches page 37 again; the pages fetched
+ * before are kept, and a page that finally fails leaves the item with them and with where to resume.
+ */
+import type { IDataObject, IExecuteFunctions, IRequestOptions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import type { AttemptFailure } from '../shared/core/classify';
+import { RETRY_LIMITS } from '../shared/core/defaults';
+import { offsetPageCount, pageIdempotencyKey, type PaginationRecord, type ResumePoint } from '../shared/core/pagination';
+import { SENSITIVE_HEADERS } from '../shared/core/redact';
+import type { RetryOutcome } from '../shared/core/retry-loop';
+import type { RetryStory } from '../shared/core/retry-story';
+import { parameterError } from '../shared/n8n/parameters';
+import { responseOf } from './error-output';
+import type { PageParameter, PaginationSettings } from './pagination-settings';
+import { headerValue, type RequestSpec } from './request-spec';
+import { decodeBody, type ResponseFormat } from './response';
+import type { HttpResponse } from './transport';
+
+/** One page as fetched: its request and its last response (a page that failed may have none). */
+export interface FetchedPage {
+	page: number;
+	spec: RequestSpec;
+	story: RetryStory;
+	response?: HttpResponse;
+}
+
+export type PaginationOutcome =
+	| { ok: true; pages: FetchedPage[] }
+	| { ok: false; pages: FetchedPage[]; failure: AttemptFailure; story: RetryStory; resumeFrom: ResumePoint };
+
+export interface PaginationRun {
+	settings: PaginationSettings;
+	/** The item's own request (page 1, or the base of a resumed item's pages). */
+	spec: RequestSpec;
+	format: ResponseFormat;
+	/** The node that owns the resume point (see idempotency-keys.ts: its id, or its name). */
+	owner: string;
+	/** The item's key: each page gets its own (pageIdempotencyKey). */
+	idempotency?: { header: string; key: string };
+	/** A failed pass of this node this item resumes. */
+	resume?: PaginationRecord;
+	/** Whether credentials go with the request: then every page must stay on the first page's origin. */
+	withCredentials: boolean;
+	sendCredentialsCrossOrigin: boolean;
+	fetchPage(spec: RequestSpec, page: number): Promise<RetryOutcome<HttpResponse>>;
+}
+
+/** How the pages' body parameters reach the body: n8n's helper merges them into `body` (JSON) or `form`. */
+type BodyKind = 'none' | 'json' | 'form' | 'fixed';
+
+function bodyKindOf(spec: RequestSpec): { kind: BodyKind; value?: IDataObject } {
+	if (spec.body === undefined) return { kind: 'none' };
+	const type = (headerValue(spec.headers, 'content-type') ?? '').toLowerCase();
+	const text = Buffer.isBuffer(spec.body) ? spec.body.toString('utf8') : spec.body;
+	if (type.includes('json')) {
+		try {
+			const value: unknown = JSON.parse(text);
+			if (value !== null && typeof value === 'object' && !Array.isArray(value)) return { kind: 'json', value: value as IDataObject };
+		} catch {
+			// a body that is not a JSON object is sent as it is
+		}
+	}
+	if (type.includes('application/x-www-form-urlencoded')) return { kind: 'form', value: Object.fromEntries(new URLSearchParams(text)) };
+	return { kind: 'fixed' };
+}
+
+/** The request n8n's helper starts from and shows as `$request`: HTTP Request's (legacy) request options. */
+function baseRequestOptions(spec: RequestSpec, body: { kind: BodyKind; value?: IDataObject }): IRequestOptions {
+	return {
+		uri: spec.url,
+		method: spec.method,
+		qs: { ...spec.qs },
+		headers: { ...spec.headers },
+		...(body.kind === 'json' ? { body: body.value, json: true } : {}),
+		...(body.kind === 'form' ? { form: body.value } : {}),
+	};
+}
+
+/** `$request` as HTTP Request shows it: without the values of headers that carry credentials. */
+function sanitizedRequest(options: IRequestOptions): IDataObject {
+	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, SENSITIVE_HEADERS.includes(name.toLowerCase()) ? '**hidden**' : value]));
+	return { ...(options as IDataObject), headers };
+}
+
+function asText(value: unknown): string {
+	return typeof value === 'string' ? value : value === undefined || value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+}
+
+/** The page's request from what the helper resolved for it (its URL, query, headers and body). */
+function pageSpecFrom(base: RequestSpec, options: IRequestOptions, body: BodyKind): RequestSpec {
+	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, asText(value)]));
+	const spec: RequestSpec = { ...base, url: String(options.uri ?? options.url ?? base.url), qs: { ...((options.qs ?? {}) as IDataObject) }, headers };
+	if (body === 'form') spec.body = new URLSearchParams(Object.entries((options.form ?? {}) as IDataObject).map(([k, v]): [string, string] => [k, asText(v)])).toString();
+	else if (body === 'json' || (body === 'none' && options.body !== undefined)) {
+		spec.body = JSON.stringify(options.body ?? {});
+		if (headerValue(spec.headers, 'content-type') === undefined) spec.headers['content-type'] = 'application/json';
+	}
+	return spec;
+}
+
+/** A resumed item's first page is the page that failed, exactly: its URL and its parameters' values. */
+function resumedPageSpec(spec: RequestSpec, resume: ResumePoint, body: BodyKind): RequestSpec {
+	const url = new URL(resume.url);
+	const qs = { ...spec.qs, ...(resume.parameters.qs ?? {}) } as IDataObject;
+	// as the helper does: the URL's own query wins over the node's
+	for (const key of url.searchParams.keys()) delete qs[key];
+	const headers = { ...spec.headers, ...Object.fromEntries(Object.entries(resume.parameters.headers ?? {}).map(([k, v]) => [k, asText(v)])) };
+	const next: RequestSpec = { ...spec, url: resume.url, qs, headers };
+	if (resume.parameters.body) {
+		const merged = { ...(bodyKindOf(spec).value ?? {}), ...resume.parameters.body } as IDataObject;
+		const options: IRequestOptions = body === 'form' ? { form: merged } : { body: merged };
+		return pageSpecFrom(next, { ...options, uri: resume.url, qs, headers }, body);
+	}
+	return next;
+}
+
+/** The values a page had for the parameters the pages update: a resumed item starts from them. */
+function resumePointOf(owner: string, page: FetchedPage, parameters: PageParameter[], body: BodyKind): ResumePoint {
+	const bodyValue = body === 'fixed' || page.spec.body === undefined ? {} : body === 'form' ? Object.fromEntries(new URLSearchParams(asText(page.spec.body))) : (JSON.parse(asText(page.spec.body)) as IDataObject);
+	const sources: Record<PageParameter['type'], IDataObject> = { qs: page.spec.qs, headers: page.spec.headers, body: bodyValue };
+	const values: ResumePoint['parameters'] = {};
+	for (const { type, name } of parameters) {
+		const target = (values[type] ??= {});
+		if (sources[type][name] !== undefined) target[name] = sources[type][name];
+	}
+	return { node: owner, page: page.page, url: page.spec.url, parameters: values };
+}
+
+/** The page as `$response` shows it: the body decoded (JSON parsed, text, or the file's bytes). */
+function pageResponse(response: HttpResponse, format: ResponseFormat): IDataObject {
+	const decoded = decodeBody(response, format);
+	const body = decoded.kind === 'json' || decoded.kind === 'text' ? decoded.value : decoded.kind === 'file' ? response.body : response.body.toString('utf8');
+	return { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
+}
+
+/** The page failed without a response (network, timeout, cancel, a stop at the API's gate). */
+class PageFailedError extends Error {}
+
+function checkPageUrl(ctx: IExecuteFunctions, i: number, run: PaginationRun, firstOrigin: string, spec: RequestSpec, page: number): void {
+	const label = run.settings.mode === 'responseContainsNextURL' ? 'Options > Pagination > Next URL' : 'URL';
+	let url: URL;
+	try {
+		url = new URL(spec.url);
+	} catch {
+		parameterError(ctx, i, label, `gave page ${page} a value that is not a URL`, 'Make sure it evaluates to an absolute URL starting with http:// or https://.');
+	}
+	if (url.protocol !== 'http:' && url.protocol !== 'https:') parameterError(ctx, i, label, `gave page ${page} a URL with protocol "${url.protocol}": only http:// and https:// are sent`);
+	if (run.withCredentials && !run.sendCredentialsCrossOrigin && url.origin !== firstOrigin) {
+		parameterError(
+			ctx,
+			i,
+			label,
+			`gave page ${page} a URL on ${url.origin}, another origin than the first page's (${firstOrigin}): nothing was sent there, so that the credential does not leave ${firstOrigin}`,
+			'Turn on Options > Send Credentials on Cross-Origin Redirect if the API really serves its pages from another origin.',
+		);
+	}
+}
+
+/** Fetches the item's pages; never throws for a page that failed, only for a setting that is wrong. */
+export async function fetchPages(ctx: IExecuteFunctions, i: number, run: PaginationRun): Promise<PaginationOutcome> {
+	const body = bodyKindOf(run.spec);
+	const bodyParameter = run.settings.parameters.findIndex((p) => p.type === 'body');
+	if (bodyParameter >= 0 && body.kind === 'fixed') {
+		parameterError(ctx, i, `Options > Pagination > Parameters [${bodyParameter + 1}]`, 'updates a body field, which needs a JSON body (an object) or a Form URL Encoded one: set Body Content Type accordingly, or update a Query or Header parameter');
+	}
+	const firstPage = run.resume ? run.resume.resumeFrom.page : 1;
+	const offset = firstPage - 1;
+	const helperOptions = offsetPageCount(run.settings.helper, offset);
+	if (run.settings.maxPages !== undefined) helperOptions.maxRequests = Math.max(1, run.settings.maxPages - offset);
+	const firstOrigin = new URL(run.spec.url).origin;
+	const pages: FetchedPage[] = [];
+	let failed: { failure: AttemptFailure; story: RetryStory } | undefined;
+
+	const sendPage = async (options: IRequestOptions): Promise<IDataObject> => {
+		const page = firstPage + pages.length;
+		let spec = run.resume && pages.length === 0 ? resumedPageSpec(run.spec, run.resume.resumeFrom, body.kind) : pageSpecFrom(run.spec, options, body.kind);
+		checkPageUrl(ctx, i, run, firstOrigin, spec, page);
+		if (run.idempotency) spec = { ...spec, headers: { ...spec.headers, [run.idempotency.header]: pageIdempotencyKey(run.idempotency.key, page, RETRY_LIMITS.idempotencyKeyLength) } };
+		const outcome = await run.fetchPage(spec, page);
+		const response = outcome.ok ? outcome.value : responseOf(outcome.failure);
+		pages.push({ page, spec, story: outcome.story, ...(response ? { response } : {}) });
+		failed = outcome.ok ? undefined : { failure: outcome.failure, story: outcome.story };
+		// a page the retry engine gave up on fails the item, also where HTTP Request would read it as the
+		// last page (a 503 with an empty body is an "empty response"); only a status listed in Status
+		// Code(s) when Complete ends pagination
+		if (!outcome.ok && !(response && run.settings.completeStatuses.includes(response.statusCode))) throw new PageFailedError();
+		return pageResponse(response!, run.format);
+	};
+
+	// the helper calls `this.helpers.request` for each page (no credential type: ours are applied per attempt)
+	const host = { helpers: { request: sendPage } } as unknown as IExecuteFunctions;
+	const base = baseRequestOptions(run.spec, body);
+	try {
+		await ctx.helpers.requestWithAuthenticationPaginated.call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
+		return { ok: true, pages };
+	} catch (error) {
+		const last = pages[pages.length - 1];
+		// a setting (an expression, a URL) or n8n's guard against the same page again and again
+		if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) throw error;
+		const failure: AttemptFailure = failed?.failure ?? {
+			kind: 'status',
+			status: last.response?.statusCode,
+			statusText: last.response?.statusMessage,
+			message: `${last.response?.statusCode ?? ''} ${last.response?.statusMessage ?? ''}`.trim(),
+			reachedServer: 'yes',
+			transient: false,
+		};
+		const story = failed?.story ?? { ...last.story, stoppedBecause: 'final-status', summary: `Response ${failure.message} is not a page: pagination goes on only after a 2xx response` };
+		return { ok: false, pages: pages.slice(0, -1), failure, story, resumeFrom: resumePointOf(run.owner, last, run.settings.parameters, body.kind) };
+	}
+}

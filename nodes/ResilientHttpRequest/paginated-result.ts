@@ -1,0 +1,62 @@
+/**
+ * The items of a paginated item: every page's items (a resumed item first gets back the items its
+ * failed pass had fetched), with one story over the pages; or, when a page finally failed, the
+ * error item with the pages fetched so far and the point a loop or a replay resumes from.
+ */
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { combinePageStories, type PaginationRecord } from '../shared/core/pagination';
+import type { RetryStory } from '../shared/core/retry-story';
+import type { Runtime } from '../shared/core/runtime';
+import { failedResult, withStory } from './item-results';
+import type { FetchedPage, PaginationOutcome } from './paginate';
+import { decodeBody, responseToItems } from './response';
+import { itemRedactor } from './secrets';
+import type { RetrySettings } from './settings';
+
+interface PaginatedContext {
+	settings: RetrySettings;
+	runtime: Runtime;
+	resume?: PaginationRecord;
+	/** The item's own key: the story and the error output carry it, not the key of its last page. */
+	idempotencyKey?: string;
+}
+
+/** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */
+async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: RetrySettings): Promise<INodeExecutionData[]> {
+	if (!page.response) return [];
+	const decoded = decodeBody(page.response, settings.response.format);
+	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
+	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url);
+}
+
+async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: RetrySettings): Promise<INodeExecutionData[]> {
+	const items = [...carried];
+	for (const page of pages) items.push(...(await pageItems(ctx, i, page, settings)));
+	return items;
+}
+
+export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: PaginationOutcome, { settings, runtime, resume, idempotencyKey }: PaginatedContext): Promise<INodeExecutionData[]> {
+	const stories: RetryStory[] = [...run.pages.map((page) => page.story), ...(run.ok ? [] : [run.story])];
+	const firstPage = resume ? resume.resumeFrom.page : 1;
+	const combined = combinePageStories(stories, { firstPage, pagesBefore: resume?.pagesFetched ?? 0, failed: !run.ok });
+	const raw: RetryStory = idempotencyKey !== undefined ? { ...combined, idempotencyKey } : combined;
+	// as for one request: a story that quotes a failed attempt is redacted; the pages are the user's data
+	const redactor = !run.ok || raw.history.length > 0 ? await itemRedactor(ctx, i) : undefined;
+	const story = redactor ? redactor.value(raw) : raw;
+	const carried = (resume?.items ?? []).map((json) => ({ json: json as IDataObject }));
+	const items = await itemsOf(ctx, i, run.pages, carried, settings);
+
+	if (run.ok) {
+		// an item never vanishes: pages that were all empty still leave one item (the last page's)
+		const last = run.pages[run.pages.length - 1];
+		if (items.length === 0 && last?.response) items.push(...(await responseToItems(ctx, i, last.response, settings.response, last.spec.url)));
+		return withStory(items, settings.storyField, story, i);
+	}
+	const record: PaginationRecord = {
+		pagesFetched: (resume?.pagesFetched ?? 0) + run.pages.length,
+		resumeFrom: run.resumeFrom,
+		// json only: binary pages cannot ride on the error item's json
+		items: items.filter((item) => !item.binary).map((item) => item.json),
+	};
+	return await failedResult(ctx, i, run.failure, story, run.resumeFrom.url, settings, runtime, redactor, { items, details: { pagination: record as unknown as IDataObject } });
+}
