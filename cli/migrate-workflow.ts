@@ -53,11 +53,6 @@ export function isWorkflow(value: unknown): value is Json & { nodes: WorkflowNod
 function blockers(node: WorkflowNode): string[] {
 	const found: string[] = [];
 	const parameters = node.parameters ?? {};
-	const options = isObject(parameters.options) ? parameters.options : {};
-	const pagination = isObject(options.pagination) && isObject(options.pagination.pagination) ? options.pagination.pagination : undefined;
-	if (pagination && (pagination.paginationMode ?? 'updateAParameterInEachRequest') !== 'off') {
-		found.push('Options > Pagination is not supported by Resilient HTTP Request yet');
-	}
 	const authentication = parameters.authentication ?? 'none';
 	if (authentication === 'predefinedCredentialType') {
 		const type = parameters.nodeCredentialType;
@@ -136,6 +131,10 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 	}
 	const pace = batchingPace(options);
 	if (pace) notes.push(`Batching (${pace.size} items every ${pace.intervalMs} ms) paces this execution only: if it keeps an API's rate limit, set Traffic Control > Rate Limit to ${pace.perSecond} per second instead, which holds for every execution and worker together, and turn Batching off`);
+	const pagination = isObject(options.pagination) && isObject(options.pagination.pagination) ? options.pagination.pagination : undefined;
+	if (pagination && (pagination.paginationMode ?? 'updateAParameterInEachRequest') !== 'off') {
+		notes.push('pagination: each page is retried on its own; a page that finally fails sends the item to the error output with the pages fetched so far and where to resume (HTTP Request lost them), and a failed page never ends pagination as if it were the last one');
+	}
 	return { node: migrated, report: { node: node.name, action: 'migrated', changes, notes } };
 }
 

@@ -6,7 +6,7 @@
  * traffic controller), so a 429 on page 37 waits and fetches page 37 again; the pages fetched
  * before are kept, and a page that finally fails leaves the item with them and with where to resume.
  */
-import type { IDataObject, IExecuteFunctions, IRequestOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { AttemptFailure } from '../shared/core/classify';
 import { RETRY_LIMITS } from '../shared/core/defaults';
@@ -50,6 +50,24 @@ export interface PaginationRun {
 	fetchPage(spec: RequestSpec, page: number): Promise<RetryOutcome<HttpResponse>>;
 }
 
+/**
+ * The request options n8n's pagination helper works on and hands to `request` for each page: HTTP
+ * Request's legacy shape (`uri`, `qs`, `headers`, `body` or `form`), declared here by the fields used.
+ */
+interface PageRequest {
+	uri?: string;
+	url?: string;
+	method?: string;
+	qs?: IDataObject;
+	headers?: IDataObject;
+	body?: IDataObject;
+	json?: boolean;
+	form?: IDataObject;
+}
+
+/** n8n's helper, called on an object of our own (see fetchPages): typed by what it is given. */
+type PaginatedHelper = (this: unknown, requestOptions: PageRequest, itemIndex: number, paginationOptions: PaginationOptions, credentialsType?: string, additionalCredentialOptions?: undefined, sanitizedRequest?: IDataObject) => Promise<unknown[]>;
+
 /** How the pages' body parameters reach the body: n8n's helper merges them into `body` (JSON) or `form`. */
 type BodyKind = 'none' | 'json' | 'form' | 'fixed';
 
@@ -70,7 +88,7 @@ function bodyKindOf(spec: RequestSpec): { kind: BodyKind; value?: IDataObject } 
 }
 
 /** The request n8n's helper starts from and shows as `$request`: HTTP Request's (legacy) request options. */
-function baseRequestOptions(spec: RequestSpec, body: { kind: BodyKind; value?: IDataObject }): IRequestOptions {
+function baseRequestOptions(spec: RequestSpec, body: { kind: BodyKind; value?: IDataObject }): PageRequest {
 	return {
 		uri: spec.url,
 		method: spec.method,
@@ -82,7 +100,7 @@ function baseRequestOptions(spec: RequestSpec, body: { kind: BodyKind; value?: I
 }
 
 /** `$request` as HTTP Request shows it: without the values of headers that carry credentials. */
-function sanitizedRequest(options: IRequestOptions): IDataObject {
+function sanitizedRequest(options: PageRequest): IDataObject {
 	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, SENSITIVE_HEADERS.includes(name.toLowerCase()) ? '**hidden**' : value]));
 	return { ...(options as IDataObject), headers };
 }
@@ -92,7 +110,7 @@ function asText(value: unknown): string {
 }
 
 /** The page's request from what the helper resolved for it (its URL, query, headers and body). */
-function pageSpecFrom(base: RequestSpec, options: IRequestOptions, body: BodyKind): RequestSpec {
+function pageSpecFrom(base: RequestSpec, options: PageRequest, body: BodyKind): RequestSpec {
 	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, asText(value)]));
 	const spec: RequestSpec = { ...base, url: String(options.uri ?? options.url ?? base.url), qs: { ...((options.qs ?? {}) as IDataObject) }, headers };
 	if (body === 'form') spec.body = new URLSearchParams(Object.entries((options.form ?? {}) as IDataObject).map(([k, v]): [string, string] => [k, asText(v)])).toString();
@@ -113,7 +131,7 @@ function resumedPageSpec(spec: RequestSpec, resume: ResumePoint, body: BodyKind)
 	const next: RequestSpec = { ...spec, url: resume.url, qs, headers };
 	if (resume.parameters.body) {
 		const merged = { ...(bodyKindOf(spec).value ?? {}), ...resume.parameters.body } as IDataObject;
-		const options: IRequestOptions = body === 'form' ? { form: merged } : { body: merged };
+		const options: PageRequest = body === 'form' ? { form: merged } : { body: merged };
 		return pageSpecFrom(next, { ...options, uri: resume.url, qs, headers }, body);
 	}
 	return next;
@@ -176,7 +194,7 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 	const pages: FetchedPage[] = [];
 	let failed: { failure: AttemptFailure; story: RetryStory } | undefined;
 
-	const sendPage = async (options: IRequestOptions): Promise<IDataObject> => {
+	const sendPage = async (options: PageRequest): Promise<IDataObject> => {
 		const page = firstPage + pages.length;
 		let spec = run.resume && pages.length === 0 ? resumedPageSpec(run.spec, run.resume.resumeFrom, body.kind) : pageSpecFrom(run.spec, options, body.kind);
 		checkPageUrl(ctx, i, run, firstOrigin, spec, page);
@@ -193,15 +211,17 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 	};
 
 	// the helper calls `this.helpers.request` for each page (no credential type: ours are applied per attempt)
-	const host = { helpers: { request: sendPage } } as unknown as IExecuteFunctions;
+	const host = { helpers: { request: sendPage } };
 	const base = baseRequestOptions(run.spec, body);
 	try {
-		await ctx.helpers.requestWithAuthenticationPaginated.call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
+		await (ctx.helpers.requestWithAuthenticationPaginated as unknown as PaginatedHelper).call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
 		return { ok: true, pages };
 	} catch (error) {
 		const last = pages[pages.length - 1];
 		// a setting (an expression, a URL) or n8n's guard against the same page again and again
-		if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) throw error;
+		if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) {
+			throw error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+		}
 		const failure: AttemptFailure = failed?.failure ?? {
 			kind: 'status',
 			status: last.response?.statusCode,

@@ -108,9 +108,17 @@ export async function startAuthApi() {
 			if (req.headers['x-api-key'] !== AUTH_SECRETS.headerKey) return unauthorized(res, entry, json, 'api key');
 			json(res, (entry.status = 200), { keyed: 'ok', body, query, trace: req.headers['x-trace'] ?? null });
 		},
-		// GET /pages?page=N: three pages of two items, then an empty page (for HTTP Request's pagination)
+		// GET /pages?page=N: three pages of two items, then an empty page (for HTTP Request's pagination);
+		// in flaky mode page 2 first answers 429 with Retry-After: 1
 		pages: (req, res, { json, entry, query }) => {
 			const page = Number(query.page ?? 1);
+			if (page === 2 && flaky && !failedOnce.has('pages/2')) {
+				failedOnce.add('pages/2');
+				entry.status = 429;
+				res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' });
+				res.end('{"error":"rate limited"}');
+				return;
+			}
 			json(res, (entry.status = 200), page <= 3 ? [{ page, n: 1 }, { page, n: 2 }] : []);
 		},
 	});

@@ -1,9 +1,10 @@
 // The migrate command as the README gives it, on a workflow exported from a real n8n 2.41.1 with
 // `n8n export:workflow`: HTTP Request nodes using every supported credential kind and feature
 // (a predefined API key with Retry On Fail, n8n's OAuth2 API, a predefined OAuth2, Digest, Header
-// Auth with query, headers, a nested JSON body, a full response and a Timeout) and one it cannot
-// carry over (pagination). The result is imported back (`n8n import:workflow`, same id) and run
-// against an API that turns flaky and expires every token.
+// Auth with query, headers, a nested JSON body, a full response and a Timeout, pagination) and one
+// it cannot carry over (a credential type of another community package). The result is imported
+// back (`n8n import:workflow`, same id) and run against an API that turns flaky (a 503 on each
+// route, a 429 + Retry-After on page 2) and expires every token.
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -51,6 +52,8 @@ function workflowToMigrate(apiUrl) {
 				url: `${apiUrl}/pages`,
 				options: { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] }, paginationCompleteWhen: 'responseIsEmpty' } } },
 			}),
+			// not connected: it stays an HTTP Request node, and is not run
+			node('c', 'Community API', 1200, { url: `${apiUrl}/community`, authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }),
 		],
 		connections: Object.fromEntries(chain.slice(0, -1).map((name, n) => [name, { main: [[{ node: chain[n + 1], type: 'main', index: 0 }]] }])),
 		settings: { executionOrder: 'v1' },
@@ -76,7 +79,7 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		await api?.close();
 	});
 
-	test('the README command rewrites the export: every node carried over but pagination, which it says it kept', async () => {
+	test('the README command rewrites the export: every node carried over but the community credential\'s, which it says it kept', async () => {
 		// as the README says: npx with the package (here its tarball, as it is not on the registry yet)
 		const npx = ['--yes', `--package=${packTarball()}`, PACKAGE_NAME, 'migrate', exportDir];
 		const { stdout } = await run('npx', npx, { cwd: userFolder, encoding: 'utf8' });
@@ -84,7 +87,8 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		assert.match(stdout, /orders\.json -> .*orders\.resilient\.json/);
 		assert.match(stdout, /"Stripe charges": migrated\n.*\n\s+- Retry On Fail turned off; its 3 tries became Max Attempts 3, its wait of 500 ms Base Delay 500 ms/);
 		assert.match(stdout, /"Create order": migrated\n(.*\n)*?\s+- Attempt Timeout set to the node's Timeout, 60000 ms/);
-		assert.match(stdout, /"All pages": kept as it is\n\s+- Options > Pagination is not supported by Resilient HTTP Request yet/);
+		assert.match(stdout, /"All pages": migrated\n(.*\n)*?\s+! pagination: each page is retried on its own/);
+		assert.match(stdout, /"Community API": kept as it is\n\s+- the credential type "someCommunityApi" is not one Resilient HTTP Request offers/);
 		assert.deepEqual(Object.entries(AUTH_SECRETS).filter(([, s]) => stdout.includes(s)), []);
 
 		const [result] = JSON.parse(fs.readFileSync(path.join(exportDir, 'orders.resilient.json'), 'utf8'));
@@ -96,7 +100,8 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 			'Microsoft me': `${RESILIENT} 1`,
 			'Digest data': `${RESILIENT} 1`,
 			'Create order': `${RESILIENT} 1`,
-			'All pages': 'n8n-nodes-base.httpRequest 4.2',
+			'All pages': `${RESILIENT} 1`,
+			'Community API': 'n8n-nodes-base.httpRequest 4.2',
 		});
 		const stripe = result.nodes.find((n) => n.name === 'Stripe charges');
 		assert.equal(stripe.retryOnFail, undefined);
@@ -106,7 +111,7 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		await assert.rejects(run('npx', npx, { cwd: userFolder, encoding: 'utf8' }), (error) => error.code === 1 && /not overwriting .*orders\.resilient\.json: move it away, or pass --force/.test(error.stderr));
 	});
 
-	test('imported with n8n import:workflow (same id: it replaces the workflow) and run: each node retries the flaky API, n8n refreshes the expired tokens, the kept node still paginates', async () => {
+	test('imported with n8n import:workflow (same id: it replaces the workflow) and run: each node retries the flaky API, n8n refreshes the expired tokens, the pages survive a 429', async () => {
 		const imported = await runN8n(userFolder, ['import:workflow', `--input=${path.join(exportDir, 'orders.resilient.json')}`]);
 		assert.equal(imported.exitCode, 0, imported.stdout + imported.stderr);
 		api.expireTokens();
@@ -122,7 +127,11 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		const order = results['Create order'].items[0];
 		assert.equal(order.statusCode, 200, 'Include Response Headers and Status carried over');
 		assert.deepEqual(order.body, { keyed: 'ok', body: { order: { id: 'o-1001', total: '25' } }, query: { dryRun: 'false' }, trace: 'trace-42' });
-		assert.deepEqual(results['All pages'].items, [1, 1, 2, 2, 3, 3].map((page, n) => ({ page, n: (n % 2) + 1 })), 'the node kept as HTTP Request still fetched every page');
+		const pages = results['All pages'].items;
+		assert.deepEqual(pages.map(({ _retry, ...item }) => item), [1, 1, 2, 2, 3, 3].map((page, n) => ({ page, n: (n % 2) + 1 })), 'every page fetched, page 2 after its 429');
+		assert.deepEqual(pages[0]._retry.history.map((h) => [h.page, h.status]), [[2, 429], [2, 200]], 'page 2 waited and was fetched again, on its own');
+		assert.ok(pages[0]._retry.history[1].delayBeforeMs >= 1000, 'Retry-After: 1 obeyed');
+		assert.deepEqual(api.requestsTo('/pages').slice(-5).map((e) => new URL(e.url, 'http://x').searchParams.get('page')), ['1', '2', '2', '3', '4'], 'no page fetched twice but page 2');
 		const tokens = api.log.slice(started).filter((e) => e.path.startsWith('/token')).map((e) => e.path);
 		assert.deepEqual(tokens, ['/token/app', '/token/ms'], 'both OAuth2 tokens refreshed once');
 		assert.deepEqual(Object.entries(AUTH_SECRETS).filter(([, s]) => (execution.stdout + execution.stderr).includes(s)), []);

@@ -337,10 +337,8 @@ describe('options HTTP Request has', () => {
 	});
 });
 
-describe('parameters the node does not carry out: refused before any request', () => {
+describe('what the node cannot carry out: refused before any request', () => {
 	it.each([
-		['Pagination (Update a Parameter in Each Request)', { options: { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] } } } } }, 'Options > Pagination is not supported by Resilient HTTP Request yet: nothing was sent (item 0)'],
-		['Pagination (Response Contains Next URL)', { options: { pagination: { pagination: { paginationMode: 'responseContainsNextURL', nextURL: '={{ $response.body.next }}' } } } }, 'Options > Pagination is not supported by Resilient HTTP Request yet: nothing was sent (item 0)'],
 		['a credential type the node does not offer', { ...predefined('noSuchServiceApi') }, 'Parameter "Credential Type" is "noSuchServiceApi", a credential type this node does not offer: it offers the 321 types HTTP Request offers in n8n 2.41.1. Choose a Generic Credential Type, or keep the HTTP Request node for this request (item 0)'],
 	])('%s', async (_label, parameters, message) => {
 		const api = await server(() => ({ status: 200 }));

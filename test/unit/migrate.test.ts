@@ -93,8 +93,6 @@ describe('migrateWorkflow', () => {
 	});
 
 	it.each([
-		['pagination', http('Pages', { url: 'https://x.test/', options: { pagination: { pagination: { paginationMode: 'responseContainsNextURL', nextURL: '={{ $response.body.next }}' } } } }), 'Options > Pagination is not supported by Resilient HTTP Request yet'],
-		['pagination in its default mode', http('Pages', { url: 'https://x.test/', options: { pagination: { pagination: {} } } }), 'Options > Pagination is not supported by Resilient HTTP Request yet'],
 		['a credential type it does not offer', http('Odd', { url: 'https://x.test/', authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }), 'the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)'],
 		['HTTP Request v1', { ...http('Ancient', { requestMethod: 'GET', url: 'https://x.test/' }), typeVersion: 1 }, 'HTTP Request v1 has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate'],
 		['an HTTP Request Tool', { ...http('Tool', { url: 'https://x.test/' }), type: 'n8n-nodes-base.httpRequestTool' }, 'an AI tool node (HTTP Request Tool): not migrated by this command'],
@@ -105,9 +103,21 @@ describe('migrateWorkflow', () => {
 		expect(result.notes).toEqual([]);
 	});
 
-	it('pagination set to Off is no pagination: migrated', () => {
+	it.each([
+		['Response Contains Next URL', { paginationMode: 'responseContainsNextURL', nextURL: '={{ $response.body.next }}' }],
+		['its default mode (Update a Parameter in Each Request)', { parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] } }],
+	])('pagination (%s): migrated with its parameters, and a note on what changes', (_label, pagination) => {
+		const source = http('P', { url: 'https://x.test/', options: { pagination: { pagination } } });
+		const { node, report } = only(migrateWorkflow(workflowOf(source)), 'P');
+		expect(report?.action).toBe('migrated');
+		expect(node.parameters?.options).toEqual({ pagination: { pagination } });
+		expect(report?.notes.some((n) => n.startsWith('pagination: each page is retried on its own'))).toBe(true);
+	});
+
+	it('pagination set to Off is no pagination: migrated without the note', () => {
 		const result = migrateWorkflow(workflowOf(http('P', { url: 'https://x.test/', options: { pagination: { pagination: { paginationMode: 'off' } } } })));
 		expect(result.nodes[0].action).toBe('migrated');
+		expect(result.nodes[0].notes.some((n) => n.startsWith('pagination'))).toBe(false);
 	});
 });
 
@@ -168,7 +178,7 @@ describe('migrate files', () => {
 	});
 
 	it('main: usage, exit codes, and the report printed', () => {
-		const source = write('orders.json', workflowOf(http('Call', { url: 'https://x.test/' }, { retryOnFail: true }), http('Pages', { url: 'https://x.test/', options: { pagination: { pagination: {} } } })));
+		const source = write('orders.json', workflowOf(http('Call', { url: 'https://x.test/' }, { retryOnFail: true }), http('Odd', { url: 'https://x.test/', authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' })));
 		const out: string[] = [];
 		const err: string[] = [];
 		const run = (...argv: string[]) => main(argv, (t) => out.push(t), (t) => err.push(t));
@@ -187,8 +197,8 @@ describe('migrate files', () => {
 				`      - type ${HTTP_REQUEST_TYPE} v4.2 -> ${RESILIENT_TYPE} v1`,
 				'      - Retry On Fail turned off; its 3 tries became Max Attempts 3, its wait of 1000 ms Base Delay 1000 ms (later waits double, with jitter, up to Max Delay)',
 				'      ! each attempt is bounded by Attempt Timeout (30 s) where HTTP Request waited up to 5 minutes for an answer: raise it for slow APIs (LLMs, reports)',
-				'    "Pages": kept as it is',
-				'      - Options > Pagination is not supported by Resilient HTTP Request yet',
+				'    "Odd": kept as it is',
+				'      - the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)',
 				'    ! each item a migrated node outputs carries its retry story in the field _retry (Retry Story Field; empty it to keep the items as before)',
 			].join('\n'),
 		);
