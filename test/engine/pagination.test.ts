@@ -9,7 +9,9 @@ import type { LocalHandler, RecordedRequest } from './local-server';
 import { useLocalServers } from './servers';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { createVirtualRuntime } from './virtual-runtime';
-import { httpWorkflow, ITEMS_SOURCE, itemsSource, runHttp } from './workflow-builders';
+import { httpWorkflow, ITEMS_SOURCE, itemsSource, loopWorkflow, requestNode, runHttp } from './workflow-builders';
+
+const runWorkflowWith = (wf: ReturnType<typeof loopWorkflow>, items: INodeExecutionData[]) => runHttp(wf, items, createVirtualRuntime());
 import { runWorkflow } from './harness';
 
 const server = useLocalServers();
@@ -163,6 +165,20 @@ describe('pagination: each page is one request for the retry engine', () => {
 			{ page: 2, q: 'shoes' },
 		]);
 		expect(api.requests.map((r) => r.headers['content-type'])).toEqual(['application/json', 'application/json', 'application/json']);
+	});
+});
+
+describe('pagination in a Backoff Delay loop', () => {
+	it('each pass resumes at the page that failed: no page before it is fetched again, and OK gets every item once', async () => {
+		let failures = 2;
+		const api = await server((req, index) => (pageOf(req) === 3 && failures-- > 0 ? { status: 503 } : threePages(req, index)));
+		const wf = loopWorkflow(requestNode('resilient', { url: `${api.url}/list`, options: byPageCount }), { maxAttempts: 4 });
+		const run = await runWorkflowWith(wf, [{ json: { order: 7 } }]);
+		expect(run.status).toBe('success');
+		expect(api.requests.map(pageOf)).toEqual([1, 2, 3, 3, 3, 4]);
+		const ok = run.jsonOf('OK');
+		expect(withoutStory(ok)).toEqual(EXPECTED);
+		expect(run.runsOf('Gave up')).toBe(0);
 	});
 });
 
