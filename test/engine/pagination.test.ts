@@ -230,6 +230,17 @@ describe('pagination: what is refused before sending', () => {
 		expect(api.requests).toHaveLength(0);
 	});
 
+	it('a failed page that echoes the credential: the error item, its pages and its resume point never show it', async () => {
+		const api = await server((req, index) => (pageOf(req) === 2 ? { status: 400, body: { error: `bad key ${String(req.headers['x-api-key'])}` } } : threePages(req, index)));
+		const wf = httpWorkflow({ url: `${api.url}/list`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options: byPageCount }, { credentials: { httpHeaderAuth: { id: '1', name: 'c' } }, onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, items, createVirtualRuntime(), { credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: 'secret-key-123' } } });
+		const failed = run.jsonOf('HTTP', 1);
+		expect(failed).toHaveLength(1);
+		expect((failed[0].error as IDataObject).pagination).toMatchObject({ pagesFetched: 1, resumeFrom: { page: 2 } });
+		expect(api.requests.map((r) => r.headers['x-api-key'])).toEqual(['secret-key-123', 'secret-key-123']);
+		expect(JSON.stringify(failed)).not.toContain('secret-key-123');
+	});
+
 	it('a next URL on another origin gets no request while a credential goes with the pages', async () => {
 		const other = await server(threePages);
 		const api = await server(() => ({ status: 200, body: { items: [1], next: `${other.url}/steal` } }));
