@@ -10,6 +10,7 @@ import { GENERIC_AUTH_TYPES, otherThan, type GenericAuthType } from './descripti
 import { requestProperties } from './descriptions/request.description';
 import { PREDEFINED_CREDENTIAL_TYPES } from './generated/predefined-credentials';
 import { retryProperties } from './descriptions/retry.description';
+import { toolProperties } from './descriptions/tool.description';
 import { executeResilientHttpRequest } from './execute';
 
 /**
@@ -40,6 +41,14 @@ export function predefinedCredential(name: string): INodeCredentialDescription {
 	return { name, required: true, displayOptions: { show: { nodeCredentialType: [name] }, hide: { authentication: otherThan('predefinedCredentialType') } } };
 }
 
+/**
+ * The tool's description when the user writes none. n8n's HTTP Request Tool says "Makes an HTTP
+ * request and returns the response data"; a model also needs to know that rate limits are handled
+ * (so it does not call again at once) and how a failure reads.
+ */
+export const TOOL_DESCRIPTION =
+	'Makes an HTTP request and returns the response data. Rate limits (429) and temporary server errors are retried for you, waiting as long as the server asks; on failure the answer says what failed, the HTTP status, how many attempts were made and when the server allows another try.';
+
 export class ResilientHttpRequest implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Resilient HTTP Request',
@@ -50,7 +59,9 @@ export class ResilientHttpRequest implements INodeType {
 		subtitle: '={{ $parameter["method"] + " · " + $parameter["maxAttempts"] + " attempts" }}',
 		description: 'Makes an HTTP request and retries each item on its own, with backoff, jitter, Retry-After and idempotency keys',
 		defaults: { name: 'Resilient HTTP Request', color: '#0004F5' },
-		usableAsTool: true,
+		// the tool variant's default Description (n8n copies the description into its toolDescription
+		// parameter): what a model needs to choose the tool and read its answers
+		usableAsTool: { replacements: { description: TOOL_DESCRIPTION } },
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
@@ -59,7 +70,7 @@ export class ResilientHttpRequest implements INodeType {
 			{ name: 'httpSslAuth', required: true, displayOptions: { show: { provideSslCertificates: [true] } } },
 			{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } },
 		],
-		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],
+		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties, ...toolProperties],
 	};
 
 	methods = { credentialTest: { resilientHttpRedisConnectionTest: testRedisCredential } };

@@ -22,6 +22,7 @@ import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
 import { responseToItems } from './response';
 import { errorBodyValue, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { itemRedactor } from './secrets';
+import { readToolAnswer, toolFailure, toolSuccessItems } from './tool-answer';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
 import { readTransportSettings } from './transport-settings';
@@ -62,6 +63,8 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
+	// as an AI agent's tool the answer is shaped for the model (tool-answer.ts)
+	const tool = readToolAnswer(ctx, i);
 	const json = ctx.getInputData()[i].json;
 	const control = readTrafficControl(ctx, i, spec.url, schedule, settings.policy.attemptTimeoutMs);
 	const gate = createTrafficGate(ctx, store, control, runtime, signal, { loopRetry: isLoopRetry(json), maxServerDelayMs: settings.policy.maxServerDelayMs, readRateLimitHeaders: settings.readRateLimitHeaders });
@@ -81,16 +84,19 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const quotesErrors = !outcome.ok || outcome.story.history.length > 1;
 	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(outcome.story) : outcome.story;
+	if (outcome.ok && tool) return await toolSuccessItems(ctx, i, tool, outcome.value, settings.response, spec.url);
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
 
 	const failure = outcome.failure;
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	const failedResponse = responseOf(failure);
 	if (settings.neverError && failedResponse) {
+		if (tool) return await toolSuccessItems(ctx, i, tool, failedResponse, settings.response, spec.url);
 		return withStory(await responseToItems(ctx, i, failedResponse, settings.response, spec.url), settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
 	const details = (redactor ?? (await itemRedactor(ctx, i))).value(errorDetails(failure, story, runtime.now()));
+	if (tool) return await toolFailure(ctx, i, spec, details, story);
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
