@@ -42,12 +42,15 @@ export function predefinedCredential(name: string): INodeCredentialDescription {
 }
 
 /**
- * The tool's description when the user writes none. n8n's HTTP Request Tool says "Makes an HTTP
- * request and returns the response data"; a model also needs to know that rate limits are handled
- * (so it does not call again at once) and how a failure reads.
+ * The node's description, and so the tool's when the user writes none: n8n copies it into the tool
+ * variant's Description (toolDescription) and, when that is empty, hands it to the model itself
+ * (n8n 2.41.1 builds the tool from this description at run time, without `usableAsTool`
+ * replacements, so a tool-only text there would show in the editor and never reach the model).
+ * HTTP Request Tool says "Makes an HTTP request and returns the response data"; a model also needs
+ * to know that rate limits are handled (so it does not call again at once) and how a failure reads.
  */
 export const TOOL_DESCRIPTION =
-	'Makes an HTTP request and returns the response data. Rate limits (429) and temporary server errors are retried for you, waiting as long as the server asks; on failure the answer says what failed, the HTTP status, how many attempts were made and when the server allows another try.';
+	'Makes an HTTP request and returns the response data. Retries rate limits (429) and temporary server errors on its own, with backoff and the wait the server asks for; on failure it says what failed, the HTTP status, how many attempts were made and when the server allows another try.';
 
 export class ResilientHttpRequest implements INodeType {
 	description: INodeTypeDescription = {
@@ -57,11 +60,9 @@ export class ResilientHttpRequest implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["method"] + " · " + $parameter["maxAttempts"] + " attempts" }}',
-		description: 'Makes an HTTP request and retries each item on its own, with backoff, jitter, Retry-After and idempotency keys',
+		description: TOOL_DESCRIPTION,
 		defaults: { name: 'Resilient HTTP Request', color: '#0004F5' },
-		// the tool variant's default Description (n8n copies the description into its toolDescription
-		// parameter): what a model needs to choose the tool and read its answers
-		usableAsTool: { replacements: { description: TOOL_DESCRIPTION } },
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [
