@@ -1,3 +1,5 @@
+import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
+import { ResilientHttpRequest, TOOL_DESCRIPTION } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import { optimizeJson, runsAsTool, toolFailureAccount, type JsonOptimizer } from '../../nodes/ResilientHttpRequest/tool-answer';
 
 const all = (dataField = ''): JsonOptimizer => ({ dataField, fieldsToInclude: 'all', fields: [] });
@@ -126,5 +128,21 @@ describe('runsAsTool', () => {
 	it("is told by n8n's type name of the tool variant", () => {
 		expect(runsAsTool({ type: 'n8n-nodes-resilient-http.resilientHttpRequestTool' })).toBe(true);
 		expect(runsAsTool({ type: 'n8n-nodes-resilient-http.resilientHttpRequest' })).toBe(false);
+	});
+});
+
+describe('the node descriptions n8n turns into tools', () => {
+	it('Resilient HTTP Request is offered as a tool, with its description as the default for the model; Backoff Delay is not', () => {
+		const http = new ResilientHttpRequest().description;
+		expect(http.usableAsTool).toBe(true);
+		expect(http.description).toBe(TOOL_DESCRIPTION);
+		expect(new BackoffDelay().description.usableAsTool).toBeUndefined();
+	});
+
+	it("Optimize Response's parameters show only on the tool variant, under HTTP Request Tool's names", () => {
+		const names = ['optimizeResponse', 'responseType', 'dataField', 'fieldsToInclude', 'fields'];
+		const properties = new ResilientHttpRequest().description.properties.filter((p) => names.includes(p.name));
+		expect(properties.map((p) => p.name)).toEqual(names);
+		for (const property of properties) expect(property.displayOptions?.show?.['@tool']).toEqual([true]);
 	});
 });
