@@ -26,6 +26,12 @@ export default [
 		},
 	},
 	{
+		// Backoff Delay is the body of a retry loop (Retry / Give up outputs): as an AI tool it would
+		// only sleep; n8n offers a node as a tool when it sets usableAsTool, so it sets none.
+		files: ['nodes/BackoffDelay/BackoffDelay.node.ts'],
+		rules: { '@n8n/community-nodes/node-usable-as-tool': 'off' },
+	},
+	{
 		// The HTTP node declares n8n's own credential types (the generic kinds, the predefined types
 		// HTTP Request offers, SSL Certificates); the rule only knows this package's.
 		files: ['nodes/ResilientHttpRequest/ResilientHttpRequest.node.ts'],

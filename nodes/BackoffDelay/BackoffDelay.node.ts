@@ -14,7 +14,6 @@ export class BackoffDelay implements INodeType {
 		subtitle: '={{ "max " + $parameter["maxAttempts"] + " attempts" }}',
 		description: 'The body of a retry loop in one node: counts attempts, waits with backoff, jitter and Retry-After, and routes items to Retry or Give up',
 		defaults: { name: 'Backoff Delay', color: '#8a4fff' },
-		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 		outputNames: ['Retry', 'Give up'],

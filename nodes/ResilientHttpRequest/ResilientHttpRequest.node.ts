@@ -10,6 +10,7 @@ import { GENERIC_AUTH_TYPES, otherThan, type GenericAuthType } from './descripti
 import { requestProperties } from './descriptions/request.description';
 import { PREDEFINED_CREDENTIAL_TYPES } from './generated/predefined-credentials';
 import { retryProperties } from './descriptions/retry.description';
+import { toolProperties } from './descriptions/tool.description';
 import { executeResilientHttpRequest } from './execute';
 
 /**
@@ -40,6 +41,17 @@ export function predefinedCredential(name: string): INodeCredentialDescription {
 	return { name, required: true, displayOptions: { show: { nodeCredentialType: [name] }, hide: { authentication: otherThan('predefinedCredentialType') } } };
 }
 
+/**
+ * The node's description, and so the tool's when the user writes none: n8n copies it into the tool
+ * variant's Description (toolDescription) and, when that is empty, hands it to the model itself
+ * (n8n 2.41.1 builds the tool from this description at run time, without `usableAsTool`
+ * replacements, so a tool-only text there would show in the editor and never reach the model).
+ * HTTP Request Tool says "Makes an HTTP request and returns the response data"; a model also needs
+ * to know that rate limits are handled (so it does not call again at once) and how a failure reads.
+ */
+export const TOOL_DESCRIPTION =
+	'Makes an HTTP request and returns the response data. Retries rate limits (429) and temporary server errors on its own, with backoff and the wait the server asks for; on failure it says what failed, the HTTP status, how many attempts were made and when the server allows another try.';
+
 export class ResilientHttpRequest implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Resilient HTTP Request',
@@ -48,7 +60,7 @@ export class ResilientHttpRequest implements INodeType {
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["method"] + " · " + $parameter["maxAttempts"] + " attempts" }}',
-		description: 'Makes an HTTP request and retries each item on its own, with backoff, jitter, Retry-After and idempotency keys',
+		description: TOOL_DESCRIPTION,
 		defaults: { name: 'Resilient HTTP Request', color: '#0004F5' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -59,7 +71,7 @@ export class ResilientHttpRequest implements INodeType {
 			{ name: 'httpSslAuth', required: true, displayOptions: { show: { provideSslCertificates: [true] } } },
 			{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } },
 		],
-		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties],
+		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties, ...toolProperties],
 	};
 
 	methods = { credentialTest: { resilientHttpRedisConnectionTest: testRedisCredential } };

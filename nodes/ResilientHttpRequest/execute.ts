@@ -26,6 +26,7 @@ import { paginatedResult } from './paginated-result';
 import { readPaginationSettings } from './pagination-settings';
 import { ownResumePoint } from '../shared/core/pagination';
 import { itemRedactor } from './secrets';
+import { readToolAnswer, toolSuccessItems } from './tool-answer';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
 import { readTransportSettings } from './transport-settings';
@@ -62,6 +63,8 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const settings = readRetrySettings(ctx, i);
 	const spec = await readRequestSpec(ctx, i);
 	const transport = await readTransportSettings(ctx, i, spec, settings.policy.attemptTimeoutMs);
+	// as an AI agent's tool the answer is shaped for the model (tool-answer.ts)
+	const tool = readToolAnswer(ctx, i);
 	const json = ctx.getInputData()[i].json;
 	const control = readTrafficControl(ctx, i, spec.url, schedule, settings.policy.attemptTimeoutMs);
 	const gate = createTrafficGate(ctx, store, control, runtime, signal, { loopRetry: isLoopRetry(json), maxServerDelayMs: settings.policy.maxServerDelayMs, readRateLimitHeaders: settings.readRateLimitHeaders });
@@ -91,7 +94,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 			sendCredentialsCrossOrigin: transport.sendCredentialsCrossOrigin,
 			fetchPage: send,
 		});
-		return await paginatedResult(ctx, i, run, { settings, runtime, ...(resume ? { resume } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}) });
+		return await paginatedResult(ctx, i, run, { settings, method: spec.method, runtime, ...(resume ? { resume } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(tool ? { tool } : {}) });
 	}
 
 	const outcome = await send(spec);
@@ -101,8 +104,9 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	const quotesErrors = !outcome.ok || outcome.story.history.length > 1;
 	const redactor = quotesErrors ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(outcome.story) : outcome.story;
+	if (outcome.ok && tool) return await toolSuccessItems(ctx, i, tool, outcome.value, settings.response, spec.url);
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, settings.response, spec.url), settings.storyField, story, i);
-	return await failedResult(ctx, i, outcome.failure, story, spec.url, settings, runtime, redactor);
+	return await failedResult(ctx, i, { failure: outcome.failure, story, request: spec, settings, runtime, redactor, ...(tool ? { tool } : {}) });
 }
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {

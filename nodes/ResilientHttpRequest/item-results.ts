@@ -1,7 +1,7 @@
 /**
  * The items an item's request ends as: the response's items with the retry story, or, when it
  * finally failed, its response (Never Error), an error item (error output, Continue) or the error
- * that stops the node.
+ * that stops the node; as an AI agent's tool, the answer shaped for the model (tool-answer.ts).
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -13,6 +13,7 @@ import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-o
 import { responseToItems } from './response';
 import { itemRedactor } from './secrets';
 import type { RetrySettings } from './settings';
+import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from './tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
@@ -24,16 +25,30 @@ export interface FailureExtras {
 	details: IDataObject;
 }
 
-/** `url`: the request's, for the file name of a Never Error file response. */
-export async function failedResult(ctx: IExecuteFunctions, i: number, failure: AttemptFailure, story: RetryStory, url: string, settings: RetrySettings, runtime: Runtime, redactor: Redactor | undefined, extras?: FailureExtras): Promise<INodeExecutionData[]> {
+/** A request that finally failed, and what shapes its items. */
+export interface FailedPass {
+	failure: AttemptFailure;
+	story: RetryStory;
+	/** The request (its URL names a Never Error file response; method and URL head the tool's account). */
+	request: FailedRequest;
+	settings: RetrySettings;
+	runtime: Runtime;
+	redactor?: Redactor;
+	extras?: FailureExtras;
+	/** Set when the node runs as an AI agent's tool: the answer is shaped for the model. */
+	tool?: ToolAnswer;
+}
+
+export async function failedResult(ctx: IExecuteFunctions, i: number, { failure, story, request, settings, runtime, redactor, extras, tool }: FailedPass): Promise<INodeExecutionData[]> {
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	const failedResponse = responseOf(failure);
 	if (settings.neverError && failedResponse) {
-		const items = [...(extras?.items ?? []), ...(await responseToItems(ctx, i, failedResponse, settings.response, url))];
-		return withStory(items, settings.storyField, story, i);
+		const last = tool ? await toolSuccessItems(ctx, i, tool, failedResponse, settings.response, request.url) : await responseToItems(ctx, i, failedResponse, settings.response, request.url);
+		return withStory([...(extras?.items ?? []), ...last], tool ? '' : settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
 	const details = (redactor ?? (await itemRedactor(ctx, i))).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
+	if (tool) return await toolFailure(ctx, i, request, details, story);
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,

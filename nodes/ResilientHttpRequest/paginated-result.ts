@@ -12,30 +12,36 @@ import type { FetchedPage, PaginationOutcome } from './paginate';
 import { decodeBody, responseToItems } from './response';
 import { itemRedactor } from './secrets';
 import type { RetrySettings } from './settings';
+import { toolSuccessItems, type ToolAnswer } from './tool-answer';
 
 interface PaginatedContext {
 	settings: RetrySettings;
+	/** The item's method (the tool's failure account names it). */
+	method: string;
 	runtime: Runtime;
 	resume?: PaginationRecord;
 	/** The item's own key: the story and the error output carry it, not the key of its last page. */
 	idempotencyKey?: string;
+	/** Set when the node runs as an AI agent's tool: each page answered as the tool answers, no story. */
+	tool?: ToolAnswer;
 }
 
 /** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */
-async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: RetrySettings): Promise<INodeExecutionData[]> {
+async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
 	if (!page.response) return [];
 	const decoded = decodeBody(page.response, settings.response.format);
 	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
+	if (tool) return await toolSuccessItems(ctx, i, tool, page.response, settings.response, page.spec.url);
 	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url);
 }
 
-async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: RetrySettings): Promise<INodeExecutionData[]> {
+async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
 	const items = [...carried];
-	for (const page of pages) items.push(...(await pageItems(ctx, i, page, settings)));
+	for (const page of pages) items.push(...(await pageItems(ctx, i, page, settings, tool)));
 	return items;
 }
 
-export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: PaginationOutcome, { settings, runtime, resume, idempotencyKey }: PaginatedContext): Promise<INodeExecutionData[]> {
+export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: PaginationOutcome, { settings, method, runtime, resume, idempotencyKey, tool }: PaginatedContext): Promise<INodeExecutionData[]> {
 	const stories: RetryStory[] = [...run.pages.map((page) => page.story), ...(run.ok ? [] : [run.story])];
 	const firstPage = resume ? resume.resumeFrom.page : 1;
 	const combined = combinePageStories(stories, { firstPage, pagesBefore: resume?.pagesFetched ?? 0, failed: !run.ok });
@@ -44,13 +50,13 @@ export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: Pa
 	const redactor = !run.ok || raw.history.length > 0 ? await itemRedactor(ctx, i) : undefined;
 	const story = redactor ? redactor.value(raw) : raw;
 	const carried = (resume?.items ?? []).map((json) => ({ json: json as IDataObject }));
-	const items = await itemsOf(ctx, i, run.pages, carried, settings);
+	const items = await itemsOf(ctx, i, run.pages, carried, settings, tool);
 
 	if (run.ok) {
 		// an item never vanishes: pages that were all empty still leave one item (the last page's)
 		const last = run.pages[run.pages.length - 1];
 		if (items.length === 0 && last?.response) items.push(...(await responseToItems(ctx, i, last.response, settings.response, last.spec.url)));
-		return withStory(items, settings.storyField, story, i);
+		return withStory(items, tool ? '' : settings.storyField, story, i);
 	}
 	const record: PaginationRecord = {
 		pagesFetched: (resume?.pagesFetched ?? 0) + run.pages.length,
@@ -58,5 +64,14 @@ export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: Pa
 		// json only: binary pages cannot ride on the error item's json
 		items: items.filter((item) => !item.binary).map((item) => item.json),
 	};
-	return await failedResult(ctx, i, run.failure, story, run.resumeFrom.url, settings, runtime, redactor, { items, details: { pagination: record as unknown as IDataObject } });
+	return await failedResult(ctx, i, {
+		failure: run.failure,
+		story,
+		request: { method, url: run.resumeFrom.url },
+		settings,
+		runtime,
+		...(redactor ? { redactor } : {}),
+		extras: { items, details: { pagination: record as unknown as IDataObject } },
+		...(tool ? { tool } : {}),
+	});
 }

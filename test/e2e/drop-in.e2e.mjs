@@ -288,7 +288,7 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 			console.log(
 				[
 					'[drop-in] cost of the declarations:',
-					`/types/nodes.json ${bareNodes.length} -> ${nodesJson.length} bytes (+${nodesJson.length - bareNodes.length}, this package's two nodes and their tool variants); Resilient HTTP Request's description(s): ${ourNodeBytes} bytes`,
+					`/types/nodes.json ${bareNodes.length} -> ${nodesJson.length} bytes (+${nodesJson.length - bareNodes.length}, this package's two nodes and the HTTP node's tool variant); Resilient HTTP Request's description(s): ${ourNodeBytes} bytes`,
 					`n8n start to ready: ${bareStartMs} ms without the package, ${startMs} ms with it`,
 					`node panel open to Authentication shown: HTTP Request ${coreOpenMs} ms, Resilient HTTP Request ${ourOpenMs} ms`,
 					`predefined credential types declared: ${generatedTypeNames().length}`,

@@ -1,0 +1,196 @@
+// Resilient HTTP Request as an AI agent's tool, in a real n8n 2.41.1: an AI Agent (V3) with an
+// OpenAI Chat Model pointed at a local OpenAI-compatible server (test/e2e/fake-openai.mjs, no
+// internet) that calls the tool, filling a $fromAI() parameter of its URL and query. The tool's
+// API answers 429 with Retry-After: 1 once, then JSON: the node waits, sends again, and the model
+// receives the data; it answers with a final message quoting it. A second agent's API always
+// answers 429 with Retry-After: 3600 and echoes the request's headers (the API key among them):
+// the model receives the short failure account (status, attempts, requested wait), no stack and
+// no credential value. The node type list offers the Resilient HTTP Request tool, not Backoff Delay.
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { after, before, test } from 'node:test';
+import { REPO, executeWorkflow, importCredentials, importWorkflow, nodeResults, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, uniqueKey } from './harness.mjs';
+import { startFakeOpenAi } from './fake-openai.mjs';
+
+const { TOOL_DESCRIPTION } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/ResilientHttpRequest/ResilientHttpRequest.node.js'));
+
+const API_KEY = `sk-e2e-${uniqueKey('secret')}`;
+const CUSTOM_DESCRIPTION = 'Looks up the current weather of a city in the Weather API.';
+const PACKAGE = 'n8n-nodes-resilient-http';
+
+let api;
+let okModel;
+let limitedModel;
+let userFolder;
+const okKey = uniqueKey('ok');
+const limitedKey = uniqueKey('limited');
+
+/** Manual Trigger -> AI Agent (V3) with an OpenAI Chat Model and the Resilient HTTP Request tool "Weather API". */
+function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
+	return {
+		id,
+		name: `E2E AI agent tool ${id}`,
+		nodes: [
+			{ id: `${id}-start`, name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: `${id}-agent`,
+				name: 'AI Agent',
+				type: '@n8n/n8n-nodes-langchain.agent',
+				typeVersion: 3.1,
+				position: [200, 0],
+				parameters: { promptType: 'define', text: 'What is the weather in Paris?', options: {} },
+			},
+			{
+				id: `${id}-model`,
+				name: 'OpenAI Chat Model',
+				type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+				typeVersion: 1.2,
+				position: [100, 200],
+				parameters: { model: { __rl: true, mode: 'id', value: 'fake-model' }, options: {} },
+				credentials: { openAiApi: { id: openAiCredentialId, name: openAiCredentialId } },
+			},
+			{
+				id: `${id}-tool`,
+				name: 'Weather API',
+				type: `${PACKAGE}.resilientHttpRequestTool`,
+				typeVersion: 1,
+				position: [300, 200],
+				parameters: {
+					method: 'GET',
+					url: `=${api.url}${apiPath}/{{ $fromAI('city', 'The city to get the weather for', 'string') }}`,
+					authentication: 'genericCredentialType',
+					genericAuthType: 'httpHeaderAuth',
+					sendQuery: true,
+					specifyQuery: 'keypair',
+					queryParameters: { parameters: [{ name: 'units', value: "={{ $fromAI('units', 'metric or imperial', 'string') }}" }] },
+					maxAttempts: 3,
+					options: {},
+					...toolExtra,
+				},
+				credentials: { httpHeaderAuth: { id: 'e2e-tool-api-key', name: 'Weather API key' } },
+			},
+		],
+		connections: {
+			Start: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+			'OpenAI Chat Model': { ai_languageModel: [[{ node: 'AI Agent', type: 'ai_languageModel', index: 0 }]] },
+			'Weather API': { ai_tool: [[{ node: 'AI Agent', type: 'ai_tool', index: 0 }]] },
+		},
+		settings: { executionOrder: 'v1' },
+		active: false,
+	};
+}
+
+before(async () => {
+	api = await startFlakyServer({
+		// one 429 with Retry-After: 1, then the weather
+		weather: (req, res, { parts, count, entry, json, query }) => {
+			if (count === 1) json(res, (entry.status = 429), { error: 'slow down' }, { 'retry-after': '1' });
+			else json(res, (entry.status = 200), { city: parts[2], units: query.units, temperature: 21.5, sky: 'sunny-e2e' });
+		},
+		// always rate limited for an hour; the body echoes the request's headers, the API key among them
+		limited: (req, res, { entry, json }) => json(res, (entry.status = 429), { error: 'rate limited', echo: req.headers }, { 'retry-after': '3600' }),
+	});
+	okModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+	limitedModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+	userFolder = await prepareUserFolder({ tarball: true });
+	await importCredentials(userFolder, [
+		{ id: 'e2e-openai-ok', name: 'e2e-openai-ok', type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: okModel.url } },
+		{ id: 'e2e-openai-limited', name: 'e2e-openai-limited', type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: limitedModel.url } },
+		{ id: 'e2e-tool-api-key', name: 'Weather API key', type: 'httpHeaderAuth', data: { name: 'X-Api-Key', value: API_KEY } },
+	]);
+	await importWorkflow(userFolder, [
+		agentWorkflow('e2eAgentToolOk', { openAiCredentialId: 'e2e-openai-ok', apiPath: `/weather/${okKey}` }),
+		agentWorkflow('e2eAgentToolLimited', { openAiCredentialId: 'e2e-openai-limited', apiPath: `/limited/${limitedKey}`, toolExtra: { toolDescription: CUSTOM_DESCRIPTION } }),
+	]);
+});
+
+after(async () => {
+	await stopN8n();
+	await api?.close();
+	await okModel?.close();
+	await limitedModel?.close();
+});
+
+test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and the model gets the data', async () => {
+	const run = await executeWorkflow(userFolder, 'e2eAgentToolOk', { timeoutMs: 120_000 });
+	const results = nodeResults(run.output);
+	assert.equal(run.exitCode, 0, `the workflow succeeds: ${run.stderr.slice(-2000)}`);
+
+	// the model was offered the tool under its node's name, with the default description and the $fromAI() parameters
+	const offered = okModel.requests[0].body.tools?.[0]?.function;
+	assert.ok(offered, 'the first completion request offers a tool');
+	assert.equal(offered.name, 'Weather_API');
+	assert.equal(offered.description, TOOL_DESCRIPTION);
+	assert.deepEqual(Object.keys(offered.parameters.properties).sort(), ['city', 'units']);
+
+	// the API: exactly 2 requests, the second at least ~1 s after the first; $fromAI() filled URL and query; the key sent
+	const calls = api.requests(`/weather/${okKey}`);
+	assert.equal(calls.length, 2, `the API got ${calls.length} requests`);
+	assert.equal(calls[0].status, 429);
+	assert.equal(calls[1].status, 200);
+	assert.ok(calls[1].time - calls[0].time >= 950, `second request ${calls[1].time - calls[0].time} ms after the first`);
+	assert.equal(calls[1].path, `/weather/${okKey}/Paris`);
+	assert.match(calls[1].url, /units=metric/);
+	assert.equal(calls[1].headers['x-api-key'], API_KEY);
+
+	// what the model received as the tool result: the API's data, without the retry story
+	const toolResults = okModel.toolResults();
+	assert.equal(toolResults.length, 1, `tool results: ${JSON.stringify(toolResults)}`);
+	const received = JSON.parse(toolResults[0]);
+	assert.deepEqual(received, [{ city: 'Paris', units: 'metric', temperature: 21.5, sky: 'sunny-e2e' }]);
+
+	// the agent's final answer quotes it
+	const output = results['AI Agent'].items[0].output;
+	assert.match(output, /sunny-e2e/);
+	assert.match(output, /21\.5/);
+	console.log(`[ai-agent-tool] 429 then 200: second request ${calls[1].time - calls[0].time} ms after the first; tool result ${toolResults[0]}`);
+});
+
+test('an API that stays rate limited: the model gets the short account (status, attempts, wait), no stack, no credential', async () => {
+	const run = await executeWorkflow(userFolder, 'e2eAgentToolLimited', { timeoutMs: 120_000 });
+	assert.equal(run.exitCode, 0, `the agent still answers: ${run.stderr.slice(-2000)}`);
+
+	// the user's own tool description reaches the model
+	assert.equal(limitedModel.requests[0].body.tools[0].function.description, CUSTOM_DESCRIPTION);
+
+	// Retry-After: 3600 is more than Max Server-Requested Delay (1 min): one request, not waited for
+	assert.equal(api.requests(`/limited/${limitedKey}`).length, 1);
+
+	const toolResults = limitedModel.toolResults();
+	assert.equal(toolResults.length, 1, `tool results: ${JSON.stringify(toolResults)}`);
+	const received = toolResults[0];
+	assert.match(received, /HTTP 429 Too Many Requests/);
+	assert.match(received, /1 of 3 attempts/);
+	assert.match(received, /retry after 3600 s/);
+	assert.match(received, /do not call this tool again before/);
+	assert.match(received, /rate limited/, "the server's own message is quoted");
+	assert.doesNotMatch(received, /\bat .+\.js:\d+/, 'no stack trace');
+	assert.doesNotMatch(received, /Retry story|history/, 'no retry story object');
+	assert.ok(!received.includes(API_KEY), 'the API key the server echoed is not in the tool result');
+	assert.ok(received.length < 1500, `short: ${received.length} characters`);
+
+	const output = nodeResults(run.output)['AI Agent'].items[0].output;
+	assert.match(output, /HTTP 429/);
+	assert.ok(!JSON.stringify(run.output).includes(API_KEY), 'the API key appears nowhere in the run data');
+	console.log(`[ai-agent-tool] stays rate limited: the model received ${received}`);
+});
+
+test("n8n's node type list offers the Resilient HTTP Request tool, not a Backoff Delay tool", async () => {
+	const server = await startN8n(userFolder, { env: ownerEnv() });
+	try {
+		const types = JSON.parse(await (await restClient(server)).text('/types/nodes.json'));
+		const ours = types.filter((type) => type.name.startsWith(`${PACKAGE}.`)).map((type) => type.name);
+		assert.ok(ours.includes(`${PACKAGE}.resilientHttpRequest`), `our types: ${ours.join(', ')}`);
+		assert.ok(ours.includes(`${PACKAGE}.backoffDelay`), `our types: ${ours.join(', ')}`);
+		assert.ok(!ours.includes(`${PACKAGE}.backoffDelayTool`), `our types: ${ours.join(', ')}`);
+		// n8n adds a `<name>Tool` variant of every node that sets usableAsTool (createAiTools)
+		assert.ok(ours.includes(`${PACKAGE}.resilientHttpRequestTool`), `our types: ${ours.join(', ')}`);
+		const tool = types.find((type) => type.name === `${PACKAGE}.resilientHttpRequestTool`);
+		assert.equal(tool.properties.find((p) => p.name === 'toolDescription')?.default, TOOL_DESCRIPTION);
+		assert.ok(tool.properties.some((p) => p.name === 'optimizeResponse'), 'Optimize Response is offered on the tool');
+		console.log(`[ai-agent-tool] our node types: ${ours.join(', ')}`);
+	} finally {
+		await server.stop();
+	}
+});
