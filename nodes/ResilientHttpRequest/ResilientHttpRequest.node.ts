@@ -71,7 +71,15 @@ export class ResilientHttpRequest implements INodeType {
 			{ name: 'httpSslAuth', required: true, displayOptions: { show: { provideSslCertificates: [true] } } },
 			{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } },
 		],
-		properties: [...requestProperties, ...retryProperties, ...limitsProperties, ...optionsProperties, ...toolProperties],
+		properties: [
+			...requestProperties,
+			...retryProperties,
+			...limitsProperties,
+			...optionsProperties,
+			...toolProperties,
+			// HTTP Request's own notice, where it has it: each attempt goes to the console (console-requests.ts)
+			{ displayName: "You can view the raw requests this node makes in your browser's developer console", name: 'infoMessage', type: 'notice', default: '' },
+		],
 	};
 
 	methods = { credentialTest: { resilientHttpRedisConnectionTest: testRedisCredential } };

@@ -8,7 +8,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { classifyNetworkError } from '../shared/core/classify';
 import { runItemPool } from '../shared/core/item-pool';
 import { redactError } from '../shared/core/redact';
-import { runWithRetry, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
+import { runWithRetry, type AttemptContext, type AttemptResult, type RetryPolicy } from '../shared/core/retry-loop';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/state/types';
 import { isLoopRetry } from '../shared/core/item-records';
@@ -27,12 +27,13 @@ import { readPaginationSettings } from './pagination-settings';
 import { ownResumePoint } from '../shared/core/pagination';
 import { itemRedactor } from './secrets';
 import { readToolAnswer, toolSuccessItems } from './tool-answer';
+import { consoleReporter } from './console-requests';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
 import { readTransportSettings } from './transport-settings';
 
 /** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
-async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: Parameters<typeof sendAttempt>[3], runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
+async function attemptOnce(ctx: IExecuteFunctions, spec: RequestSpec, transport: TransportSettings, settings: RetrySettings, attempt: AttemptContext, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
 		response = await sendAttempt(ctx, spec, transport, attempt);
@@ -77,8 +78,13 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 	// a key the user set as a plain header protects the request just as well
 	else idempotencyKey = headerValue(spec.headers, settings.idempotencyHeader);
 
-	const send = (request: RequestSpec) =>
-		runWithRetry((attempt) => attemptOnce(ctx, request, transport, settings, attempt, runtime), policyFor(settings, request, headerValue(request.headers, settings.idempotencyHeader), keyOwner), runtime, signal, gate);
+	const toConsole = consoleReporter(ctx, i);
+	const attempt = async (request: RequestSpec, context: AttemptContext) => {
+		const result = await attemptOnce(ctx, request, transport, settings, context, runtime);
+		await toConsole?.(request, context.attempt, result);
+		return result;
+	};
+	const send = (request: RequestSpec) => runWithRetry((context) => attempt(request, context), policyFor(settings, request, headerValue(request.headers, settings.idempotencyHeader), keyOwner), runtime, signal, gate);
 	const pagination = readPaginationSettings(ctx, i, settings.neverError, settings.response.format === 'file');
 	if (pagination) {
 		// an item back from a page that failed here goes on from that page

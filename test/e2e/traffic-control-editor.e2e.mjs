@@ -1,6 +1,7 @@
 // Traffic Control in the n8n editor, in a real browser against a real n8n 2.41.1: the option group
 // lists its settings, a user adds *Rate Limit* in the panel, saves, and *Execute workflow* sends the
-// items at that pace (measured by the API, in real time).
+// items at that pace (measured by the API, in real time), each attempt shown in the browser's
+// developer console as the panel's notice says (HTTP Request's notice and behaviour).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { closePopups, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
@@ -44,6 +45,7 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 	await openWorkflow(page, n8n.url, workflow.id);
 	await openNode(page, 'Call API');
 	const ndv = page.locator('[data-test-id="ndv"]');
+	await ndv.getByText("You can view the raw requests this node makes in your browser's developer console").first().waitFor({ timeout: 15_000 });
 	const group = ndv.locator('[data-test-id="parameter-item"]').filter({ has: page.locator('label[for="sharedLimits"]') });
 	await group.waitFor({ timeout: 15_000 });
 	// the group's settings, as the option list offers them
@@ -63,6 +65,10 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 	// the saved workflow, opened again: what the user gets back
 	await openWorkflow(page, n8n.url, workflow.id);
 	const before = new Set((await listExecutions(client, workflow.id)).map((e) => e.id));
+	const consoleMessages = [];
+	page.on('console', (message) => {
+		if (message.text().startsWith('[Node: "Call API"]')) consoleMessages.push(Promise.all(message.args().map((arg) => arg.jsonValue())));
+	});
 	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
 	const summary = await waitFor(async () => (await listExecutions(client, workflow.id)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)), {
 		timeoutMs: 60_000,
@@ -76,5 +82,12 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 	t.diagnostic(`gaps: ${times.slice(1).map((time, k) => time - times[k]).join(', ')} ms`);
 	assert.ok(times.at(-1) - times[0] >= (ITEMS - 1) * (1000 / RATE) - 60, `${ITEMS} requests in ${times.at(-1) - times[0]} ms`);
 	for (const start of times) assert.ok(times.filter((time) => time >= start && time < start + 500).length <= 3, 'at most 2 (+1 on the edge) in any 500 ms');
+	// the browser's console got each attempt: method, URL, status
+	const attempts = await waitFor(async () => {
+		const logged = (await Promise.all(consoleMessages)).map((args) => args.find((arg) => arg && typeof arg === 'object' && 'attempt' in arg)).filter(Boolean);
+		return logged.length >= ITEMS ? logged : undefined;
+	}, { timeoutMs: 15_000, what: 'the attempts in the browser console' });
+	assert.deepEqual(attempts.map((a) => [a.method, a.status, a.attempt]).sort(), Array.from({ length: ITEMS }, () => ['GET', 200, 1]));
+	assert.deepEqual(attempts.map((a) => a.uri).sort(), Array.from({ length: ITEMS }, (_, n) => `${api.url}/fail/0/contact-${n}`).sort());
 	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 });

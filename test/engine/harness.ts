@@ -76,6 +76,8 @@ export interface RunWorkflowOptions {
 	/** n8n's workflow timeout: the engine stops before the next node once this has elapsed. */
 	executionTimeoutMs?: number;
 	executionId?: string;
+	/** Receives what nodes send to the editor (sendMessageToUI: 'sendConsoleMessage'), as n8n's push does. */
+	sendDataToUI?: IWorkflowExecuteAdditionalData['sendDataToUI'];
 	/** n8n's Data Tables for the Data table node (in memory; shared between runs when the test passes the same one). */
 	dataTables?: InMemoryDataTables;
 }
@@ -291,6 +293,7 @@ function buildAdditionalData(
 		getRunExecutionData: notAvailable('Loading other executions'),
 		getRuntimeCredential: notAvailable('Runtime credentials'),
 		startRunnerTask: notAvailable('The task runner (Code node)'),
+		...(options.sendDataToUI ? { sendDataToUI: options.sendDataToUI } : {}),
 		...(options.dataTables?.additionalData() ?? {}),
 	};
 	// The remaining members (external secrets, OAuth flows...) are optional in practice: n8n-core
