@@ -165,9 +165,11 @@ describe('a retry budget that waits', () => {
 		const run = await runHttp(wf, items(20), systemRuntime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(20);
 		expect(api.requests).toHaveLength(40);
-		const retries = api.requests.filter((r, i) => api.requests.findIndex((x) => x.url === r.url) !== i);
-		// never more than 5 retries in any 900 ms (the window is 900 ms to 1 s long: buckets)
-		for (const r of retries) expect(retries.filter((x) => x.receivedAt > r.receivedAt - 900 && x.receivedAt <= r.receivedAt).length).toBeLessThanOrEqual(5);
+		// never more than 5 retries in any 900 ms (the window is 900 ms to 1 s long: buckets), counted
+		// where the budget lets them go (the attempt's start in its story): on a loaded machine the
+		// server may see two windows' retries arrive closer together than they were let go
+		const retries = run.jsonOf('HTTP', 0).map((j) => Date.parse(String(storyOf(j).history[1].startedAt)));
+		for (const r of retries) expect(retries.filter((x) => x > r - 900 && x <= r).length).toBeLessThanOrEqual(5);
 		const waitedForBudget = run.jsonOf('HTTP', 0).filter((j) => storyOf(j).history.some((h) => ((h.traffic as IDataObject | undefined)?.waitedFor as IDataObject | undefined)?.budget));
 		expect(waitedForBudget.length).toBeGreaterThanOrEqual(10);
 	});
