@@ -1,6 +1,7 @@
 /**
  * Rewrites an exported n8n workflow: each HTTP Request node (v3 to v4.x) becomes a Resilient HTTP
- * Request node with the same name, position, parameters, credentials and settings; Retry On Fail
+ * Request node (an HTTP Request Tool a Resilient HTTP Request Tool) with the same name, position,
+ * parameters, credentials and settings; Retry On Fail
  * is turned off and carried over (its tries become Max Attempts, its wait Base Delay). What cannot
  * be carried over keeps the node as HTTP Request, with the reason; what behaves differently is
  * noted. Pure: no files, no n8n.
@@ -12,8 +13,11 @@ import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/gener
 export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';
 export const RESILIENT_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequest';
 export const RESILIENT_VERSION = 1;
-/** AI tool nodes that call HTTP APIs: not migrated (they are a different node, with a tool description). */
-const TOOL_TYPES = ['n8n-nodes-base.httpRequestTool', '@n8n/n8n-nodes-langchain.toolHttpRequest'];
+/** HTTP Request as an AI agent's tool (n8n's tool variant of HTTP Request, same parameters plus the tool's): becomes ours. */
+export const HTTP_REQUEST_TOOL_TYPE = 'n8n-nodes-base.httpRequestTool';
+export const RESILIENT_TOOL_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequestTool';
+/** The older LangChain HTTP Request Tool: other parameters (placeholders, a tool name), not migrated. */
+const LANGCHAIN_TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolHttpRequest';
 
 type Json = Record<string, unknown>;
 
@@ -64,6 +68,9 @@ function blockers(node: WorkflowNode): string[] {
 	} else if (authentication !== 'none') {
 		found.push(`Authentication ${JSON.stringify(authentication)} is not one Resilient HTTP Request supports`);
 	}
+	if (node.type === HTTP_REQUEST_TOOL_TYPE && parameters.optimizeResponse === true && (parameters.responseType ?? 'json') !== 'json') {
+		found.push(`Optimize Response with Expected Response Type ${JSON.stringify(parameters.responseType)}: Resilient HTTP Request Tool optimizes JSON only (HTML and Text need parsers n8n does not lend to community nodes)`);
+	}
 	return found;
 }
 
@@ -84,9 +91,12 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 	const version = Number(node.typeVersion);
 	const parameters: Json = structuredClone(node.parameters ?? {});
 	const options: Json = isObject(parameters.options) ? parameters.options : {};
-	const changes: string[] = [`type ${HTTP_REQUEST_TYPE} v${version} -> ${RESILIENT_TYPE} v${RESILIENT_VERSION}`];
+	const tool = node.type === HTTP_REQUEST_TOOL_TYPE;
+	const type = tool ? RESILIENT_TOOL_TYPE : RESILIENT_TYPE;
+	const changes: string[] = [`type ${node.type} v${version} -> ${type} v${RESILIENT_VERSION}`];
 	const notes: string[] = [];
-	const migrated: WorkflowNode = { ...structuredClone(node), type: RESILIENT_TYPE, typeVersion: RESILIENT_VERSION, parameters };
+	const migrated: WorkflowNode = { ...structuredClone(node), type, typeVersion: RESILIENT_VERSION, parameters };
+	if (tool) notes.push('as a tool the model gets the same answer on success, and on failure a short account (status, attempts, the server\'s requested wait) instead of the error; rate limits are waited out inside the call up to Max Server-Requested Delay (1 min)');
 
 	if (node.retryOnFail === true) {
 		const { tries, waitMs } = retryOnFailOf(node);
@@ -151,11 +161,11 @@ function batchingPace(options: Json): { size: number; intervalMs: number; perSec
 export function migrateWorkflow(workflow: Json & { nodes: WorkflowNode[] }): MigrationResult {
 	const reports: NodeReport[] = [];
 	const nodes = workflow.nodes.map((node) => {
-		if (TOOL_TYPES.includes(node.type)) {
-			reports.push({ node: node.name, action: 'kept', changes: ['an AI tool node (HTTP Request Tool): not migrated by this command'], notes: [] });
+		if (node.type === LANGCHAIN_TOOL_TYPE) {
+			reports.push({ node: node.name, action: 'kept', changes: ["the LangChain HTTP Request Tool (v1, with placeholders) has other parameters: replace it by n8n's current HTTP Request Tool, then migrate"], notes: [] });
 			return node;
 		}
-		if (node.type !== HTTP_REQUEST_TYPE) return node;
+		if (node.type !== HTTP_REQUEST_TYPE && node.type !== HTTP_REQUEST_TOOL_TYPE) return node;
 		if (Number(node.typeVersion) < 3) {
 			reports.push({ node: node.name, action: 'kept', changes: [`HTTP Request v${node.typeVersion} has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate`], notes: [] });
 			return node;

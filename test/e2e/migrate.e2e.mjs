@@ -54,6 +54,8 @@ function workflowToMigrate(apiUrl) {
 			}),
 			// not connected: it stays an HTTP Request node, and is not run
 			node('c', 'Community API', 1200, { url: `${apiUrl}/community`, authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }),
+			// an AI agent's tool (not connected to an agent here: ai-agent-tool.e2e.mjs runs ours in one)
+			{ ...node('w', 'Weather tool', 1400, { toolDescription: 'Gets the weather', url: `=${apiUrl}/weather/{{ $fromAI('city', 'The city', 'string') }}` }), type: 'n8n-nodes-base.httpRequestTool' },
 		],
 		connections: Object.fromEntries(chain.slice(0, -1).map((name, n) => [name, { main: [[{ node: chain[n + 1], type: 'main', index: 0 }]] }])),
 		settings: { executionOrder: 'v1' },
@@ -102,7 +104,9 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 			'Create order': `${RESILIENT} 1`,
 			'All pages': `${RESILIENT} 1`,
 			'Community API': 'n8n-nodes-base.httpRequest 4.2',
+			'Weather tool': `${RESILIENT}Tool 1`,
 		});
+		assert.equal(result.nodes.find((n) => n.name === 'Weather tool').parameters.toolDescription, 'Gets the weather');
 		const stripe = result.nodes.find((n) => n.name === 'Stripe charges');
 		assert.equal(stripe.retryOnFail, undefined);
 		assert.deepEqual(stripe.credentials, { stripeApi: { id: 'e2eStripe', name: 'E2E Stripe' } });

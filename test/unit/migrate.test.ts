@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { formatReport, main } from '../../cli/main';
 import { migratePath, outputPathOf } from '../../cli/migrate-files';
-import { HTTP_REQUEST_TYPE, RESILIENT_TYPE, migrateWorkflow, type WorkflowNode } from '../../cli/migrate-workflow';
+import { HTTP_REQUEST_TYPE, RESILIENT_TOOL_TYPE, RESILIENT_TYPE, migrateWorkflow, type WorkflowNode } from '../../cli/migrate-workflow';
 
 const http = (name: string, parameters: Record<string, unknown>, extra: Record<string, unknown> = {}): WorkflowNode => ({ id: `id-${name}`, name, type: HTTP_REQUEST_TYPE, typeVersion: 4.2, position: [100, 200], parameters, ...extra });
 const workflowOf = (...nodes: WorkflowNode[]) => ({
@@ -95,7 +95,12 @@ describe('migrateWorkflow', () => {
 	it.each([
 		['a credential type it does not offer', http('Odd', { url: 'https://x.test/', authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }), 'the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)'],
 		['HTTP Request v1', { ...http('Ancient', { requestMethod: 'GET', url: 'https://x.test/' }), typeVersion: 1 }, 'HTTP Request v1 has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate'],
-		['an HTTP Request Tool', { ...http('Tool', { url: 'https://x.test/' }), type: 'n8n-nodes-base.httpRequestTool' }, 'an AI tool node (HTTP Request Tool): not migrated by this command'],
+		['the LangChain HTTP Request Tool', { ...http('Old tool', { url: 'https://x.test/', placeholderDefinitions: {} }), type: '@n8n/n8n-nodes-langchain.toolHttpRequest', typeVersion: 1.1 }, "the LangChain HTTP Request Tool (v1, with placeholders) has other parameters: replace it by n8n's current HTTP Request Tool, then migrate"],
+		[
+			'an HTTP Request Tool optimizing HTML',
+			{ ...http('Page tool', { url: 'https://x.test/', optimizeResponse: true, responseType: 'html' }), type: 'n8n-nodes-base.httpRequestTool' },
+			'Optimize Response with Expected Response Type "html": Resilient HTTP Request Tool optimizes JSON only (HTML and Text need parsers n8n does not lend to community nodes)',
+		],
 	])('%s: the node is kept as it is, and the report says why', (_label, node, why) => {
 		const result = migrateWorkflow(workflowOf(node));
 		expect(result.workflow.nodes[1]).toEqual(node);
@@ -112,6 +117,17 @@ describe('migrateWorkflow', () => {
 		expect(report?.action).toBe('migrated');
 		expect(node.parameters?.options).toEqual({ pagination: { pagination } });
 		expect(report?.notes.some((n) => n.startsWith('pagination: each page is retried on its own'))).toBe(true);
+	});
+
+	it("an HTTP Request Tool becomes a Resilient HTTP Request Tool with its description, $fromAI() parameters and Optimize Response", () => {
+		const parameters = { toolDescription: 'Gets the weather of a city', url: "=https://x.test/weather/{{ $fromAI('city', 'The city', 'string') }}", optimizeResponse: true, responseType: 'json', dataField: 'data', options: {} };
+		const source = { ...http('Weather', parameters, { retryOnFail: true, maxTries: 2 }), type: 'n8n-nodes-base.httpRequestTool' };
+		const { node, report } = only(migrateWorkflow(workflowOf(source)), 'Weather');
+		expect(node.type).toBe(RESILIENT_TOOL_TYPE);
+		expect(node.typeVersion).toBe(1);
+		expect(node.parameters).toMatchObject({ ...parameters, maxAttempts: 2 });
+		expect(report?.changes[0]).toBe(`type n8n-nodes-base.httpRequestTool v4.2 -> ${RESILIENT_TOOL_TYPE} v1`);
+		expect(report?.notes.some((n) => n.startsWith('as a tool the model gets the same answer'))).toBe(true);
 	});
 
 	it('pagination set to Off is no pagination: migrated without the note', () => {
