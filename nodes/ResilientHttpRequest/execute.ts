@@ -99,6 +99,7 @@ async function processItem(ctx: IExecuteFunctions, i: number, runtime: Runtime, 
 			withCredentials: transport.auth.kind !== 'none',
 			sendCredentialsCrossOrigin: transport.sendCredentialsCrossOrigin,
 			fetchPage: send,
+			sleep: async (ms) => await runtime.sleep(ms, signal),
 		});
 		return await paginatedResult(ctx, i, run, { settings, method: spec.method, runtime, ...(resume ? { resume } : {}), ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), ...(tool ? { tool } : {}) });
 	}

@@ -1,7 +1,7 @@
 /**
  * Fetches an item's pages with n8n's own pagination helper, so that `$response`, `$pageCount`,
- * `$request`, the completion rules, Max Pages, the interval and the "identical response" guard are
- * HTTP Request's, word for word. The helper sends each page through the `request` of the object it
+ * `$request`, the completion rules, Max Pages and the "identical response" guard are HTTP Request's,
+ * word for word (the interval between pages the node waits itself, cancellable). The helper sends each page through the `request` of the object it
  * is called on: here that is one page for the retry engine (attempts, Retry-After, the API's
  * traffic controller), so a 429 on page 37 waits and fetches page 37 again; the pages fetched
  * before are kept, and a page that finally fails leaves the item with them and with where to resume.
@@ -48,6 +48,8 @@ export interface PaginationRun {
 	withCredentials: boolean;
 	sendCredentialsCrossOrigin: boolean;
 	fetchPage(spec: RequestSpec, page: number): Promise<RetryOutcome<HttpResponse>>;
+	/** Waits Interval Between Requests; rejects when the execution is cancelled (the page then reports it). */
+	sleep(ms: number): Promise<void>;
 }
 
 /**
@@ -196,6 +198,8 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 
 	const sendPage = async (options: PageRequest): Promise<IDataObject> => {
 		const page = firstPage + pages.length;
+		// HTTP Request waits after deciding to go on, before the next page: the same instant
+		if (pages.length > 0 && run.settings.intervalMs > 0) await run.sleep(run.settings.intervalMs).catch(() => undefined);
 		let spec = run.resume && pages.length === 0 ? resumedPageSpec(run.spec, run.resume.resumeFrom, body.kind) : pageSpecFrom(run.spec, options, body.kind);
 		checkPageUrl(ctx, i, run, firstOrigin, spec, page);
 		if (run.idempotency) spec = { ...spec, headers: { ...spec.headers, [run.idempotency.header]: pageIdempotencyKey(run.idempotency.key, page, RETRY_LIMITS.idempotencyKeyLength) } };

@@ -20,6 +20,8 @@ export interface PaginationSettings {
 	helper: PaginationOptions;
 	/** Max Pages when Limit Pages Fetched is on. */
 	maxPages?: number;
+	/** Interval Between Requests (Ms): the wait before each page after the first. */
+	intervalMs: number;
 	/** The parameters the pages update (Update a Parameter in Each Request): what a resumed item restarts from. */
 	parameters: PageParameter[];
 	/** Status Code(s) when Complete: a failed page with one of them is the last page, any other fails the item. */
@@ -107,17 +109,21 @@ export function readPaginationSettings(ctx: IExecuteFunctions, i: number, neverE
 		if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) parameterError(ctx, i, `${LABEL} > Max Pages`, `must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
 		maxPages = value;
 	}
-	const interval = pagination.requestInterval ?? 0;
+	// an expression here is resolved as any parameter (HTTP Request resolves it per page, without $response in practice)
+	const rawInterval = pagination.requestInterval ?? 0;
+	const resolved = typeof rawInterval === 'string' && rawInterval.startsWith('=') ? ctx.getNodeParameter('options.pagination.pagination.requestInterval', i, 0) : rawInterval;
+	const interval = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
 	if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0 || interval > 3_600_000) {
-		parameterError(ctx, i, `${LABEL} > Interval Between Requests (Ms)`, `must be a number of milliseconds from 0 to 3600000, got ${JSON.stringify(interval)}`);
+		parameterError(ctx, i, `${LABEL} > Interval Between Requests (Ms)`, `must be a number of milliseconds from 0 to 3600000, got ${JSON.stringify(resolved)}`);
 	}
 	const { expression, completeStatuses } = continueExpression(ctx, i, pagination, neverError);
 	const helper: PaginationOptions = {
 		continue: expression,
 		request,
-		requestInterval: interval,
+		// the node waits between pages itself (paginate.ts), on its clock and cancellable
+		requestInterval: 0,
 		...(maxPages !== undefined ? { maxRequests: maxPages } : {}),
 		...(binaryResult ? { binaryResult: true } : {}),
 	};
-	return { mode, helper, ...(maxPages !== undefined ? { maxPages } : {}), parameters, completeStatuses };
+	return { mode, helper, ...(maxPages !== undefined ? { maxPages } : {}), intervalMs: interval, parameters, completeStatuses };
 }

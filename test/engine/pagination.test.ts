@@ -144,6 +144,31 @@ describe('pagination: each page is one request for the retry engine', () => {
 		]);
 	});
 
+	it.each([
+		['a number', 1000, 1000],
+		['an expression', '={{ 250 * 2 }}', 500],
+	])('Interval Between Requests as %s: the node waits that long before each page after the first', async (_label, requestInterval, gapMs) => {
+		const runtime = createVirtualRuntime();
+		const api = await server(threePages, () => runtime.now());
+		const options = { pagination: { pagination: { ...byPageCount.pagination.pagination, requestInterval } } };
+		const run = await runHttp(httpWorkflow({ url: `${api.url}/list`, options }), [{ json: {} }], runtime);
+		expect(withoutStory(run.jsonOf('HTTP'))).toEqual(EXPECTED);
+		const times = api.requests.map((r) => r.receivedAt);
+		expect(times).toHaveLength(4);
+		for (let n = 1; n < times.length; n++) expect(times[n] - times[n - 1]).toBeGreaterThanOrEqual(gapMs);
+		expect(times[3] - times[0]).toBeLessThan(3 * gapMs + 100);
+	});
+
+	it('cancelling the execution ends the wait between pages at once', async () => {
+		const api = await server(threePages);
+		const options = { pagination: { pagination: { ...byPageCount.pagination.pagination, requestInterval: 60_000 } } };
+		const started = Date.now();
+		const run = await runHttp(httpWorkflow({ url: `${api.url}/list`, options }), [{ json: {} }], systemRuntime, { cancelAfterMs: 300 });
+		expect(run.status).toBe('canceled');
+		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(api.requests).toHaveLength(1);
+	});
+
 	it('a body parameter updates a JSON body on each page', async () => {
 		const api = await server((req) => {
 			const page = (JSON.parse(req.body) as { page: number }).page;
