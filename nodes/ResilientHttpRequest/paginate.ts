@@ -1,10 +1,11 @@
 /**
  * Fetches an item's pages with n8n's own pagination helper, so that `$response`, `$pageCount`,
  * `$request`, the completion rules, Max Pages and the "identical response" guard are HTTP Request's,
- * word for word (the interval between pages the node waits itself, cancellable). The helper sends each page through the `request` of the object it
- * is called on: here that is one page for the retry engine (attempts, Retry-After, the API's
- * traffic controller), so a 429 on page 37 waits and fetches page 37 again; the pages fetched
- * before are kept, and a page that finally fails leaves the item with them and with where to resume.
+ * word for word (the interval between pages the node waits itself, cancellable). The helper sends
+ * each page through the `request` of the object it is called on: here that is one page for the
+ * retry engine (attempts, Retry-After, the API's traffic controller), so a 429 on page 37 waits and
+ * fetches page 37 again; the pages fetched before are kept, and a page that finally fails leaves
+ * the item with them and with where to resume.
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
