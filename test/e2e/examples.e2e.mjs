@@ -1,4 +1,4 @@
-// The example workflows 01-04 (workflows/*.json) in a real n8n that loaded the packed tarball,
+// The example workflows 01-04 and 08 (workflows/*.json) in a real n8n that loaded the packed tarball,
 // each with its Config node pointed at its own flaky upstream and run by `n8n execute --id`.
 // Asserts on what the upstream saw (paths, methods, headers, bodies, timing on the server's clock)
 // and on the run data n8n printed (retry stories, _backoff annotations, which node got which item).
@@ -13,6 +13,7 @@ const EXAMPLES = {
 	ex2: '02-rate-limited-api.json',
 	ex3: '03-payment-idempotency-key.json',
 	ex4: '04-classic-loop-backoff-delay.json',
+	ex8: '08-paginate-rate-limited-api.json',
 };
 
 const upstream = {};
@@ -275,5 +276,23 @@ describe('example workflows in real n8n (packed tarball)', () => {
 		assert.equal(item._backoff.stoppedBecause, 'final-status');
 		assert.equal(item._backoff.attempt, 1);
 		assert.equal(item._backoff.lastFailure.status, 404);
+	});
+});
+
+describe('example 08 in a real n8n', () => {
+	test('08 every page of a rate-limited API: page 2 waits its Retry-After, the loop resumes at page 3, every invoice once', async () => {
+		const results = await run('ex8');
+		const server = upstream.ex8;
+		const requests = server.log.filter((e) => e.path === '/paged/invoices');
+		const pages = requests.map((e) => new URL(e.url, 'http://x').searchParams.get('page'));
+		assert.deepEqual(pages, ['1', '2', '2', '3', '3', '3', '3', '4'], 'no page before the failed one fetched again');
+		assert.deepEqual(statuses(requests), [200, 429, 200, 503, 503, 503, 200, 200]);
+		assert.ok(requests[2].time - requests[1].time >= 1000, `Retry-After: 1 obeyed (${requests[2].time - requests[1].time} ms)`);
+		const invoices = results.Invoices.items;
+		assert.deepEqual(invoices.map((i) => i.id), ['inv-1', 'inv-2', 'inv-3', 'inv-4', 'inv-5', 'inv-6']);
+		assert.equal(results['All invoices'].runs, 2, 'the loop sent the item back once');
+		assert.equal(results['Gave up (resume later)'], undefined);
+		const resumeFrom = results['All invoices'].perRun[0].all[1][0].error.pagination.resumeFrom;
+		assert.deepEqual([resumeFrom.page, resumeFrom.parameters], [3, { qs: { page: 3 } }]);
 	});
 });

@@ -185,6 +185,20 @@ const TESTED: Record<string, () => Promise<void>> = {
 			await customer.close();
 		}
 	},
+	'08-paginate-rate-limited-api.json': async () => {
+		const result = await run('08-paginate-rate-limited-api.json');
+		expect(result.status).toBe('success');
+		// pass 1: 1, 2 (429), 2, 3 (503), 3 (503) -> error output -> Backoff Delay; pass 2 resumes: 3 (503), 3, 4 ([])
+		const pages = upstream.requests('/paged/invoices').map((r) => new URL(r.url, 'http://x').searchParams.get('page'));
+		expect(pages).toEqual(['1', '2', '2', '3', '3', '3', '3', '4']);
+		expect(result.runsOf('All invoices')).toBe(2);
+		expect(result.runsOf('Gave up (resume later)')).toBe(0);
+		const invoices = result.jsonOf('Invoices');
+		expect(invoices.map((j) => j.id)).toEqual(['inv-1', 'inv-2', 'inv-3', 'inv-4', 'inv-5', 'inv-6']);
+		expect(invoices[0]._retry).toMatchObject({ stoppedBecause: 'success', pages: 4 });
+		const failedPass = result.jsonOf('All invoices', 1, 0)[0].error as IDataObject;
+		expect(failedPass.pagination).toMatchObject({ pagesFetched: 2, resumeFrom: { page: 3, parameters: { qs: { page: 3 } } } });
+	},
 };
 
 describe('example workflows', () => {

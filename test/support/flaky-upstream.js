@@ -24,6 +24,9 @@ function json(res, status, body, headers = {}) {
  *   /down                      always 503
  *   /hang                      never answers
  *   /echo                      200 { method, path, query, headers, body }
+ *   /paged/:key?page=N         a listing of three pages of two records, then []: page 2 answers 429
+ *                              with Retry-After: 1 to its first request, page 3 503 to its first
+ *                              three; the script starts again once the empty last page was served
  *   /events/:id                a customer's webhook endpoint: ok-* 503 on the first request then
  *                              200, later-* 503 on the first three (a sender's attempts) then 200,
  *                              bad-* 400 (rejected), down-* always 503
@@ -46,7 +49,18 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 		counts.set(key, n);
 		return n;
 	};
+	const pagedSeen = new Map();
 	const builtIn = {
+		paged: (req, res, { parts, entry, query }) => {
+			const key = parts[1] ?? '';
+			const page = Number(query.page ?? 1);
+			const seen = (pagedSeen.get(`${key}/${page}`) ?? 0) + 1;
+			pagedSeen.set(`${key}/${page}`, seen);
+			if (page === 2 && seen === 1) return json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': '1' });
+			if (page === 3 && seen <= 3) return json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: seen });
+			if (page > 3) for (const k of [...pagedSeen.keys()]) if (k.startsWith(`${key}/`)) pagedSeen.delete(k);
+			json(res, (entry.status = 200), page <= 3 ? [1, 2].map((n) => ({ id: `inv-${(page - 1) * 2 + n}`, page, amount: 100 * page + n })) : []);
+		},
 		fail: (req, res, { parts, count, entry }) => {
 			const n = Number(parts[1]);
 			if (count <= n) json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count });
