@@ -1,10 +1,9 @@
 /**
  * Rewrites an exported n8n workflow: each HTTP Request node (v3 to v4.x) becomes a Resilient HTTP
  * Request node (an HTTP Request Tool a Resilient HTTP Request Tool) with the same name, position,
- * parameters, credentials and settings; Retry On Fail
- * is turned off and carried over (its tries become Max Attempts, its wait Base Delay). What cannot
- * be carried over keeps the node as HTTP Request, with the reason; what behaves differently is
- * noted. Pure: no files, no n8n.
+ * parameters, credentials and settings; Retry On Fail is turned off and carried over (its tries
+ * become Max Attempts, its wait Base Delay). What cannot be carried over keeps the node as it is,
+ * with the reason; what behaves differently is noted. Pure: no files, no n8n.
  */
 import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
 import { isGenericAuthType } from '../nodes/ResilientHttpRequest/descriptions/auth.description';

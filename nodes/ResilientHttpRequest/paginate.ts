@@ -19,7 +19,7 @@ import { parameterError } from '../shared/n8n/parameters';
 import { responseOf } from './error-output';
 import type { PageParameter, PaginationSettings } from './pagination-settings';
 import { headerValue, type RequestSpec } from './request-spec';
-import { decodeBody, type ResponseFormat } from './response';
+import { decodeBody, type DecodedBody, type ResponseFormat } from './response';
 import type { HttpResponse } from './transport';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
@@ -28,6 +28,8 @@ export interface FetchedPage {
 	spec: RequestSpec;
 	story: RetryStory;
 	response?: HttpResponse;
+	/** The response's body as read once for `$response` (in the node's Response Format), with the response. */
+	decoded?: DecodedBody;
 }
 
 export type PaginationOutcome =
@@ -124,20 +126,18 @@ function pageSpecFrom(base: RequestSpec, options: PageRequest, body: BodyKind): 
 	return spec;
 }
 
-/** A resumed item's first page is the page that failed, exactly: its URL and its parameters' values. */
-function resumedPageSpec(spec: RequestSpec, resume: ResumePoint, body: BodyKind): RequestSpec {
-	const url = new URL(resume.url);
-	const qs = { ...spec.qs, ...(resume.parameters.qs ?? {}) } as IDataObject;
+/** A resumed item's first page is the page that failed, exactly: its URL and its parameters' values, over the item's request. */
+function resumedPageRequest(base: PageRequest, resume: ResumePoint, body: BodyKind): PageRequest {
+	const qs = { ...base.qs, ...(resume.parameters.qs ?? {}) } as IDataObject;
 	// as the helper does: the URL's own query wins over the node's
-	for (const key of url.searchParams.keys()) delete qs[key];
-	const headers = { ...spec.headers, ...Object.fromEntries(Object.entries(resume.parameters.headers ?? {}).map(([k, v]) => [k, asText(v)])) };
-	const next: RequestSpec = { ...spec, url: resume.url, qs, headers };
+	for (const key of new URL(resume.url).searchParams.keys()) delete qs[key];
+	const request: PageRequest = { ...base, uri: resume.url, qs, headers: { ...base.headers, ...(resume.parameters.headers ?? {}) } as IDataObject };
 	if (resume.parameters.body) {
-		const merged = { ...(bodyKindOf(spec).value ?? {}), ...resume.parameters.body } as IDataObject;
-		const options: PageRequest = body === 'form' ? { form: merged } : { body: merged };
-		return pageSpecFrom(next, { ...options, uri: resume.url, qs, headers }, body);
+		const merged = { ...(body === 'form' ? base.form : base.body), ...resume.parameters.body } as IDataObject;
+		if (body === 'form') request.form = merged;
+		else request.body = merged;
 	}
-	return next;
+	return request;
 }
 
 /** The values a page had for the parameters the pages update: a resumed item starts from them. */
@@ -153,8 +153,7 @@ function resumePointOf(owner: string, page: FetchedPage, parameters: PageParamet
 }
 
 /** The page as `$response` shows it: the body decoded (JSON parsed, text, or the file's bytes). */
-function pageResponse(response: HttpResponse, format: ResponseFormat): IDataObject {
-	const decoded = decodeBody(response, format);
+function pageResponse(response: HttpResponse, decoded: DecodedBody): IDataObject {
 	const body = decoded.kind === 'json' || decoded.kind === 'text' ? decoded.value : decoded.kind === 'file' ? response.body : response.body.toString('utf8');
 	return { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
 }
@@ -194,6 +193,7 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 	const helperOptions = offsetPageCount(run.settings.helper, offset);
 	if (run.settings.maxPages !== undefined) helperOptions.maxRequests = Math.max(1, run.settings.maxPages - offset);
 	const firstOrigin = new URL(run.spec.url).origin;
+	const base = baseRequestOptions(run.spec, body);
 	const pages: FetchedPage[] = [];
 	let failed: { failure: AttemptFailure; story: RetryStory } | undefined;
 
@@ -201,23 +201,23 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 		const page = firstPage + pages.length;
 		// HTTP Request waits after deciding to go on, before the next page: the same instant
 		if (pages.length > 0 && run.settings.intervalMs > 0) await run.sleep(run.settings.intervalMs).catch(() => undefined);
-		let spec = run.resume && pages.length === 0 ? resumedPageSpec(run.spec, run.resume.resumeFrom, body.kind) : pageSpecFrom(run.spec, options, body.kind);
+		let spec = pageSpecFrom(run.spec, run.resume && pages.length === 0 ? resumedPageRequest(base, run.resume.resumeFrom, body.kind) : options, body.kind);
 		checkPageUrl(ctx, i, run, firstOrigin, spec, page);
 		if (run.idempotency) spec = { ...spec, headers: { ...spec.headers, [run.idempotency.header]: pageIdempotencyKey(run.idempotency.key, page, RETRY_LIMITS.idempotencyKeyLength) } };
 		const outcome = await run.fetchPage(spec, page);
 		const response = outcome.ok ? outcome.value : responseOf(outcome.failure);
-		pages.push({ page, spec, story: outcome.story, ...(response ? { response } : {}) });
+		const decoded = response ? decodeBody(response, run.format) : undefined;
+		pages.push({ page, spec, story: outcome.story, ...(response ? { response, decoded } : {}) });
 		failed = outcome.ok ? undefined : { failure: outcome.failure, story: outcome.story };
 		// a page the retry engine gave up on fails the item, also where HTTP Request would read it as the
 		// last page (a 503 with an empty body is an "empty response"); only a status listed in Status
 		// Code(s) when Complete ends pagination
 		if (!outcome.ok && !(response && run.settings.completeStatuses.includes(response.statusCode))) throw new PageFailedError();
-		return pageResponse(response!, run.format);
+		return pageResponse(response!, decoded!);
 	};
 
 	// the helper calls `this.helpers.request` for each page (no credential type: ours are applied per attempt)
 	const host = { helpers: { request: sendPage } };
-	const base = baseRequestOptions(run.spec, body);
 	try {
 		await (ctx.helpers.requestWithAuthenticationPaginated as unknown as PaginatedHelper).call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
 		return { ok: true, pages };

@@ -9,7 +9,7 @@ import type { RetryStory } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import { failedResult, withStory } from './item-results';
 import type { FetchedPage, PaginationOutcome } from './paginate';
-import { decodeBody, responseToItems } from './response';
+import { responseToItems } from './response';
 import { itemRedactor } from './secrets';
 import type { RetrySettings } from './settings';
 import { toolSuccessItems, type ToolAnswer } from './tool-answer';
@@ -28,11 +28,11 @@ interface PaginatedContext {
 
 /** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */
 async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
-	if (!page.response) return [];
-	const decoded = decodeBody(page.response, settings.response.format);
+	if (!page.response || !page.decoded) return [];
+	const { decoded } = page;
 	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
 	if (tool) return await toolSuccessItems(ctx, i, tool, page.response, settings.response, page.spec.url);
-	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url);
+	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url, decoded);
 }
 
 async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {

@@ -49,9 +49,12 @@ function fileNameFrom(response: HttpResponse, url: string): string | undefined {
 	return last || undefined;
 }
 
-/** The response's items, before the retry story is added. Arrays in JSON bodies become one item each. */
-export async function responseToItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string): Promise<INodeExecutionData[]> {
-	const decoded = decodeBody(response, settings.format);
+/**
+ * The response's items, before the retry story is added. Arrays in JSON bodies become one item each.
+ * `decoded`: the body as decodeBody already read it in settings.format (a page that was read for
+ * `$response`), so that it is not parsed again.
+ */
+export async function responseToItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string, decoded: DecodedBody = decodeBody(response, settings.format)): Promise<INodeExecutionData[]> {
 	if (decoded.kind === 'invalid-json') {
 		throw new NodeOperationError(ctx.getNode(), 'The response is not valid JSON', {
 			itemIndex: i,

@@ -31,17 +31,16 @@ export const PAGINATED_HISTORY_LIMIT = 50;
 export function combinePageStories(stories: RetryStory[], { firstPage, pagesBefore, failed }: { firstPage: number; pagesBefore: number; failed: boolean }): PaginatedStory {
 	if (stories.length === 0) throw new Error('combinePageStories needs at least one page');
 	const last = stories[stories.length - 1];
-	const failedAtLast = failed;
-	const pages = pagesBefore + stories.length - (failedAtLast ? 1 : 0);
+	const pages = pagesBefore + stories.length - (failed ? 1 : 0);
 	const history = stories
-		.flatMap((story, index) => (story.history.length > 1 || (failedAtLast && index === stories.length - 1) ? story.history.map((record) => ({ ...record, page: firstPage + index })) : []))
+		.flatMap((story, index) => (story.history.length > 1 || (failed && index === stories.length - 1) ? story.history.map((record) => ({ ...record, page: firstPage + index })) : []))
 		.slice(-PAGINATED_HISTORY_LIMIT);
 	const attempts = stories.reduce((sum, story) => sum + story.attempts, 0);
 	const totalDelayMs = stories.reduce((sum, story) => sum + story.totalDelayMs, 0);
 	const elapsedMs = stories.reduce((sum, story) => sum + story.elapsedMs, 0);
 	const lastPage = firstPage + stories.length - 1;
 	const retried = attempts > stories.length;
-	const summary = failedAtLast
+	const summary = failed
 		? `Page ${lastPage} failed, ${pages} page${pages === 1 ? '' : 's'} fetched before it: ${last.summary}`
 		: `Fetched ${pages} page${pages === 1 ? '' : 's'} in ${attempts} attempt${attempts === 1 ? '' : 's'}${retried ? `, after waiting ${formatDuration(totalDelayMs)} for retries` : ''}`;
 	return { ...last, ...(failed ? {} : { stoppedBecause: 'success' as const }), attempts, totalDelayMs, elapsedMs, summary, pages, history };
