@@ -131,7 +131,7 @@ describe('npm start on an empty user folder', () => {
 		assert.match(JSON.stringify(example.nodes), new RegExp(`http://127.0.0.1:${ports.demo}`));
 	});
 
-	test('examples 01 and 03 run with one click in the editor, again and again', async (t) => {
+	test('examples 01, 03 and 08 run with one click in the editor, again and again', async (t) => {
 		if (!requireBrowser(t)) return;
 		browser = await launchBrowser();
 		const { page } = browser;
@@ -153,6 +153,16 @@ describe('npm start on an empty user folder', () => {
 		assert.equal(charged._retry.idempotencyKey, 'order-1001');
 		assert.equal(charged._retry.attempts, 2, 'the dropped first attempt was retried with the same key');
 		assert.equal(charged.processedCount, 1, 'charged once');
+
+		// 08: the demo API's listing fails the same way on every run; the loop resumes at page 3 each time
+		await openWorkflow(page, server.url, 'rhEx8Pagination');
+		for (const run of [1, 2]) {
+			const pages = await executeInEditor(page, client, 'rhEx8Pagination');
+			assert.equal(pages.status, 'success', `run ${run}`);
+			const results = nodeResults(pages);
+			assert.deepEqual(results.Invoices.items.map((i) => i.id), ['inv-1', 'inv-2', 'inv-3', 'inv-4', 'inv-5', 'inv-6'], `run ${run}: every invoice once`);
+			assert.equal(results['All invoices'].runs, 2, `run ${run}: one pass back through Backoff Delay`);
+		}
 		assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 	});
 
