@@ -83,18 +83,19 @@ test('a rejected event is not retried; a customer that is down is held: one prob
 	await Promise.all([post('down-1'), post('down-2')]);
 	await waitFor(() => /the API 127\.0\.0\.1:\d+ looks down/.test(n8n.logs()), 'the hold', 30_000);
 	const heldFrom = Date.now();
-	// three events while it is held; the customer stays down until the hold's first probe among them
+	// three events while it is held; the customer is back as soon as they are in, but the node does
+	// not know it: it learns it from its next probe. (A held event that failed a probe would make the
+	// next one wait longer, and the breaks the down-* events grew may then pass the events' deadline.)
 	const ids = ['held-4', 'held-5', 'held-6'];
 	await Promise.all(ids.map(post));
-	const heldRequests = () => ids.flatMap((id) => customer.requests(`/events/${id}`));
-	await waitFor(() => heldRequests().length >= 1, 'a probe among the held events', 30_000);
 	outage = false;
+	const heldRequests = () => ids.flatMap((id) => customer.requests(`/events/${id}`));
 	await waitFor(() => ids.every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'the held events delivered', 60_000);
 	assert.match(n8n.logs(), /the API 127\.0\.0\.1:\d+ answers again/);
 
-	// held, not refused: each delivered once; only the probe that came during the outage failed first
-	for (const id of ids) assert.equal(customer.requests(`/events/${id}`).filter((e) => e.status === 200).length, 1, `${id}: delivered once`);
-	assert.deepEqual(heldRequests().filter((e) => e.status === 503).length, 1, 'one failed probe among the held events, not one request each');
+	// held, not refused: each sent once, when the hold let it go
+	for (const id of ids) assert.deepEqual(customer.requests(`/events/${id}`).map((e) => e.status), [200], `${id}: one request, delivered`);
+	assert.equal(heldRequests().length, ids.length, 'no request per waiting event while held');
 	// while held, the customer saw probes, one at a time with growing intervals (1 s, 2 s, ...), not a
 	// request per waiting event: every request from the hold to the first success came alone
 	const firstSuccess = Math.min(...ids.map((id) => customer.requests(`/events/${id}`).find((e) => e.status === 200).time));
