@@ -24,6 +24,16 @@ before(async () => {
 	const config = workflow.nodes.find((n) => n.name === 'Config');
 	config.parameters.assignments.assignments.find((a) => a.name === 'baseUrl').value = customer.url;
 	const deliver = workflow.nodes.find((n) => n.name === 'Deliver event');
+	// The hold's break doubles with every failed probe, and any waiting request may be the probe:
+	// after the hold opens, down-1 and down-2 can fail up to 5 more probes and ok-4..6 one each (their
+	// first request), so the first probe that can succeed may be the 9th. With the example's 30 s
+	// Max Probe Interval it comes 1+2+4+8+16+30*4 = 151 s after the opening, far past the example's
+	// 30 s Total Deadline: the held events would rightly give up to the dead letters. The test caps
+	// the break at 4 s and gives the events 60 s, so that worst case (1+2+4*7 = 31 s, plus a retry's
+	// backoff of at most 5 s) is inside the deadline; the dead-letter path of an event that runs out
+	// of time is dead-letter-replay.e2e.mjs's.
+	deliver.parameters.sharedLimits = { ...deliver.parameters.sharedLimits, breakerMaxBreak: 4000 };
+	deliver.parameters.retryOptions = { ...deliver.parameters.retryOptions, totalDeadline: 60_000 };
 	keyOf = (id) => derivedIdempotencyKey({ workflowId: workflow.id, nodeId: deliver.id }, 'fields', { 'body.id': id });
 	const userFolder = await prepareUserFolder({ tarball: true });
 	await importWorkflow(userFolder, workflow);
@@ -76,7 +86,7 @@ test('a rejected event is not retried; a customer that is down is held: one prob
 	// three events while it is held: each fails once (its first request), then is accepted
 	const ids = ['ok-4', 'ok-5', 'ok-6'];
 	await Promise.all(ids.map(post));
-	await waitFor(() => ids.every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'the held events delivered', 60_000);
+	await waitFor(() => ids.every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'the held events delivered', 90_000);
 	assert.match(n8n.logs(), /the API 127\.0\.0\.1:\d+ answers again/);
 
 	for (const id of ids) assert.deepEqual(customer.requests(`/events/${id}`).map((e) => e.status), [503, 200], `${id}: held, not refused: delivered on its second request`);
