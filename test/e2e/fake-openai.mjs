@@ -7,6 +7,8 @@ import http from 'node:http';
 
 /**
  * `startFakeOpenAi({ toolArguments })` -> `{ url, requests, toolResults(), close() }`.
+ * `toolArguments` is the call's arguments, or a function of the offered tool (`{ name,
+ * description, parameters }`) that returns them: for a tool whose parameter names the editor chose.
  * `url` is the credential's Base URL (`.../v1`); `requests` the parsed bodies of
  * `POST /v1/chat/completions`; `toolResults()` the content of every `tool` message received.
  */
@@ -24,7 +26,8 @@ export async function startFakeOpenAi({ toolArguments = {} } = {}) {
 		}
 		const tool = body.tools?.[0]?.function;
 		if (!tool) return { message: { role: 'assistant', content: 'No tool was offered.' }, finish: 'stop', model };
-		const call = { id: `call_${++callCounter}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(toolArguments) } };
+		const args = typeof toolArguments === 'function' ? toolArguments(tool) : toolArguments;
+		const call = { id: `call_${++callCounter}`, type: 'function', function: { name: tool.name, arguments: JSON.stringify(args) } };
 		return { message: { role: 'assistant', content: null, tool_calls: [call] }, finish: 'tool_calls', model };
 	}
 
