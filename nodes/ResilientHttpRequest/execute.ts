@@ -26,7 +26,7 @@ import { paginatedResult } from './paginated-result';
 import { readPaginationSettings } from './pagination-settings';
 import { ownResumePoint } from '../shared/core/pagination';
 import { itemRedactor } from './secrets';
-import { readToolAnswer, toolSuccessItems } from './tool-answer';
+import { answersFailuresAsItems, readToolAnswer, toolSuccessItems } from './tool-answer';
 import { consoleReporter } from './console-requests';
 import { readRetrySettings, readScheduleSettings, type RetrySettings, type ScheduleSettings } from './settings';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse, type TransportSettings } from './transport';
@@ -135,7 +135,8 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 			const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
 			// ours is built redacted; others (parameter errors, n8n's helpers) may quote a URL or a header
 			if (!(error instanceof ItemFailedError)) redactError(inner, await itemRedactor(ctx, i));
-			if (ctx.continueOnFail() && !(signal?.aborted ?? false)) {
+			// a tool called by Agent V1/V2 answers a bad parameter as an item too: a throw reaches the model empty
+			if (answersFailuresAsItems(ctx) && !(signal?.aborted ?? false)) {
 				// by name: the package may load another copy of n8n-workflow than n8n's own
 				const description = ['NodeApiError', 'NodeOperationError'].includes(inner.name) ? (inner as NodeOperationError).description : undefined;
 				results[i] = [failedItem(ctx, i, { message: inner.message, ...(description ? { description } : {}) })];

@@ -3,9 +3,9 @@
  * variant): on success the response, as HTTP Request Tool gives it (optionally cut down by
  * *Optimize Response*), without the retry story; on failure a short account a model can act on
  * (what failed, the status, how many attempts, the server's requested wait) instead of the error
- * output's objects. The agent sees only this: n8n hands the tool's output items' json, or the
- * thrown error's message, to the model (n8n 2.41.1: Agent V3's buildSteps, n8n-core's
- * makeHandleToolInvocation).
+ * output's objects. The agent sees only this: n8n hands the tool's output items' json to the
+ * model, and Agent V3 the thrown error's message (n8n 2.41.1: Agent V3's buildSteps); Agent V1/V2
+ * would hand it nothing for a thrown error, so there the failure is an item (answersFailuresAsItems).
  */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
@@ -255,14 +255,30 @@ export function toolFailureAccount(request: FailedRequest, details: FailureDetai
 }
 
 /**
- * The failure answer of item i: with *On Error* set to continue, an item carrying the account
- * (the model receives its json); otherwise the node error whose message is the account (the
- * model receives that message). The account is redacted again: it quotes the request's URL.
+ * Called by Agent V1/V2 (n8n-core's makeHandleToolInvocation runs the node in a context where
+ * isToolExecution() is true): they run tools in LangChain's AgentExecutor, which hands the model
+ * an empty observation for a tool that throws, so the model would never read the account. Agent
+ * V3 runs the tool as a node of the execution and hands the model the error's message.
+ */
+function calledByLangChainAgent(ctx: IExecuteFunctions): boolean {
+	return typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+}
+
+/** Whether an item's failure is answered as an item rather than thrown: On Error continues, or thrown errors would not reach the model. */
+export function answersFailuresAsItems(ctx: IExecuteFunctions): boolean {
+	return ctx.continueOnFail() || (runsAsTool(ctx.getNode()) && calledByLangChainAgent(ctx));
+}
+
+/**
+ * The failure answer of item i: with *On Error* set to continue, or when thrown errors would not
+ * reach the model (answersFailuresAsItems), an item carrying the account (the model receives its
+ * json); otherwise the node error whose message is the account (the model receives that message).
+ * The account is redacted again: it quotes the request's URL.
  */
 export async function toolFailure(ctx: IExecuteFunctions, i: number, request: FailedRequest, details: IDataObject, story: RetryStory): Promise<INodeExecutionData[]> {
 	const redactor = await itemRedactor(ctx, i);
 	const account = redactor.value(toolFailureAccount(request, details, story));
-	if (ctx.continueOnFail()) return [failedItem(ctx, i, account as unknown as IDataObject)];
+	if (answersFailuresAsItems(ctx)) return [failedItem(ctx, i, account as unknown as IDataObject)];
 	const nodeError = new NodeApiError(ctx.getNode(), account as unknown as JsonObject, { message: account.error, itemIndex: i, ...(account.status !== undefined ? { httpCode: String(account.status) } : {}) });
 	// NodeApiError replaces messages it recognizes and derives a description; the account is both
 	nodeError.message = account.error;

@@ -5,7 +5,8 @@
  * passed (n8n resolves `$fromAI()` from it). What the node outputs or throws here is what n8n hands
  * the model (test/e2e/ai-agent-tool.e2e.mjs proves that in a real n8n with an AI Agent).
  */
-import type { IDataObject, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, INodeType } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import type { Runtime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
@@ -155,5 +156,110 @@ describe('a failure, as the model reads it', () => {
 		const run = await runTool(toolWorkflow({ method: 'GET', url: api.url, maxAttempts: 3, options: {} }), {});
 		expect(api.requests).toHaveLength(3);
 		expect(run.nodeErrorOf('HTTP')?.message).toMatch(/HTTP 503 Service Unavailable, 3 of 3 attempts in .*Gave up after 3 attempts.*The service is failing or overloaded: try again later\./);
+	});
+});
+
+/**
+ * Agent V1/V2's way of calling a tool: the agent asks n8n-core for its ai_tool connection
+ * (getInputConnectionData, which wraps the node in createNodeAsTool and runs it through
+ * makeHandleToolInvocation with isToolExecution() true), and LangChain's AgentExecutor turns a
+ * tool that throws into an empty observation. This agent does the same and outputs what the model
+ * would read.
+ */
+describe('called by Agent V1/V2 (n8n-core runs the node as a LangChain tool)', () => {
+	const AGENT = 'engine-test.langChainAgent';
+	const TOOL = `${RESILIENT_HTTP}Tool`;
+
+	function langChainAgent(args: IDataObject): INodeType {
+		return {
+			description: {
+				displayName: 'Agent',
+				name: 'langChainAgent',
+				group: ['transform'],
+				version: 1,
+				description: 'Calls its tool once, as LangChain AgentExecutor does',
+				defaults: { name: 'Agent' },
+				inputs: [NodeConnectionTypes.Main, { type: NodeConnectionTypes.AiTool, displayName: 'Tool' }],
+				outputs: [NodeConnectionTypes.Main],
+				properties: [],
+			},
+			async execute(this: IExecuteFunctions) {
+				const connected = (await this.getInputConnectionData(NodeConnectionTypes.AiTool, 0)) as unknown;
+				const [tool] = (Array.isArray(connected) ? connected : [connected]) as Array<{ invoke(input: IDataObject): Promise<unknown> }>;
+				let observation: unknown;
+				try {
+					observation = await tool.invoke(args);
+				} catch {
+					// AgentExecutor: anything but a tool input parsing error is an empty observation
+					observation = undefined;
+				}
+				return [[{ json: { observation: (observation ?? '') as string } }]];
+			},
+		};
+	}
+
+	/** The tool variant as n8n builds it (convertNodeToAiTool): no inputs, one ai_tool output. */
+	function legacyToolType(runtime: Runtime): INodeType {
+		const type = toolType(runtime);
+		return { ...type, description: { ...type.description, inputs: [], outputs: [NodeConnectionTypes.AiTool] } };
+	}
+
+	async function runAgent(parameters: IDataObject, args: IDataObject): Promise<WorkflowRunResult> {
+		const workflow: WorkflowJson = {
+			nodes: [
+				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+				{ id: 'agent', name: 'Agent', type: AGENT, typeVersion: 1, position: [200, 0], parameters: {} },
+				{
+					id: 'tool',
+					name: 'Weather',
+					type: TOOL,
+					typeVersion: 1,
+					position: [200, 200],
+					parameters: { authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', ...parameters } as INode['parameters'],
+					credentials: { httpHeaderAuth: { id: '1', name: 'key' } },
+				},
+			],
+			connections: {
+				Start: { main: [[{ node: 'Agent', type: 'main', index: 0 }]] },
+				Weather: { ai_tool: [[{ node: 'Agent', type: 'ai_tool', index: 0 }]] },
+			},
+		};
+		return await runWorkflow(workflow, {
+			nodeTypes: { [TOOL]: legacyToolType(createVirtualRuntime()), [AGENT]: langChainAgent(args) },
+			credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: API_KEY } },
+		});
+	}
+
+	it('a failed request answers the model with the account, where a thrown error would reach it empty', async () => {
+		const api = await server((request) => ({ status: 429, headers: { 'retry-after': '3600' }, body: { error: 'rate limited', echo: request.headers } }));
+		const run = await runAgent({ method: 'GET', url: `={{ "${api.url}/weather/" + $fromAI("city", "the city", "string") }}`, maxAttempts: 3, options: {} }, { city: 'Paris' });
+		expect(run.status).toBe('success');
+		expect(api.requests.map((r) => r.url)).toEqual(['/weather/Paris']);
+		const [{ observation }] = run.jsonOf('Agent');
+		const answer = JSON.parse(String(observation)) as IDataObject[];
+		expect(answer).toHaveLength(1);
+		expect(answer[0].error).toMatchObject({ status: 429, statusText: 'Too Many Requests', attempts: 1, maxAttempts: 3, reason: 'retry-after-too-long', retryAfterSeconds: 3600 });
+		expect(String((answer[0].error as IDataObject).error)).toMatch(new RegExp(`^GET ${api.url}/weather/Paris failed: HTTP 429 Too Many Requests, 1 of 3 attempts`));
+		expect(String(observation)).toContain('do not call this tool again before then.');
+		expect(String(observation)).not.toContain(API_KEY);
+		expect(String(observation)).not.toContain('history');
+		expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
+	});
+
+	it('a bad parameter answers the model with its message too, before any request', async () => {
+		const api = await server(() => ({ status: 200, body: { ok: true } }));
+		const run = await runAgent({ method: 'GET', url: `${api.url}/weather`, maxAttempts: 0, options: {} }, {});
+		expect(run.status).toBe('success');
+		expect(api.requests).toHaveLength(0);
+		const [{ observation }] = run.jsonOf('Agent');
+		const [item] = JSON.parse(String(observation)) as IDataObject[];
+		expect(String((item.error as IDataObject).message)).toMatch(/Max Attempts/);
+	});
+
+	it('a success is the response, as in every agent', async () => {
+		const api = await server(() => ({ status: 200, body: { city: 'Paris', temperature: 21.5 } }));
+		const run = await runAgent({ method: 'GET', url: `${api.url}/weather`, options: {} }, {});
+		const [{ observation }] = run.jsonOf('Agent');
+		expect(JSON.parse(String(observation))).toEqual([{ city: 'Paris', temperature: 21.5 }]);
 	});
 });
