@@ -26,8 +26,17 @@ let userFolder;
 const okKey = uniqueKey('ok');
 const limitedKey = uniqueKey('limited');
 
-/** Manual Trigger -> AI Agent (V3) with an OpenAI Chat Model and the Resilient HTTP Request tool "Weather API". */
-function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
+/**
+ * Agents a user may have: V3 (n8n 2.x's default), V2 and V1's Tools Agent (workflows built on n8n 1.x).
+ * They hand a tool's answer and a tool's error to the model by different code paths.
+ */
+const OLDER_AGENTS = [
+	{ label: 'Agent V2 (2.2)', typeVersion: 2.2, parameters: {} },
+	{ label: 'Agent V1 (1.9, Tools Agent)', typeVersion: 1.9, parameters: { agent: 'toolsAgent' } },
+];
+
+/** Manual Trigger -> AI Agent (V3 unless `agent` says) with an OpenAI Chat Model and the Resilient HTTP Request tool "Weather API". */
+function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {}, agent = { typeVersion: 3.1, parameters: {} }, n8nHttpTool = false }) {
 	return {
 		id,
 		name: `E2E AI agent tool ${id}`,
@@ -37,9 +46,9 @@ function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
 				id: `${id}-agent`,
 				name: 'AI Agent',
 				type: '@n8n/n8n-nodes-langchain.agent',
-				typeVersion: 3.1,
+				typeVersion: agent.typeVersion,
 				position: [200, 0],
-				parameters: { promptType: 'define', text: 'What is the weather in Paris?', options: {} },
+				parameters: { ...agent.parameters, promptType: 'define', text: 'What is the weather in Paris?', options: {} },
 			},
 			{
 				id: `${id}-model`,
@@ -53,8 +62,9 @@ function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
 			{
 				id: `${id}-tool`,
 				name: 'Weather API',
-				type: `${PACKAGE}.resilientHttpRequestTool`,
-				typeVersion: 1,
+				// the control: n8n's own HTTP Request Tool, same request
+				type: n8nHttpTool ? 'n8n-nodes-base.httpRequestTool' : `${PACKAGE}.resilientHttpRequestTool`,
+				typeVersion: n8nHttpTool ? 4.2 : 1,
 				position: [300, 200],
 				parameters: {
 					method: 'GET',
@@ -64,7 +74,7 @@ function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
 					sendQuery: true,
 					specifyQuery: 'keypair',
 					queryParameters: { parameters: [{ name: 'units', value: "={{ $fromAI('units', 'metric or imperial', 'string') }}" }] },
-					maxAttempts: 3,
+					...(n8nHttpTool ? {} : { maxAttempts: 3 }),
 					options: {},
 					...toolExtra,
 				},
@@ -82,10 +92,13 @@ function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {} }) {
 }
 
 before(async () => {
+	const weatherSeen = new Map();
 	api = await startFlakyServer({
-		// one 429 with Retry-After: 1, then the weather
-		weather: (req, res, { parts, count, entry, json, query }) => {
-			if (count === 1) json(res, (entry.status = 429), { error: 'slow down' }, { 'retry-after': '1' });
+		// one 429 with Retry-After: 1 per workflow (its key, /weather/<key>/<city>), then the weather
+		weather: (req, res, { parts, entry, json, query }) => {
+			const seen = (weatherSeen.get(parts[1]) ?? 0) + 1;
+			weatherSeen.set(parts[1], seen);
+			if (seen === 1) json(res, (entry.status = 429), { error: 'slow down' }, { 'retry-after': '1' });
 			else json(res, (entry.status = 200), { city: parts[2], units: query.units, temperature: 21.5, sky: 'sunny-e2e' });
 		},
 		// always rate limited for an hour; the body echoes the request's headers, the API key among them
@@ -93,15 +106,34 @@ before(async () => {
 	});
 	okModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
 	limitedModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+	for (const agent of OLDER_AGENTS) {
+		agent.okModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+		agent.limitedModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+		agent.okKey = uniqueKey('ok');
+		agent.limitedKey = uniqueKey('limited');
+		agent.controlKey = uniqueKey('control');
+		agent.controlModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+		agent.id = `e2eAgentToolV${String(agent.typeVersion).replace('.', '')}`;
+	}
 	userFolder = await prepareUserFolder({ tarball: true });
 	await importCredentials(userFolder, [
 		{ id: 'e2e-openai-ok', name: 'e2e-openai-ok', type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: okModel.url } },
 		{ id: 'e2e-openai-limited', name: 'e2e-openai-limited', type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: limitedModel.url } },
 		{ id: 'e2e-tool-api-key', name: 'Weather API key', type: 'httpHeaderAuth', data: { name: 'X-Api-Key', value: API_KEY } },
+		...OLDER_AGENTS.flatMap((agent) => [
+			{ id: `${agent.id}-openai-ok`, name: `${agent.id}-openai-ok`, type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: agent.okModel.url } },
+			{ id: `${agent.id}-openai-limited`, name: `${agent.id}-openai-limited`, type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: agent.limitedModel.url } },
+			{ id: `${agent.id}-openai-control`, name: `${agent.id}-openai-control`, type: 'openAiApi', data: { apiKey: 'sk-fake-openai', url: agent.controlModel.url } },
+		]),
 	]);
 	await importWorkflow(userFolder, [
 		agentWorkflow('e2eAgentToolOk', { openAiCredentialId: 'e2e-openai-ok', apiPath: `/weather/${okKey}` }),
 		agentWorkflow('e2eAgentToolLimited', { openAiCredentialId: 'e2e-openai-limited', apiPath: `/limited/${limitedKey}`, toolExtra: { toolDescription: CUSTOM_DESCRIPTION } }),
+		...OLDER_AGENTS.flatMap((agent) => [
+			agentWorkflow(`${agent.id}Ok`, { openAiCredentialId: `${agent.id}-openai-ok`, apiPath: `/weather/${agent.okKey}`, agent }),
+			agentWorkflow(`${agent.id}Limited`, { openAiCredentialId: `${agent.id}-openai-limited`, apiPath: `/limited/${agent.limitedKey}`, agent }),
+			agentWorkflow(`${agent.id}Control`, { openAiCredentialId: `${agent.id}-openai-control`, apiPath: `/limited/${agent.controlKey}`, agent, n8nHttpTool: true }),
+		]),
 	]);
 });
 
@@ -110,6 +142,11 @@ after(async () => {
 	await api?.close();
 	await okModel?.close();
 	await limitedModel?.close();
+	for (const agent of OLDER_AGENTS) {
+		await agent.okModel?.close();
+		await agent.limitedModel?.close();
+		await agent.controlModel?.close();
+	}
 });
 
 test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and the model gets the data', async () => {
@@ -175,6 +212,39 @@ test('an API that stays rate limited: the model gets the short account (status, 
 	assert.ok(!JSON.stringify(run.output).includes(API_KEY), 'the API key appears nowhere in the run data');
 	console.log(`[ai-agent-tool] stays rate limited: the model received ${received}`);
 });
+
+for (const agent of OLDER_AGENTS) {
+	test(`${agent.label}: the tool waits out the 429 and the model gets the data; an API that stays rate limited gives it the short account, where HTTP Request Tool's reaches it empty`, async () => {
+		const ok = await executeWorkflow(userFolder, `${agent.id}Ok`, { timeoutMs: 120_000 });
+		assert.equal(ok.exitCode, 0, `the workflow succeeds: ${ok.stderr.slice(-2000)}`);
+		const calls = api.requests(`/weather/${agent.okKey}`);
+		assert.deepEqual(calls.map((c) => c.status), [429, 200]);
+		assert.ok(calls[1].time - calls[0].time >= 950, `second request ${calls[1].time - calls[0].time} ms after the first`);
+		assert.equal(calls[1].path, `/weather/${agent.okKey}/Paris`);
+		const okResults = agent.okModel.toolResults();
+		assert.equal(okResults.length, 1, `tool results: ${JSON.stringify(okResults)}`);
+		assert.deepEqual(JSON.parse(okResults[0]), [{ city: 'Paris', units: 'metric', temperature: 21.5, sky: 'sunny-e2e' }]);
+		assert.match(nodeResults(ok.output)['AI Agent'].items[0].output, /sunny-e2e/);
+
+		const limited = await executeWorkflow(userFolder, `${agent.id}Limited`, { timeoutMs: 120_000 });
+		assert.equal(limited.exitCode, 0, `the agent still answers: ${limited.stderr.slice(-2000)}`);
+		assert.equal(api.requests(`/limited/${agent.limitedKey}`).length, 1);
+		const limitedResults = agent.limitedModel.toolResults();
+		assert.equal(limitedResults.length, 1, `tool results: ${JSON.stringify(limitedResults)}`);
+		assert.match(limitedResults[0], /HTTP 429 Too Many Requests/);
+		assert.match(limitedResults[0], /retry after 3600 s/);
+		assert.doesNotMatch(limitedResults[0], /\bat .+\.js:\d+/, 'no stack trace');
+		assert.ok(!limitedResults[0].includes(API_KEY), 'the API key the server echoed is not in the tool result');
+		assert.ok(!JSON.stringify(limited.output).includes(API_KEY), 'the API key appears nowhere in the run data');
+
+		// the control: n8n's HTTP Request Tool throws on the 429, and this agent hands the model nothing
+		const control = await executeWorkflow(userFolder, `${agent.id}Control`, { timeoutMs: 120_000 });
+		assert.equal(control.exitCode, 0, `the control agent answers too: ${control.stderr.slice(-2000)}`);
+		assert.equal(api.requests(`/limited/${agent.controlKey}`).length, 1);
+		assert.deepEqual(agent.controlModel.toolResults(), [''], "HTTP Request Tool's failure reaches the model empty");
+		console.log(`[ai-agent-tool] ${agent.label}: resent ${calls[1].time - calls[0].time} ms after the 429; stays rate limited: the model received ${limitedResults[0].slice(0, 300)}…; n8n's HTTP Request Tool: ${JSON.stringify(agent.controlModel.toolResults())}`);
+	});
+}
 
 test("n8n's node type list offers the Resilient HTTP Request tool, not a Backoff Delay tool", async () => {
 	const server = await startN8n(userFolder, { env: ownerEnv() });
