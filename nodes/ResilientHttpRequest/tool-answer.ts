@@ -254,19 +254,25 @@ export function toolFailureAccount(request: FailedRequest, details: FailureDetai
 	};
 }
 
+/** Callers that hand a tool's thrown error on: the MCP Server Trigger answers it as an MCP error result. */
+const CALLERS_THAT_REPORT_THROWN_ERRORS = new Set(['@n8n/n8n-nodes-langchain.mcpTrigger']);
+
 /**
- * Called by Agent V1/V2 (n8n-core's makeHandleToolInvocation runs the node in a context where
- * isToolExecution() is true): they run tools in LangChain's AgentExecutor, which hands the model
- * an empty observation for a tool that throws, so the model would never read the account. Agent
- * V3 runs the tool as a node of the execution and hands the model the error's message.
+ * Whether the node was called as a tool by a caller that would drop a thrown error. n8n-core's
+ * makeHandleToolInvocation runs the node in a context where isToolExecution() is true, for Agent
+ * V1/V2 among others: they run tools in LangChain's AgentExecutor, which hands the model an empty
+ * observation for a tool that throws. Agent V3 runs the tool as a node of the execution (not
+ * this path) and hands the model the error's message. The context's execute data is the caller's.
  */
-function calledByLangChainAgent(ctx: IExecuteFunctions): boolean {
-	return typeof ctx.isToolExecution === 'function' && ctx.isToolExecution();
+function callerDropsThrownErrors(ctx: IExecuteFunctions): boolean {
+	if (typeof ctx.isToolExecution !== 'function' || !ctx.isToolExecution()) return false;
+	const caller = ctx.getExecuteData?.()?.node?.type;
+	return caller === undefined || !CALLERS_THAT_REPORT_THROWN_ERRORS.has(caller);
 }
 
-/** Whether an item's failure is answered as an item rather than thrown: On Error continues, or thrown errors would not reach the model. */
+/** Whether an item's failure is answered as an item rather than thrown: On Error continues, or a thrown error would not reach the model. */
 export function answersFailuresAsItems(ctx: IExecuteFunctions): boolean {
-	return ctx.continueOnFail() || (runsAsTool(ctx.getNode()) && calledByLangChainAgent(ctx));
+	return ctx.continueOnFail() || (runsAsTool(ctx.getNode()) && callerDropsThrownErrors(ctx));
 }
 
 /**

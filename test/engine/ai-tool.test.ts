@@ -204,11 +204,11 @@ describe('called by Agent V1/V2 (n8n-core runs the node as a LangChain tool)', (
 		return { ...type, description: { ...type.description, inputs: [], outputs: [NodeConnectionTypes.AiTool] } };
 	}
 
-	async function runAgent(parameters: IDataObject, args: IDataObject): Promise<WorkflowRunResult> {
+	async function runAgent(parameters: IDataObject, args: IDataObject, agentType = AGENT): Promise<WorkflowRunResult> {
 		const workflow: WorkflowJson = {
 			nodes: [
 				{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-				{ id: 'agent', name: 'Agent', type: AGENT, typeVersion: 1, position: [200, 0], parameters: {} },
+				{ id: 'agent', name: 'Agent', type: agentType, typeVersion: 1, position: [200, 0], parameters: {} },
 				{
 					id: 'tool',
 					name: 'Weather',
@@ -225,7 +225,7 @@ describe('called by Agent V1/V2 (n8n-core runs the node as a LangChain tool)', (
 			},
 		};
 		return await runWorkflow(workflow, {
-			nodeTypes: { [TOOL]: legacyToolType(createVirtualRuntime()), [AGENT]: langChainAgent(args) },
+			nodeTypes: { [TOOL]: legacyToolType(createVirtualRuntime()), [agentType]: langChainAgent(args) },
 			credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: API_KEY } },
 		});
 	}
@@ -254,6 +254,15 @@ describe('called by Agent V1/V2 (n8n-core runs the node as a LangChain tool)', (
 		const [{ observation }] = run.jsonOf('Agent');
 		const [item] = JSON.parse(String(observation)) as IDataObject[];
 		expect(String((item.error as IDataObject).message)).toMatch(/Max Attempts/);
+	});
+
+	it("the MCP Server Trigger, which reports a tool's thrown error to its client, still gets the error thrown", async () => {
+		const api = await server(() => ({ status: 429, headers: { 'retry-after': '3600' }, body: { error: 'rate limited' } }));
+		const run = await runAgent({ method: 'GET', url: `${api.url}/weather`, maxAttempts: 3, options: {} }, {}, '@n8n/n8n-nodes-langchain.mcpTrigger');
+		expect(api.requests).toHaveLength(1);
+		// this caller's catch stands for the trigger's: the tool threw
+		expect(run.jsonOf('Agent')).toEqual([{ observation: '' }]);
+		expect(run.nodeErrorOf('Weather')?.message).toMatch(/^GET .* failed: HTTP 429 Too Many Requests/);
 	});
 
 	it('a success is the response, as in every agent', async () => {
