@@ -7,7 +7,7 @@
  */
 import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
 import { isGenericAuthType } from '../nodes/ResilientHttpRequest/descriptions/auth.description';
-import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/generated/predefined-credentials';
+import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
 
 export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';
 export const RESILIENT_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequest';

@@ -1,5 +1,5 @@
 // The credential types HTTP Request offers as "Predefined Credential Type", read from the packages
-// n8n ships, and written into nodes/ResilientHttpRequest/generated/predefined-credentials.ts.
+// n8n ships, and written into nodes/ResilientHttpRequest/auth/generated/predefined-credentials.ts.
 //
 //   node scripts/credential-types.js           rewrites the generated file
 //   node scripts/credential-types.js --check   exits 1 when the file differs from the packages
@@ -21,7 +21,7 @@ const path = require('node:path');
 const { execFileSync } = require('node:child_process');
 
 const REPO = path.resolve(__dirname, '..');
-const OUTPUT = path.join(REPO, 'nodes/ResilientHttpRequest/generated/predefined-credentials.ts');
+const OUTPUT = path.join(REPO, 'nodes/ResilientHttpRequest/auth/generated/predefined-credentials.ts');
 const BASE_PACKAGE = 'n8n-nodes-base';
 const LANGCHAIN_PACKAGE = '@n8n/n8n-nodes-langchain';
 

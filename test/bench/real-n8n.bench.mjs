@@ -271,7 +271,7 @@ function redisClient(redisUrl) {
 
 /**
  * Drops the traffic controllers of these origins from Redis: the key the node derives for an
- * unauthenticated request (nodes/ResilientHttpRequest/traffic-control.ts), under the store's rh: prefix.
+ * unauthenticated request (nodes/ResilientHttpRequest/config/traffic-settings.ts), under the store's rh: prefix.
  */
 async function forgetControllers(redisUrl, urls) {
 	const redis = redisClient(redisUrl);

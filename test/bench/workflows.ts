@@ -6,7 +6,7 @@
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import { systemRuntime, type Runtime } from '../../nodes/shared/core/runtime';
-import type { StateStore } from '../../nodes/shared/state/types';
+import type { StateStore } from '../../nodes/shared/core/traffic/store';
 import { runWorkflow, type WorkflowJson, type WorkflowRunResult } from '../engine/harness';
 import { seededRandom } from '../engine/virtual-runtime';
 import { itemsSource, ITEMS_SOURCE, RESILIENT_HTTP } from '../engine/workflow-builders';

@@ -85,7 +85,7 @@ const ownCredentialTypes = () => {
 };
 
 const generatedTypeNames = () =>
-	[...fs.readFileSync(path.join(REPO, 'nodes/ResilientHttpRequest/generated/predefined-credentials.ts'), 'utf8').matchAll(/^\t\{"name":"([^"]+)"/gm)].map((m) => m[1]).sort();
+	[...fs.readFileSync(path.join(REPO, 'nodes/ResilientHttpRequest/auth/generated/predefined-credentials.ts'), 'utf8').matchAll(/^\t\{"name":"([^"]+)"/gm)].map((m) => m[1]).sort();
 
 let userFolder;
 let api;

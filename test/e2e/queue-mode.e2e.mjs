@@ -56,7 +56,7 @@ const STATE = process.env.RH_E2E_QUEUE_STATE === 'memory' ? 'memory' : 'redis';
 // The controller's defaults, from the built package (run.sh builds dist/ when stale)
 const requireDist = createRequire(path.join(REPO, 'dist', 'package.json'));
 const { INITIAL_WINDOW } = requireDist('./nodes/shared/core/traffic/window.js');
-const { HOLD_DEFAULTS } = requireDist('./nodes/shared/state/breaker.js');
+const { HOLD_DEFAULTS } = requireDist('./nodes/shared/core/traffic/breaker.js');
 
 const WORKERS = 2;
 const WORKER_CONCURRENCY = 25;
@@ -134,7 +134,7 @@ async function withPg(url, fn) {
 	}
 }
 
-/** The Redis key of the controller the node keeps for unauthenticated requests to this origin (traffic-control.ts). */
+/** The Redis key of the controller the node keeps for unauthenticated requests to this origin (config/traffic-settings.ts). */
 const controllerKey = (url) => `rh:traffic:api:${createHash('sha256').update(`origin:${new URL(url).origin}|none`).digest('hex').slice(0, 32)}`;
 
 const post = (main, webhook, key) =>

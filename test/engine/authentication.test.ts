@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { ICredentialDataDecryptedObject, IDataObject } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
-import { normalizePem } from '../../nodes/ResilientHttpRequest/pem';
+import { normalizePem } from '../../nodes/ResilientHttpRequest/auth/pem';
 import type { WorkflowRunResult } from './harness';
 import type { LocalHandler, RecordedRequest } from './local-server';
 import { useLocalServers } from './servers';

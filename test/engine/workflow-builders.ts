@@ -5,7 +5,7 @@ import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import type { Runtime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
-import type { StateStore } from '../../nodes/shared/state/types';
+import type { StateStore } from '../../nodes/shared/core/traffic/store';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowJson, type WorkflowRunResult } from './harness';
 
 export const RESILIENT_HTTP = 'n8n-nodes-resilient-http.resilientHttpRequest';

@@ -5,7 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { GENERATED_FROM, PREDEFINED_CREDENTIAL_TYPES } from '../../nodes/ResilientHttpRequest/generated/predefined-credentials';
+import { GENERATED_FROM, PREDEFINED_CREDENTIAL_TYPES } from '../../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
 
 const REPO = path.resolve(__dirname, '../..');
 const BASE_PACKAGE = 'n8n-nodes-base';

@@ -1,4 +1,4 @@
-import { decodeBody } from '../../nodes/ResilientHttpRequest/response';
+import { decodeBody } from '../../nodes/ResilientHttpRequest/output/response';
 
 const response = (body: string, contentType = 'text/plain') => ({ statusCode: 200, statusMessage: 'OK', headers: { 'content-type': contentType }, body: Buffer.from(body) });
 

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { PREDEFINED_CREDENTIAL_TYPES } from '../generated/predefined-credentials';
+import { PREDEFINED_CREDENTIAL_TYPES } from '../auth/generated/predefined-credentials';
 
 /**
  * The generic kinds HTTP Request offers (its "Generic Auth Type": n8n's credential types marked

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { HOLD_DEFAULTS } from '../../shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../shared/state/budget';
+import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
 
 /**
  * The traffic controller of each API, shared by every execution (and, with Redis, every worker):

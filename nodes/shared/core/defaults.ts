@@ -34,7 +34,7 @@ const DAY_MS = 24 * 3600_000;
 
 /**
  * The parameters both nodes share, as the editor names them, with the limits the runtime enforces
- * (the editor's minValue/maxValue come from here too). Declared in n8n's terms in n8n/retry-properties.ts.
+ * (the editor's minValue/maxValue come from here too). Declared in n8n's terms in n8n/retry-parameters.ts.
  */
 export const RETRY_PARAMETERS = {
 	maxAttempts: { name: 'maxAttempts', displayName: 'Max Attempts', min: 1, max: RETRY_LIMITS.maxAttempts, integer: true },

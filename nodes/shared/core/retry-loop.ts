@@ -16,7 +16,7 @@ export interface RetryPolicy extends Omit<DecisionPolicy, 'safety'> {
 	attemptTimeoutMs: number;
 	method: string;
 	idempotencyKey?: string;
-	/** The node that generated the key (see idempotency-record.ts); absent for keys the user gave. */
+	/** The node that generated the key (see item-records.ts); absent for keys the user gave. */
 	idempotencyKeyOwner?: string;
 	allowUnsafeRetries: boolean;
 }

@@ -48,7 +48,7 @@ export interface RetryStory {
 	totalDelayMs: number;
 	elapsedMs: number;
 	idempotencyKey?: string;
-	/** The node that generated the key: it sends the item again under the same key (see idempotency-record.ts). */
+	/** The node that generated the key: it sends the item again under the same key (see item-records.ts). */
 	idempotencyKeyOwner?: string;
 	/** Set when the server asked for a wait the node would not sleep: hand it to a Backoff Delay node. */
 	retryAfterMs?: number;

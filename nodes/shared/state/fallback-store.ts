@@ -20,7 +20,7 @@ import { getMemoryStateStore } from './memory-store';
 import { connectionId, messageOf, type RedisConnection } from './redis-connection';
 import { getRedisStateStore, type RedisStateStoreOptions } from './redis-store';
 import type { TrafficParams } from '../core/traffic/controller';
-import type { StateStore, TrafficStep } from './types';
+import type { StateStore, TrafficStep } from '../core/traffic/store';
 
 export const FALLBACK_STORE_DEFAULTS = Object.freeze({
 	/** After a failure, the primary is left alone this long (callers' clock). */

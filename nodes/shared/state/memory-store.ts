@@ -19,7 +19,7 @@
  * idle key.
  */
 import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
-import type { StateStore, TrafficStep } from './types';
+import type { StateStore, TrafficStep } from '../core/traffic/store';
 
 export const MEMORY_STORE_DEFAULTS = Object.freeze({
 	/** Far more APIs than a process calls (the heap a key takes is measured by the benchmark). */

@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { withTimeout } from '../core/runtime';
 import { clientOptions, connectionId, loadIoredis, messageOf, RedisStoreError, type RedisConnection } from './redis-connection';
-import type { StateStore, TrafficStep } from './types';
+import type { StateStore, TrafficStep } from '../core/traffic/store';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */

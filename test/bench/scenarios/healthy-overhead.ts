@@ -6,7 +6,7 @@
  * learned). Alternating runs; the figures are medians.
  */
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import type { StateStore } from '../../../nodes/shared/state/types';
+import type { StateStore } from '../../../nodes/shared/core/traffic/store';
 import { median } from '../stats';
 import type { Upstream } from '../upstream';
 import { benchWorkflow, coreHttp, items, perItemUrl, realTimeRuntime, resilientHttp, runOnce } from '../workflows';

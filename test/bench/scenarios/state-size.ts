@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { admit, complete, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { MemoryStateStore, MEMORY_STORE_DEFAULTS } from '../../../nodes/shared/state/memory-store';
 
 export interface StateSizeSettings {
@@ -35,7 +35,7 @@ function collectGarbage(): void {
 	gc();
 }
 
-// Keys as the node makes them (traffic-control.ts): a hashed scope
+// Keys as the node makes them (config/traffic-settings.ts): a hashed scope
 const hashed = (scope: string) => `api:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
 const PARAMS: TrafficParams = { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: BUDGET_DEFAULTS, hold: HOLD_DEFAULTS };
 

@@ -5,10 +5,10 @@
  */
 import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { getMemoryStateStore, MEMORY_STORE_DEFAULTS, MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import type { StateStore } from '../../../nodes/shared/state/types';
+import type { StateStore } from '../../../nodes/shared/core/traffic/store';
 import { FC_OPTIONS, T0 } from './fc-options';
 
 const P: TrafficParams = { window: { ceiling: 1000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };

@@ -18,14 +18,14 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { admit, complete, trafficForgetAt, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { connectionId, redisConnectionFromCredential, RedisStoreError, type RedisConnection } from '../../../nodes/shared/state/redis-connection';
 import { testRedisCredential } from '../../../nodes/shared/state/redis-credential-test';
 import { closeRedisStateStores, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
-import type { StateStore, TrafficStep } from '../../../nodes/shared/state/types';
+import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
 import { FC_OPTIONS, T0 } from './fc-options';
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;

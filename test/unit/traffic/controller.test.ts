@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
-import { budgetLimit } from '../../../nodes/shared/state/budget';
-import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
+import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 const SEED = Number(process.env.FC_SEED ?? 20261201);
 const T0 = 1_800_000_000_000;

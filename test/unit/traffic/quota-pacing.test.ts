@@ -8,8 +8,8 @@
  */
 import { admit, complete, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { readQuota } from '../../../nodes/shared/core/traffic/quota-headers';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/state/budget';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 const T0 = 1_800_000_000_300;
 const LIMIT = 20;

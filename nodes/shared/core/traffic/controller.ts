@@ -19,9 +19,8 @@
  * Pure: time is a parameter, the state is plain JSON a store keeps per API (in memory, or in Redis
  * shared by every worker, applied atomically). `admit` and `complete` are its only two steps.
  */
-import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerData } from '../../state/breaker';
-import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData } from '../../state/budget';
-import type { BreakerChange, BreakerParams, BudgetParams, BudgetSnapshot } from '../../state/types';
+import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
+import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';

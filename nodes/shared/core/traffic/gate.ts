@@ -5,7 +5,7 @@
  * waits for comes too late: after its total deadline, or (a pause the server asked for) beyond
  * Max Server-Requested Delay. Pure: the store, clock, sleeper and random source are injected.
  */
-import type { StateStore } from '../../state/types';
+import type { StateStore } from './store';
 import type { Runtime } from '../runtime';
 import type { GateStop } from '../retry-loop';
 import { formatDuration } from '../retry-story';

@@ -6,10 +6,10 @@
  * so it is never in the message; the item's redactor hides the headers and values that carry one.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { Redactor } from '../shared/core/redact';
-import type { AttemptResult } from '../shared/core/retry-loop';
-import type { RequestSpec } from './request-spec';
-import { itemRedactor } from './secrets';
+import type { Redactor } from '../../shared/core/redact';
+import type { AttemptResult } from '../../shared/core/retry-loop';
+import type { RequestSpec } from '../config/request-spec';
+import { itemRedactor } from '../auth/secrets';
 
 /** The start of a text body shown in the console; binary bodies are shown by their size. */
 const BODY_CHARS = 2000;

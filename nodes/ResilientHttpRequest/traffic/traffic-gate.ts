@@ -6,17 +6,17 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { AttemptFailure } from '../shared/core/classify';
-import type { AttemptGate, AttemptResult, GateNote } from '../shared/core/retry-loop';
-import { formatDuration } from '../shared/core/retry-story';
-import type { Runtime } from '../shared/core/runtime';
-import type { Outcome, TrafficEvent } from '../shared/core/traffic/controller';
-import { passGate, reportOutcome, type GateContext, type GateResult } from '../shared/core/traffic/gate';
-import { readQuota } from '../shared/core/traffic/quota-headers';
-import { getProcessWaiters } from '../shared/core/traffic/waiters';
-import type { StateStore } from '../shared/state/types';
-import type { TrafficControl } from './traffic-control';
-import type { HttpResponse } from './transport';
+import type { AttemptFailure } from '../../shared/core/classify';
+import type { AttemptGate, AttemptResult, GateNote } from '../../shared/core/retry-loop';
+import { formatDuration } from '../../shared/core/retry-story';
+import type { Runtime } from '../../shared/core/runtime';
+import type { Outcome, TrafficEvent } from '../../shared/core/traffic/controller';
+import { passGate, reportOutcome, type GateContext, type GateResult } from '../../shared/core/traffic/gate';
+import { readQuota } from '../../shared/core/traffic/quota-headers';
+import { getProcessWaiters } from '../../shared/core/traffic/waiters';
+import type { StateStore } from '../../shared/core/traffic/store';
+import type { TrafficControl } from '../config/traffic-settings';
+import type { HttpResponse } from '../transport/send-attempt';
 
 /** How often a waiting request looks at a Redis-kept controller that another worker may change. */
 const REDIS_POLL_MS = 250;

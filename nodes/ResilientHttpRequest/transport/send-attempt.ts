@@ -3,13 +3,13 @@
  * (auth header, basic auth, query auth, cookies) ever reaches an origin other than the first one.
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods, IHttpRequestOptions } from 'n8n-workflow';
-import { isErrorCode } from '../shared/core/classify';
+import { isErrorCode } from '../../shared/core/classify';
 // the headers redaction hides are the ones that never follow a redirect to another origin
-import { SENSITIVE_HEADERS } from '../shared/core/redact';
-import type { AttemptContext } from '../shared/core/retry-loop';
-import type { AuthPlan } from './auth-plan';
-import { sendAuthenticated, type RawResponse } from './auth-transport';
-import type { RequestSpec } from './request-spec';
+import { SENSITIVE_HEADERS } from '../../shared/core/redact';
+import type { AttemptContext } from '../../shared/core/retry-loop';
+import type { AuthPlan } from '../auth/auth-plan';
+import { sendAuthenticated, type RawResponse } from '../auth/auth-transport';
+import type { RequestSpec } from '../config/request-spec';
 
 export interface HttpResponse {
 	statusCode: number;

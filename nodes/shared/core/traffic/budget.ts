@@ -20,8 +20,29 @@
  * A retry that is granted stays granted: when first attempts later slide out of the window, no
  * retry is taken back; the next request simply meets the smaller limit.
  */
-import type { BudgetParams, BudgetSnapshot, BudgetVerdict } from './types';
 import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, WINDOW_BUCKETS, type Bucket } from './sliding-window';
+
+/** Retry budget: retries may be at most `ratio` of first attempts in the window, plus `minRetriesPerWindow`. */
+export interface BudgetParams {
+	/** e.g. 0.1: retries may add at most 10% to the traffic. */
+	ratio: number;
+	/** Retries always allowed per window, so quiet workflows can still retry. */
+	minRetriesPerWindow: number;
+	windowMs: number;
+}
+
+export interface BudgetSnapshot {
+	firstAttempts: number;
+	retries: number;
+	/** Retries the budget still allows in the current window. */
+	available: number;
+	windowMs: number;
+}
+
+export interface BudgetVerdict {
+	allowed: boolean;
+	snapshot: BudgetSnapshot;
+}
 
 /** What a store keeps per budget key. Plain JSON. */
 export interface BudgetData {

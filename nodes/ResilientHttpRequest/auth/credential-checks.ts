@@ -9,7 +9,7 @@
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
 import { assertCredentialAllowsUrl, NodeOperationError } from 'n8n-workflow';
-import { headerNameProblem, headerValueProblem } from '../shared/core/idempotency';
+import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 
 /** Each header-carried field: the credential's label, the field's display name, and what is wrong with a value. */
 const HEADER_FIELDS: Partial<Record<string, { label: string; fields: Array<{ key: string; displayName: string; problem: (value: string) => string | undefined }> }>> = {

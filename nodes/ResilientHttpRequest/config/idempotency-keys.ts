@@ -13,10 +13,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { derivedIdempotencyKey, fieldValues, type KeyScope } from '../shared/core/idempotency';
-import { ownFailedPassKey, withoutPackageRecords } from '../shared/core/item-records';
-import { parameterError } from '../shared/n8n/parameters';
-import { readGeneratedKeySettings, type GeneratedKeySettings, type RetrySettings } from './settings';
+import { derivedIdempotencyKey, fieldValues, type KeyScope } from '../../shared/core/idempotency';
+import { ownFailedPassKey, withoutPackageRecords } from '../../shared/core/item-records';
+import { parameterError } from '../../shared/n8n/parameters';
+import { readGeneratedKeySettings, type GeneratedKeySettings, type RetrySettings } from './retry-settings';
 
 export interface KeyChoice {
 	key?: string;

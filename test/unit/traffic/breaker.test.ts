@@ -7,9 +7,9 @@ import {
 	breakerSnapshot,
 	recordOutcome,
 	type BreakerData,
-} from '../../../nodes/shared/state/breaker';
-import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/state/types';
-import { FC_OPTIONS, T0 } from './fc-options';
+} from '../../../nodes/shared/core/traffic/breaker';
+import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/core/traffic/breaker';
+import { FC_OPTIONS, T0 } from '../state/fc-options';
 
 /** The state machine's tests run on a refusing breaker's sizes (30 s to 5 min): the mechanics do not depend on them. */
 const BREAKER_PARAMS: BreakerParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });

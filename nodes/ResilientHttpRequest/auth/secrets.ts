@@ -5,7 +5,7 @@
  * Never throws: a parameter that cannot be read holds no secret to find.
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, urlUserinfo, type Redactor } from '../shared/core/redact';
+import { basicAuthForms, createRedactor, headerSecrets, urlSecrets, urlUserinfo, type Redactor } from '../../shared/core/redact';
 import { predefinedType, readAuthSelection, selectedCredentialType } from './auth-plan';
 
 type Found = { secrets: string[]; headerNames: string[]; queryNames: string[] };

@@ -5,15 +5,15 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { AttemptFailure } from '../shared/core/classify';
-import type { Redactor } from '../shared/core/redact';
-import type { RetryStory } from '../shared/core/retry-story';
-import type { Runtime } from '../shared/core/runtime';
+import type { AttemptFailure } from '../../shared/core/classify';
+import type { Redactor } from '../../shared/core/redact';
+import type { RetryStory } from '../../shared/core/retry-story';
+import type { Runtime } from '../../shared/core/runtime';
 import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { responseToItems } from './response';
-import { itemRedactor } from './secrets';
-import type { RetrySettings } from './settings';
-import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from './tool-answer';
+import { itemRedactor } from '../auth/secrets';
+import type { RetrySettings } from '../config/retry-settings';
+import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from '../tool/tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));

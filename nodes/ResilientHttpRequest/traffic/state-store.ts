@@ -4,9 +4,9 @@
  * the store falls back to memory and warns once per outage.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { getRedisStateStoreWithFallback } from '../shared/state/fallback-store';
-import { redisConnectionFromCredential } from '../shared/state/redis-connection';
-import type { StateStore } from '../shared/state/types';
+import { getRedisStateStoreWithFallback } from '../../shared/state/fallback-store';
+import { redisConnectionFromCredential } from '../../shared/state/redis-connection';
+import type { StateStore } from '../../shared/core/traffic/store';
 
 export async function selectStateStore(ctx: IExecuteFunctions, memoryStore: StateStore): Promise<StateStore> {
 	if ((ctx.getNodeParameter('stateStore', 0, 'memory') as string) !== 'redis') return memoryStore;

@@ -5,11 +5,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { TrafficParams } from '../shared/core/traffic/controller';
-import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { HOLD_DEFAULTS } from '../shared/state/breaker';
-import { BUDGET_DEFAULTS } from '../shared/state/budget';
-import type { ScheduleSettings } from './settings';
+import type { TrafficParams } from '../../shared/core/traffic/controller';
+import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
+import type { ScheduleSettings } from './retry-settings';
 
 export interface TrafficControl {
 	key: string;

@@ -4,10 +4,10 @@
  * thrown when the node has no error output.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { AttemptFailure } from '../shared/core/classify';
-import type { RetryStory } from '../shared/core/retry-story';
+import type { AttemptFailure } from '../../shared/core/classify';
+import type { RetryStory } from '../../shared/core/retry-story';
 import { decodeBody } from './response';
-import type { HttpResponse } from './transport';
+import type { HttpResponse } from '../transport/send-attempt';
 
 /** The response a failed status attempt carried, if any. */
 export function responseOf(failure: AttemptFailure): HttpResponse | undefined {

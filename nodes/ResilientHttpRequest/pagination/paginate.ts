@@ -9,18 +9,18 @@
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { AttemptFailure } from '../shared/core/classify';
-import { RETRY_LIMITS } from '../shared/core/defaults';
-import { offsetPageCount, pageIdempotencyKey, type PaginationRecord, type ResumePoint } from '../shared/core/pagination';
-import { SENSITIVE_HEADERS } from '../shared/core/redact';
-import type { RetryOutcome } from '../shared/core/retry-loop';
-import type { RetryStory } from '../shared/core/retry-story';
-import { parameterError } from '../shared/n8n/parameters';
-import { responseOf } from './error-output';
-import type { PageParameter, PaginationSettings } from './pagination-settings';
-import { headerValue, type RequestSpec } from './request-spec';
-import { decodeBody, type DecodedBody, type ResponseFormat } from './response';
-import type { HttpResponse } from './transport';
+import type { AttemptFailure } from '../../shared/core/classify';
+import { RETRY_LIMITS } from '../../shared/core/defaults';
+import { offsetPageCount, pageIdempotencyKey, type PaginationRecord, type ResumePoint } from '../../shared/core/pagination';
+import { SENSITIVE_HEADERS } from '../../shared/core/redact';
+import type { RetryOutcome } from '../../shared/core/retry-loop';
+import type { RetryStory } from '../../shared/core/retry-story';
+import { parameterError } from '../../shared/n8n/parameters';
+import { responseOf } from '../output/error-output';
+import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
+import { headerValue, type RequestSpec } from '../config/request-spec';
+import { decodeBody, type DecodedBody, type ResponseFormat } from '../output/response';
+import type { HttpResponse } from '../transport/send-attempt';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
 export interface FetchedPage {

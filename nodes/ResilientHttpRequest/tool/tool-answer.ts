@@ -9,14 +9,14 @@
  */
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import type { RetryStory } from '../shared/core/retry-story';
-import { formatDuration } from '../shared/core/retry-story';
-import type { StopReason } from '../shared/core/stop-reasons';
-import { failedItem, ItemFailedError } from './error-output';
-import { setByPath } from './request-spec';
-import { decodeBody, responseToItems, type ResponseSettings } from './response';
-import { itemRedactor } from './secrets';
-import type { HttpResponse } from './transport';
+import type { RetryStory } from '../../shared/core/retry-story';
+import { formatDuration } from '../../shared/core/retry-story';
+import type { StopReason } from '../../shared/core/stop-reasons';
+import { failedItem, ItemFailedError } from '../output/error-output';
+import { setByPath } from '../config/request-spec';
+import { decodeBody, responseToItems, type ResponseSettings } from '../output/response';
+import { itemRedactor } from '../auth/secrets';
+import type { HttpResponse } from '../transport/send-attempt';
 
 /** n8n names a node's tool variant `<name>Tool` (convertNodeToAiTool) and shows `@tool` parameters on it alone. */
 export function runsAsTool(node: Pick<INode, 'type'>): boolean {

@@ -6,10 +6,10 @@
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IOAuth2Options } from 'n8n-workflow';
 import { jsonParse, NodeOperationError } from 'n8n-workflow';
-import { headerNameProblem, headerValueProblem } from '../shared/core/idempotency';
-import { parameterError } from '../shared/n8n/parameters';
+import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
+import { parameterError } from '../../shared/n8n/parameters';
 import { checkCredential } from './credential-checks';
-import { isGenericAuthType, type GenericAuthType } from './descriptions/auth.description';
+import { isGenericAuthType, type GenericAuthType } from '../descriptions/auth.description';
 import { PREDEFINED_CREDENTIAL_TYPES } from './generated/predefined-credentials';
 import type { PredefinedCredentialType } from './predefined-credential-type';
 

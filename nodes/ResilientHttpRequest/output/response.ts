@@ -1,7 +1,7 @@
 /** Turns a response into output items, the way n8n's HTTP Request node does. */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { HttpResponse } from './transport';
+import type { HttpResponse } from '../transport/send-attempt';
 
 export type ResponseFormat = 'autodetect' | 'json' | 'text' | 'file';
 

@@ -3,13 +3,13 @@
  * NodeOperationError that names the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { StatusSet } from '../shared/core/classify';
-import { RETRY_DEFAULTS } from '../shared/core/defaults';
-import type { RetryPolicy } from '../shared/core/retry-loop';
-import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
-import { GENERATED_KEY_BASES, headerNameProblem, idempotencyKeyProblem, parseFieldList, type GeneratedKeyBasis, type IdempotencyMode } from '../shared/core/idempotency';
-import type { ResponseSettings } from './response';
+import type { StatusSet } from '../../shared/core/classify';
+import { RETRY_DEFAULTS } from '../../shared/core/defaults';
+import type { RetryPolicy } from '../../shared/core/retry-loop';
+import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../../shared/n8n/retry-parameters';
+import { GENERATED_KEY_BASES, headerNameProblem, idempotencyKeyProblem, parseFieldList, type GeneratedKeyBasis, type IdempotencyMode } from '../../shared/core/idempotency';
+import type { ResponseSettings } from '../output/response';
 
 export interface RetrySettings {
 	/** The retry loop's policy but for the request itself (method, key), which request-spec reads. */

@@ -4,14 +4,14 @@
  */
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { readAuthPlan, type AuthPlan } from './auth-plan';
-import { bodyFields } from './body-fields';
-import { checkCredential } from './credential-checks';
-import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from './descriptions/options.description';
-import { normalizePem } from './pem';
+import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { readAuthPlan, type AuthPlan } from '../auth/auth-plan';
+import { bodyFields } from '../transport/body-fields';
+import { checkCredential } from '../auth/credential-checks';
+import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from '../descriptions/options.description';
+import { normalizePem } from '../auth/pem';
 import type { RequestSpec } from './request-spec';
-import type { TlsOptions, TransportSettings } from './transport';
+import type { TlsOptions, TransportSettings } from '../transport/send-attempt';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
 export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {

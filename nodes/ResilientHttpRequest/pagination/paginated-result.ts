@@ -4,15 +4,15 @@
  * error item with the pages fetched so far and the point a loop or a replay resumes from.
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { combinePageStories, type PaginationRecord } from '../shared/core/pagination';
-import type { RetryStory } from '../shared/core/retry-story';
-import type { Runtime } from '../shared/core/runtime';
-import { failedResult, withStory } from './item-results';
+import { combinePageStories, type PaginationRecord } from '../../shared/core/pagination';
+import type { RetryStory } from '../../shared/core/retry-story';
+import type { Runtime } from '../../shared/core/runtime';
+import { failedResult, withStory } from '../output/item-results';
 import type { FetchedPage, PaginationOutcome } from './paginate';
-import { responseToItems } from './response';
-import { itemRedactor } from './secrets';
-import type { RetrySettings } from './settings';
-import { toolSuccessItems, type ToolAnswer } from './tool-answer';
+import { responseToItems } from '../output/response';
+import { itemRedactor } from '../auth/secrets';
+import type { RetrySettings } from '../config/retry-settings';
+import { toolSuccessItems, type ToolAnswer } from '../tool/tool-answer';
 
 interface PaginatedContext {
 	settings: RetrySettings;

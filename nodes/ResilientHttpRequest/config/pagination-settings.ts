@@ -5,7 +5,7 @@
  * before any request, naming the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
-import { parameterError } from '../shared/n8n/parameters';
+import { parameterError } from '../../shared/n8n/parameters';
 
 export type PageParameterType = 'qs' | 'headers' | 'body';
 

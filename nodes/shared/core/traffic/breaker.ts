@@ -35,8 +35,43 @@
  * Long enough that a workflow calling a dead host every few minutes keeps meeting an open
  * breaker whose break keeps doubling, instead of a fresh one that needs 5 more failures.
  */
-import type { BreakerChange, BreakerParams, BreakerSnapshot, BreakerState, BreakerVerdict } from './types';
 import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './sliding-window';
+
+export interface BreakerParams {
+	/** Opens after this many failures in a row (0: off). */
+	consecutiveFailures: number;
+	/** Or when failures / calls in the window reach this ratio (0: off)... */
+	failureRatio: number;
+	/** ...with at least this many calls in the window. */
+	minimumCalls: number;
+	windowMs: number;
+	/** First open period; each re-open after a failed probe doubles it, up to maxBreakMs. */
+	breakMs: number;
+	maxBreakMs: number;
+	/** A probe that has not reported for this long is given up, and the next call probes (default breakMs). */
+	probeTimeoutMs?: number;
+}
+
+export type BreakerState = 'closed' | 'open' | 'half-open';
+
+export interface BreakerSnapshot {
+	state: BreakerState;
+	/** When an open breaker lets a probe through (epoch ms). */
+	openUntil?: number;
+	consecutiveFailures: number;
+	/** How many times it opened in a row without a success (drives the growing break). */
+	openings: number;
+}
+
+export type BreakerVerdict =
+	| { allowed: true; probe: boolean; snapshot: BreakerSnapshot }
+	| { allowed: false; snapshot: BreakerSnapshot };
+
+export interface BreakerChange {
+	from: BreakerState;
+	to: BreakerState;
+	snapshot: BreakerSnapshot;
+}
 
 /** What a store keeps per breaker key. Plain JSON. */
 export interface BreakerData {

@@ -15,7 +15,7 @@
 // eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
 import type { IExecuteFunctions, IHttpRequestOptions, IRequestOptions } from 'n8n-workflow';
 import type { AuthPlan } from './auth-plan';
-import { bodyFields, bodyWithFields } from './body-fields';
+import { bodyFields, bodyWithFields } from '../transport/body-fields';
 
 /** What n8n's helpers resolve with when asked for the full response. */
 export interface RawResponse {

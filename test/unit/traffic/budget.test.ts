@@ -7,9 +7,9 @@ import {
 	recordFirst,
 	tryAcquire,
 	type BudgetData,
-} from '../../../nodes/shared/state/budget';
-import type { BudgetParams } from '../../../nodes/shared/state/types';
-import { FC_OPTIONS, T0 } from './fc-options';
+} from '../../../nodes/shared/core/traffic/budget';
+import type { BudgetParams } from '../../../nodes/shared/core/traffic/budget';
+import { FC_OPTIONS, T0 } from '../state/fc-options';
 
 /**
  * The reference model: the rule written out on the raw log of events, without buckets.

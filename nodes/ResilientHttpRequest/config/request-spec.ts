@@ -4,9 +4,9 @@
  */
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { headerNameProblem, headerValueProblem } from '../shared/core/idempotency';
-import { parameterError } from '../shared/n8n/parameters';
-import { encodeMultipart, type MultipartPart } from './multipart';
+import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
+import { parameterError } from '../../shared/n8n/parameters';
+import { encodeMultipart, type MultipartPart } from '../transport/multipart';
 
 export interface RequestSpec {
 	method: IHttpRequestMethods;

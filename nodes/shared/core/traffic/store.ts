@@ -1,0 +1,20 @@
+/**
+ * Shared state of the traffic controllers (one per API: retry budget, outage hold, pause, learned
+ * window and pace). Two stores implement it: in memory (default, per n8n process) and Redis (queue
+ * mode, shared by all workers). Every step is atomic, so concurrent executions and workers never
+ * lose an update.
+ */
+import type { Step, TrafficData, TrafficParams } from './controller';
+
+/** One atomic step on an API's traffic state (see core/traffic/controller.ts). */
+export type TrafficStep<T> = (data: TrafficData | undefined) => Step<T>;
+
+export interface StateStore {
+	readonly kind: 'memory' | 'redis';
+	/**
+	 * Applies one pure step of the traffic controller to the state of `key` atomically: no other
+	 * step on that key, of this process or another worker, runs in between. `params` tell the store
+	 * when the resulting state may be dropped (trafficForgetAt).
+	 */
+	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T>;
+}
