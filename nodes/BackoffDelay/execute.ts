@@ -10,7 +10,7 @@ import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import { classifyItemFailure, parseWaitValue, readItemFailure, type ItemClassification, type ItemFailure } from '../shared/core/item-failure';
 import { stopSummary } from '../shared/core/stop-messages';
 import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { obeyServerHintsParameter, readDecisionPolicy, statusListParameter } from '../shared/n8n/retry-parameters';
+import { readSharedRetryParameters } from '../shared/n8n/retry-parameters';
 import { formatDuration } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
@@ -25,26 +25,21 @@ interface ItemSettings {
 
 function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const opt = (name: string, fallback: unknown) => (options[name] === undefined ? fallback : options[name]);
 	const onlyTransient = ctx.getNodeParameter('onlyTransient', i, true) as boolean;
-	const stateField = String(opt('stateField', BACKOFF_DEFAULTS.stateField)).trim();
+	const stateField = String(options.stateField ?? BACKOFF_DEFAULTS.stateField).trim();
 	if (stateField === '') parameterError(ctx, i, 'Backoff Field', 'must not be empty: the node keeps the attempt number there');
+	const shared = readSharedRetryParameters(ctx, i, {
+		collection: options,
+		totalDeadlineMs: 0,
+		maxServerDelayMs: BACKOFF_DEFAULTS.maxServerDelayMs,
+		// with Only Transient Failures off every failure is retried: the list only tells transient ones apart
+		retryOnStatusCodes: onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses,
+	});
 	return {
 		stateField,
-		serverWait: opt('serverWait', ''),
-		policy: readDecisionPolicy(ctx, i, {
-			maxAttempts: ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts),
-			jitter: opt('jitter', RETRY_DEFAULTS.jitter),
-			baseDelay: opt('baseDelay', RETRY_DEFAULTS.baseDelayMs),
-			maxDelay: opt('maxDelay', RETRY_DEFAULTS.maxDelayMs),
-			totalDeadline: opt('totalDeadline', 0),
-			maxServerDelay: opt('maxServerDelay', BACKOFF_DEFAULTS.maxServerDelayMs),
-		}),
-		classification: {
-			onlyTransient,
-			obeyHints: obeyServerHintsParameter(ctx, i, opt('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
-			retryOn: statusListParameter(ctx, i, onlyTransient ? ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses) : RETRY_DEFAULTS.retryOnStatuses),
-		},
+		serverWait: options.serverWait ?? '',
+		policy: shared.policy,
+		classification: { onlyTransient, obeyHints: shared.obeyServerHints, retryOn: shared.retryOn },
 	};
 }
 

@@ -119,8 +119,7 @@ function templatedAuthWritesBody(data: ICredentialDataDecryptedObject): boolean 
 }
 
 /** Reads the item's credential once, checks it against the request, and returns how to apply it. */
-export async function readAuthPlan(ctx: IExecuteFunctions, i: number, url: string): Promise<AuthPlan> {
-	const selection = readAuthSelection(ctx, i);
+export async function readAuthPlan(ctx: IExecuteFunctions, i: number, url: string, selection: AuthSelection): Promise<AuthPlan> {
 	if (selection.authentication === 'none') return { kind: 'none' };
 	const credentialType = selectedCredentialType(selection) as string;
 	const data = await ctx.getCredentials(credentialType, i);

@@ -12,11 +12,43 @@
  * whatever order the requests go out in) fails with an error naming both, and nothing is sent for it.
  */
 import { randomUUID } from 'node:crypto';
-import type { IExecuteFunctions } from 'n8n-workflow';
-import { derivedIdempotencyKey, fieldValues, type KeyScope } from '../../shared/core/idempotency';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { RETRY_DEFAULTS } from '../../shared/core/defaults';
+import { derivedIdempotencyKey, fieldValues, GENERATED_KEY_BASES, headerNameProblem, idempotencyKeyProblem, parseFieldList, type GeneratedKeyBasis, type IdempotencyMode, type KeyScope } from '../../shared/core/idempotency';
 import { ownFailedPassKey, withoutPackageRecords } from '../../shared/core/item-records';
 import { parameterError } from '../../shared/n8n/parameters';
-import { readGeneratedKeySettings, type GeneratedKeySettings, type RetrySettings } from './retry-settings';
+
+/** Idempotency Key (Off, From Expression, Generate), the header it goes in, and the key given by expression. */
+export interface IdempotencySettings {
+	mode: IdempotencyMode;
+	header: string;
+	/** Only for mode 'expression'. */
+	key?: string;
+}
+
+export function readIdempotencySettings(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject): IdempotencySettings {
+	const mode = ctx.getNodeParameter('idempotencyKeyMode', i, 'off') as IdempotencyMode;
+	const header = String(retryOptions.idempotencyHeaderName ?? RETRY_DEFAULTS.idempotencyHeader).trim();
+	const headerProblem = headerNameProblem(header);
+	if (mode !== 'off' && headerProblem) parameterError(ctx, i, 'Header Name for Idempotency Key', `is invalid: ${headerProblem}`);
+	if (mode !== 'expression') return { mode, header };
+	const raw = ctx.getNodeParameter('idempotencyKey', i, '') as unknown;
+	const problem = idempotencyKeyProblem(raw);
+	if (problem) parameterError(ctx, i, 'Key', `(the idempotency key) ${problem}`);
+	return { mode, header, key: String(raw) };
+}
+
+/** How Generate makes its keys (read for every item before any request). */
+type GeneratedKeySettings = { basis: 'random' } | { basis: 'itemData' } | { basis: 'fields'; fields: string[] };
+
+function readGeneratedKeySettings(ctx: IExecuteFunctions, i: number): GeneratedKeySettings {
+	const basis = ctx.getNodeParameter('generatedKeyBasis', i, 'random') as GeneratedKeyBasis;
+	if (!GENERATED_KEY_BASES.includes(basis)) parameterError(ctx, i, 'Key Based On', `must be one of ${GENERATED_KEY_BASES.join(', ')}, got ${JSON.stringify(basis)}`);
+	if (basis !== 'fields') return { basis };
+	const parsed = parseFieldList(ctx.getNodeParameter('keyFields', i, '') as unknown);
+	if ('problem' in parsed) parameterError(ctx, i, 'Fields to Hash', parsed.problem);
+	return { basis, fields: parsed.fields };
+}
 
 export interface KeyChoice {
 	key?: string;
@@ -77,9 +109,9 @@ export class IdempotencyKeys {
 	}
 
 	/** The key item i goes out with; throws the item's parameter error when its key cannot be made. */
-	pick(i: number, settings: RetrySettings, json: Record<string, unknown>): KeyChoice {
-		if (settings.idempotencyMode === 'expression') return { key: settings.idempotencyKey };
-		if (settings.idempotencyMode !== 'generate') return {};
+	pick(i: number, settings: IdempotencySettings, json: Record<string, unknown>): KeyChoice {
+		if (settings.mode === 'expression') return { key: settings.key };
+		if (settings.mode !== 'generate') return {};
 		const recorded = ownFailedPassKey(json, this.owner);
 		if (recorded !== undefined) return { key: recorded, owner: this.owner };
 		// the plan holds every derived key (or its error); an item without one is on Random

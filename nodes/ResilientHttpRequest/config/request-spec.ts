@@ -191,7 +191,8 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 	}
 }
 
-export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promise<RequestSpec> {
+/** The item's request; `options` is the item's Options collection, read once by its config. */
+export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options: IDataObject): Promise<RequestSpec> {
 	const method = (ctx.getNodeParameter('method', i, 'GET') as string).toUpperCase() as IHttpRequestMethods;
 	const url = validateUrl(ctx, ctx.getNodeParameter('url', i, '') as unknown, i);
 
@@ -209,7 +210,6 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number): Promis
 		}
 	}
 
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
 	// HTTP Request lowercases the names of the headers the user sets, unless told not to
 	const lowercase = options.lowercaseHeaders !== false;
 	const headers: Record<string, string> = {};

@@ -9,7 +9,8 @@ import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
-import type { ScheduleSettings } from './retry-settings';
+import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
+import type { ScheduleSettings } from './schedule-settings';
 
 export interface TrafficControl {
 	key: string;
@@ -31,15 +32,22 @@ function hashed(scope: string): string {
  * The credential a request goes out with: its type and id (another key has other limits). Read from
  * the parameters as they stand; they were checked when the item's credential was read.
  */
-function credentialIdentity(ctx: IExecuteFunctions, i: number): string {
-	const authentication = ctx.getNodeParameter('authentication', i, 'none');
-	const type = authentication === 'genericCredentialType' ? ctx.getNodeParameter('genericAuthType', i, '') : authentication === 'predefinedCredentialType' ? ctx.getNodeParameter('nodeCredentialType', i, '') : undefined;
-	if (typeof type !== 'string' || type === '') return 'none';
+function credentialIdentity(ctx: IExecuteFunctions, auth: AuthSelection): string {
+	const type = selectedCredentialType(auth);
+	if (type === undefined) return 'none';
 	const credential = ctx.getNode().credentials?.[type];
 	return `${type}:${credential?.id ?? credential?.name ?? ''}`;
 }
 
-export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: string, schedule: ScheduleSettings, attemptTimeoutMs: number): TrafficControl {
+/** What the traffic settings depend on, already read by the item's config. */
+export interface TrafficInputs {
+	url: string;
+	auth: AuthSelection;
+	schedule: ScheduleSettings;
+	attemptTimeoutMs: number;
+}
+
+export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, auth, schedule, attemptTimeoutMs }: TrafficInputs): TrafficControl {
 	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
 	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
@@ -76,7 +84,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, url: strin
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
 	return {
-		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, i)}` : `scope:${scope}`),
+		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`),
 		label: scope === '' ? new URL(url).host : 'its scope',
 		params,
 	};

@@ -5,7 +5,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
-import { readAuthPlan, type AuthPlan } from '../auth/auth-plan';
+import { readAuthPlan, type AuthPlan, type AuthSelection } from '../auth/auth-plan';
 import { bodyFields } from '../transport/body-fields';
 import { checkCredential } from '../auth/credential-checks';
 import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from '../descriptions/options.description';
@@ -63,11 +63,18 @@ function readResponseTimeout(ctx: IExecuteFunctions, i: number, options: IDataOb
 	return timeout;
 }
 
-export async function readTransportSettings(ctx: IExecuteFunctions, i: number, spec: RequestSpec, attemptTimeoutMs: number): Promise<TransportSettings> {
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+/** What the transport reads of an item, already read by its config. */
+export interface TransportInputs {
+	spec: RequestSpec;
+	options: IDataObject;
+	auth: AuthSelection;
+	attemptTimeoutMs: number;
+}
+
+export async function readTransportSettings(ctx: IExecuteFunctions, i: number, { spec, options, auth: selection, attemptTimeoutMs }: TransportInputs): Promise<TransportSettings> {
 	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
 	// read once per item: checked here, applied on every attempt
-	const auth = await readAuthPlan(ctx, i, spec.url);
+	const auth = await readAuthPlan(ctx, i, spec.url, selection);
 	checkBodyTakesFields(ctx, i, auth, spec);
 	const tls = await readTls(ctx, i, spec.url);
 	const responseTimeoutMs = readResponseTimeout(ctx, i, options, attemptTimeoutMs);

@@ -6,10 +6,9 @@
  * so it is never in the message; the item's redactor hides the headers and values that carry one.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { Redactor } from '../../shared/core/redact';
 import type { AttemptResult } from '../../shared/core/retry-loop';
 import type { RequestSpec } from '../config/request-spec';
-import { itemRedactor } from '../auth/secrets';
+import type { ItemScope } from '../config/item-scope';
 
 /** The start of a text body shown in the console; binary bodies are shown by their size. */
 const BODY_CHARS = 2000;
@@ -22,17 +21,16 @@ function bodyForConsole(body: RequestSpec['body']): string | undefined {
 
 export type ConsoleReporter = (spec: RequestSpec, attempt: number, result: AttemptResult<unknown>) => Promise<void>;
 
-/** The reporter of item i in a manual execution, or undefined in any other mode (nothing to show). */
-export function consoleReporter(ctx: IExecuteFunctions, i: number): ConsoleReporter | undefined {
+/** The reporter of an item in a manual execution, or undefined in any other mode (nothing to show). */
+export function consoleReporter(ctx: IExecuteFunctions, scope: ItemScope): ConsoleReporter | undefined {
 	if (ctx.getMode() !== 'manual') return undefined;
-	let redactor: Promise<Redactor> | undefined;
+	const i = scope.index;
 	return async (spec, attempt, result) => {
-		redactor ??= itemRedactor(ctx, i);
 		const body = bodyForConsole(spec.body);
 		const outcome: IDataObject = result.ok
 			? { status: result.status ?? null }
 			: { ...(result.failure.status !== undefined ? { status: result.failure.status } : {}), ...(result.failure.code ? { error: result.failure.code } : {}), message: result.failure.message };
 		const message: IDataObject = { item: i, attempt, method: spec.method, uri: spec.url, qs: spec.qs, headers: spec.headers, ...(body !== undefined ? { body } : {}), ...outcome };
-		ctx.sendMessageToUI((await redactor).value(message));
+		ctx.sendMessageToUI((await scope.redactor()).value(message));
 	};
 }

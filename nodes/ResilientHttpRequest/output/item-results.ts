@@ -8,11 +8,14 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { Redactor } from '../../shared/core/redact';
 import type { RetryStory } from '../../shared/core/retry-story';
+import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
+import type { ItemConfig } from '../config/item-config';
+import type { ItemScope } from '../config/item-scope';
+import type { HttpResponse } from '../transport/send-attempt';
 import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { responseToItems } from './response';
-import { itemRedactor } from '../auth/secrets';
-import type { RetrySettings } from '../config/retry-settings';
+import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from '../tool/tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
@@ -31,9 +34,10 @@ export interface FailedPass {
 	story: RetryStory;
 	/** The request (its URL names a Never Error file response; method and URL head the tool's account). */
 	request: FailedRequest;
-	settings: RetrySettings;
+	settings: OutputSettings;
 	runtime: Runtime;
-	redactor?: Redactor;
+	/** The item's redactor (ItemScope.redactor). */
+	redactor: () => Promise<Redactor>;
 	extras?: FailureExtras;
 	/** Set when the node runs as an AI agent's tool: the answer is shaped for the model. */
 	tool?: ToolAnswer;
@@ -47,8 +51,8 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, { failure,
 		return withStory([...(extras?.items ?? []), ...last], tool ? '' : settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
-	const details = (redactor ?? (await itemRedactor(ctx, i))).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
-	if (tool) return await toolFailure(ctx, i, request, details, story);
+	const details = (await redactor()).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
+	if (tool) return await toolFailure(ctx, i, { request, details, story, redactor });
 	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
 		message: story.summary,
 		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
@@ -60,4 +64,18 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, { failure,
 	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
 	throw new ItemFailedError(nodeError);
+}
+
+/** The items of an item's one request (no pagination): its response's, or the failed pass's. */
+export async function itemResult(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, outcome: RetryOutcome<HttpResponse>, runtime: Runtime): Promise<INodeExecutionData[]> {
+	const { index: i } = scope;
+	const { output, tool, request } = config;
+	// a failed attempt's texts may quote the request (n8n's and axios' errors do, and a server may put
+	// anything in its status text): redact the story whenever it holds a failed attempt, whatever the
+	// outcome; the response of a success is the user's data and stays untouched
+	const quotesErrors = !outcome.ok || outcome.story.history.length > 1;
+	const story = quotesErrors ? (await scope.redactor()).value(outcome.story) : outcome.story;
+	if (outcome.ok && tool) return await toolSuccessItems(ctx, i, tool, outcome.value, output.response, request.url);
+	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, output.response, request.url), output.storyField, story, i);
+	return await failedResult(ctx, i, { failure: outcome.failure, story, request, settings: output, runtime, redactor: scope.redactor, ...(tool ? { tool } : {}) });
 }

@@ -10,24 +10,14 @@ import type { Runtime } from '../../shared/core/runtime';
 import { failedResult, withStory } from '../output/item-results';
 import type { FetchedPage, PaginationOutcome } from './paginate';
 import { responseToItems } from '../output/response';
-import { itemRedactor } from '../auth/secrets';
-import type { RetrySettings } from '../config/retry-settings';
+import type { ItemConfig } from '../config/item-config';
+import type { OutputSettings } from '../config/output-settings';
+import type { ItemScope } from '../config/item-scope';
 import { toolSuccessItems, type ToolAnswer } from '../tool/tool-answer';
 
-interface PaginatedContext {
-	settings: RetrySettings;
-	/** The item's method (the tool's failure account names it). */
-	method: string;
-	runtime: Runtime;
-	resume?: PaginationRecord;
-	/** The item's own key: the story and the error output carry it, not the key of its last page. */
-	idempotencyKey?: string;
-	/** Set when the node runs as an AI agent's tool: each page answered as the tool answers, no story. */
-	tool?: ToolAnswer;
-}
 
 /** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */
-async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
+async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: OutputSettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
 	if (!page.response || !page.decoded) return [];
 	const { decoded } = page;
 	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
@@ -35,20 +25,27 @@ async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, s
 	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url, decoded);
 }
 
-async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: RetrySettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
+async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: OutputSettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
 	const items = [...carried];
 	for (const page of pages) items.push(...(await pageItems(ctx, i, page, settings, tool)));
 	return items;
 }
 
-export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: PaginationOutcome, { settings, method, runtime, resume, idempotencyKey, tool }: PaginatedContext): Promise<INodeExecutionData[]> {
+/**
+ * `config`: the item's (the tool answers each page as the tool does, with no story; the story and
+ * the error output carry the item's own key, not the key of its last page). `resume`: where the
+ * item's failed pass stopped, when it is back from one.
+ */
+export async function paginatedResult(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, run: PaginationOutcome, runtime: Runtime, resume: PaginationRecord | undefined): Promise<INodeExecutionData[]> {
+	const { index: i } = scope;
+	const { output: settings, tool } = config;
+	const idempotencyKey = config.idempotency.key;
 	const stories: RetryStory[] = [...run.pages.map((page) => page.story), ...(run.ok ? [] : [run.story])];
 	const firstPage = resume ? resume.resumeFrom.page : 1;
 	const combined = combinePageStories(stories, { firstPage, pagesBefore: resume?.pagesFetched ?? 0, failed: !run.ok });
 	const raw: RetryStory = idempotencyKey !== undefined ? { ...combined, idempotencyKey } : combined;
 	// as for one request: a story that quotes a failed attempt is redacted; the pages are the user's data
-	const redactor = !run.ok || raw.history.length > 0 ? await itemRedactor(ctx, i) : undefined;
-	const story = redactor ? redactor.value(raw) : raw;
+	const story = !run.ok || raw.history.length > 0 ? (await scope.redactor()).value(raw) : raw;
 	const carried = (resume?.items ?? []).map((json) => ({ json: json as IDataObject }));
 	const items = await itemsOf(ctx, i, run.pages, carried, settings, tool);
 
@@ -67,10 +64,10 @@ export async function paginatedResult(ctx: IExecuteFunctions, i: number, run: Pa
 	return await failedResult(ctx, i, {
 		failure: run.failure,
 		story,
-		request: { method, url: run.resumeFrom.url },
+		request: { method: config.request.method, url: run.resumeFrom.url },
 		settings,
 		runtime,
-		...(redactor ? { redactor } : {}),
+		redactor: scope.redactor,
 		extras: { items, details: { pagination: record as unknown as IDataObject } },
 		...(tool ? { tool } : {}),
 	});

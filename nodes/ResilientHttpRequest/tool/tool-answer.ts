@@ -15,7 +15,7 @@ import type { StopReason } from '../../shared/core/stop-reasons';
 import { failedItem, ItemFailedError } from '../output/error-output';
 import { setByPath } from '../config/request-spec';
 import { decodeBody, responseToItems, type ResponseSettings } from '../output/response';
-import { itemRedactor } from '../auth/secrets';
+import type { Redactor } from '../../shared/core/redact';
 import type { HttpResponse } from '../transport/send-attempt';
 
 /** n8n names a node's tool variant `<name>Tool` (convertNodeToAiTool) and shows `@tool` parameters on it alone. */
@@ -275,15 +275,23 @@ export function answersFailuresAsItems(ctx: IExecuteFunctions): boolean {
 	return ctx.continueOnFail() || (runsAsTool(ctx.getNode()) && callerDropsThrownErrors(ctx));
 }
 
+/** A request that finally failed, as the tool's failure answer takes it. */
+interface ToolFailure {
+	request: FailedRequest;
+	details: IDataObject;
+	story: RetryStory;
+	/** The item's redactor (ItemScope.redactor). */
+	redactor: () => Promise<Redactor>;
+}
+
 /**
  * The failure answer of item i: with *On Error* set to continue, or when thrown errors would not
  * reach the model (answersFailuresAsItems), an item carrying the account (the model receives its
  * json); otherwise the node error whose message is the account (the model receives that message).
  * The account is redacted again: it quotes the request's URL.
  */
-export async function toolFailure(ctx: IExecuteFunctions, i: number, request: FailedRequest, details: IDataObject, story: RetryStory): Promise<INodeExecutionData[]> {
-	const redactor = await itemRedactor(ctx, i);
-	const account = redactor.value(toolFailureAccount(request, details, story));
+export async function toolFailure(ctx: IExecuteFunctions, i: number, { request, details, story, redactor }: ToolFailure): Promise<INodeExecutionData[]> {
+	const account = (await redactor()).value(toolFailureAccount(request, details, story));
 	if (answersFailuresAsItems(ctx)) return [failedItem(ctx, i, account as unknown as IDataObject)];
 	const nodeError = new NodeApiError(ctx.getNode(), account as unknown as JsonObject, { message: account.error, itemIndex: i, ...(account.status !== undefined ? { httpCode: String(account.status) } : {}) });
 	// NodeApiError replaces messages it recognizes and derives a description; the account is both

@@ -4,7 +4,7 @@
  * editor and the runtime accept the same values. Each node passes its raw values (from where its
  * parameters sit) and gets the policy object the engine takes.
  */
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { JITTER_STRATEGIES, type BackoffParams, type JitterStrategy } from '../core/backoff';
 import { parseStatusList, type StatusSet } from '../core/classify';
 import type { DecisionPolicy } from '../core/decide';
@@ -80,12 +80,12 @@ export const obeyServerHintsProperty: INodeProperties = {
 		'Whether the server\'s own word counts beside Retry On Status Codes: x-should-retry and Stripe-Should-Retry (true or false), a wait or a spent quota in a JSON error body (retry_after, HubSpot DAILY), a 403 that is a rate limit (GitHub, Google) and a 413 with Retry-After. Off: only the status list decides.',
 };
 
-export function obeyServerHintsParameter(ctx: IExecuteFunctions, i: number, raw: unknown): boolean {
+function obeyServerHintsParameter(ctx: IExecuteFunctions, i: number, raw: unknown): boolean {
 	if (typeof raw !== 'boolean') parameterError(ctx, i, P.obeyServerHints.displayName, `must be true or false, got ${JSON.stringify(raw)}`);
 	return raw;
 }
 
-export function statusListParameter(ctx: IExecuteFunctions, i: number, raw: unknown): StatusSet {
+function statusListParameter(ctx: IExecuteFunctions, i: number, raw: unknown): StatusSet {
 	try {
 		return parseStatusList(String(raw));
 	} catch (error) {
@@ -99,7 +99,7 @@ function jitterParameter(ctx: IExecuteFunctions, i: number, raw: unknown): Jitte
 }
 
 /** The raw values of the shared parameters, each node's defaults already applied. */
-export interface RawRetryParameters {
+interface RawRetryParameters {
 	maxAttempts: unknown;
 	jitter: unknown;
 	baseDelay: unknown;
@@ -118,11 +118,49 @@ function readBackoff(ctx: IExecuteFunctions, i: number, raw: RawRetryParameters)
 }
 
 /** The engine's decision policy, read and validated once at the node's entry. */
-export function readDecisionPolicy(ctx: IExecuteFunctions, i: number, raw: RawRetryParameters): Omit<DecisionPolicy, 'safety'> {
+function readDecisionPolicy(ctx: IExecuteFunctions, i: number, raw: RawRetryParameters): Omit<DecisionPolicy, 'safety'> {
 	return {
 		maxAttempts: readNumber(ctx, i, P.maxAttempts, raw.maxAttempts),
 		backoff: readBackoff(ctx, i, raw),
 		totalDeadlineMs: readNumber(ctx, i, P.totalDeadline, raw.totalDeadline),
 		maxServerDelayMs: readNumber(ctx, i, P.maxServerDelay, raw.maxServerDelay),
+	};
+}
+
+/** What the two nodes share of a retry configuration: the decision policy and how a failure is classified. */
+export interface SharedRetryParameters {
+	policy: Omit<DecisionPolicy, 'safety'>;
+	retryOn: StatusSet;
+	obeyServerHints: boolean;
+}
+
+/** Where a node keeps the shared parameters, and its own defaults for those whose default differs. */
+export interface SharedRetrySource {
+	/** The collection (already read) that holds Jitter, Base Delay, Max Delay, the deadlines and Obey Server Retry Hints. */
+	collection: IDataObject;
+	totalDeadlineMs: number;
+	maxServerDelayMs: number;
+	/** Retry On Status Codes as the node has it (Backoff Delay ignores it when it retries every failure). */
+	retryOnStatusCodes: unknown;
+}
+
+/**
+ * The one reader of the shared retry parameters, for both nodes: Max Attempts at the top level,
+ * the rest in the node's collection. Validated here, naming the parameter and the item.
+ */
+export function readSharedRetryParameters(ctx: IExecuteFunctions, i: number, source: SharedRetrySource): SharedRetryParameters {
+	const value = (name: string, fallback: unknown) => (source.collection[name] === undefined ? fallback : source.collection[name]);
+	const policy = readDecisionPolicy(ctx, i, {
+		maxAttempts: ctx.getNodeParameter('maxAttempts', i, RETRY_DEFAULTS.maxAttempts),
+		jitter: value('jitter', RETRY_DEFAULTS.jitter),
+		baseDelay: value('baseDelay', RETRY_DEFAULTS.baseDelayMs),
+		maxDelay: value('maxDelay', RETRY_DEFAULTS.maxDelayMs),
+		totalDeadline: value('totalDeadline', source.totalDeadlineMs),
+		maxServerDelay: value('maxServerDelay', source.maxServerDelayMs),
+	});
+	return {
+		policy,
+		retryOn: statusListParameter(ctx, i, source.retryOnStatusCodes),
+		obeyServerHints: obeyServerHintsParameter(ctx, i, value('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
 	};
 }

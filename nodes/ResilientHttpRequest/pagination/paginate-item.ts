@@ -1,0 +1,31 @@
+/**
+ * An item with Pagination on: its pages fetched through the item's sender (each page one request
+ * for the retry engine), resumed at the page a failed pass of this node stopped at, and turned
+ * into the item's items or its error item.
+ */
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { ownResumePoint } from '../../shared/core/pagination';
+import type { ItemConfig } from '../config/item-config';
+import type { ItemScope } from '../config/item-scope';
+import type { PaginationSettings } from '../config/pagination-settings';
+import type { ItemSender, SendContext } from '../transport/item-sender';
+import { fetchPages } from './paginate';
+import { paginatedResult } from './paginated-result';
+
+export async function paginateItem(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig & { pagination: PaginationSettings }, send: ItemSender, owner: string, { runtime, signal }: SendContext): Promise<INodeExecutionData[]> {
+	const { idempotency } = config;
+	const resume = ownResumePoint(scope.json, owner);
+	const run = await fetchPages(ctx, scope.index, {
+		settings: config.pagination,
+		spec: config.request,
+		format: config.output.response.format,
+		owner,
+		...(idempotency.key !== undefined ? { idempotency: { header: idempotency.header, key: idempotency.key } } : {}),
+		...(resume ? { resume } : {}),
+		withCredentials: config.transport.auth.kind !== 'none',
+		sendCredentialsCrossOrigin: config.transport.sendCredentialsCrossOrigin,
+		fetchPage: send,
+		sleep: async (ms) => await runtime.sleep(ms, signal),
+	});
+	return await paginatedResult(ctx, scope, config, run, runtime, resume);
+}
