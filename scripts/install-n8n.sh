@@ -112,7 +112,9 @@ if [ -f "$N8N_BIN" ] && [ -d "$N8N_HOME/node_modules/sqlite3" ]; then
   say "n8n $N8N_VERSION is in the cache but not verified: checking it"
 else
   say "installing n8n $N8N_VERSION into $N8N_HOME"
-  say "  the first time this takes about 5 minutes and 2.9 GB (a later run reuses it in seconds)"
+  say "  the first time this downloads and unpacks about 2.9 GB: 5 minutes or more (13 on a busy 2-core"
+  say "  machine), depending on the network, npm's cache (~/.npm, warm or cold) and the cores; a later run"
+  say "  reuses it in seconds"
   rm -rf "$N8N_HOME"; mkdir -p "$N8N_HOME"
   echo '{"private":true}' > "$N8N_HOME/package.json"
   # --ignore-scripts: a Kafka client in n8n's tree downloads a binary in its install script; the

@@ -1,6 +1,6 @@
 /** BENCHMARKS.md: the figures of one bench run, the machine it ran on and the goals read against them. */
 import { cpus, loadavg, release, type } from 'node:os';
-import { markdownTable } from '../support/readme-section';
+import { markdownTable } from '../support/doc-section';
 import { BENCH_ENV, BENCH_RUN_ENV, type BenchSettings } from './config';
 import { DEADLINE_TOLERANCE_MS, evaluateGoals, type BenchResults, type GoalVerdict } from './goals';
 import { isSkipped, REAL_N8N_JSON, type FleetRun, type RateRun, type RealN8nResults } from './real-n8n-results';

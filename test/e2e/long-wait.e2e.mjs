@@ -155,7 +155,7 @@ function assertResumedAndSucceeded(s, execution, upstream) {
 	const waitTill = Date.parse(s.stored.waitTill);
 	assert.ok(requests[1].time >= waitTill, 'not before the stored waitTill');
 	s.lateMs = requests[1].time - waitTill;
-	// README: "resumes within a minute of the due time, when n8n's poller looks"
+	// docs/backoff-delay.md: "resumes within a minute of the due time, when n8n's poller looks"
 	assert.ok(s.lateMs < 61_000, `resumed ${s.lateMs} ms after waitTill`);
 
 	const results = nodeResults(execution);

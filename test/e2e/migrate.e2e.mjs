@@ -1,4 +1,4 @@
-// The migrate command as the README gives it, on a workflow exported from a real n8n 2.41.1 with
+// The migrate command as docs/migration.md gives it, on a workflow exported from a real n8n 2.41.1 with
 // `n8n export:workflow`: HTTP Request nodes using every supported credential kind and feature
 // (a predefined API key with Retry On Fail, n8n's OAuth2 API, a predefined OAuth2, Digest, Header
 // Auth with query, headers, a nested JSON body, a full response and a Timeout, pagination) and one
@@ -81,8 +81,8 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		await api?.close();
 	});
 
-	test('the README command rewrites the export: every node carried over but the community credential\'s, which it says it kept', async () => {
-		// as the README says: npx with the package (here its tarball, as it is not on the registry yet)
+	test('the documented command rewrites the export: every node carried over but the community credential\'s, which it says it kept', async () => {
+		// as docs/migration.md says: npx with the package (here its tarball, as it is not on the registry yet)
 		const npx = ['--yes', `--package=${packTarball()}`, PACKAGE_NAME, 'migrate', exportDir];
 		const { stdout } = await run('npx', npx, { cwd: userFolder, encoding: 'utf8' });
 		console.log(stdout);

@@ -1,6 +1,6 @@
 // `npm start` as a new user runs it: an empty user folder, the README's command, the editor in a
 // real browser. The examples run with one click against the demo API that npm start brings up,
-// the README's webhook one-liner works, authentication is chosen in the node's panel (every kind
+// the webhook one-liner of docs/examples.md works, authentication is chosen in the node's panel (every kind
 // the node supports, switching between them), and stopping npm start (SIGTERM to npm, or Ctrl-C
 // to its process group) stops everything it started.
 import assert from 'node:assert/strict';
@@ -12,7 +12,8 @@ import { after, before, describe, test } from 'node:test';
 import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
 import { REPO, TMP_BASE, freePort, getExecution, listExecutions, nodeResults, restClient, startFlakyServer, waitFor } from './harness.mjs';
 
-const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+/** The page that gives the webhook one-liner for example 06. */
+const EXAMPLES_PAGE = fs.readFileSync(path.join(REPO, 'docs/examples.md'), 'utf8');
 
 /** The processes whose environment names this user folder: what npm start left running. */
 function processesOf(userFolder) {
@@ -166,9 +167,9 @@ describe('npm start on an empty user folder', () => {
 		assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 	});
 
-	test("the README's webhook one-liner reaches example 06", async () => {
-		const command = /curl -X POST http:\/\/127\.0\.0\.1:5678\/webhook\/forward-events[^\n]*(?:\\\n[^\n]*)*/.exec(README)?.[0];
-		assert.ok(command, 'the README gives the curl command for example 06');
+	test("the webhook one-liner of docs/examples.md reaches example 06", async () => {
+		const command = /curl -X POST http:\/\/127\.0\.0\.1:5678\/webhook\/forward-events[^\n]*(?:\\\n[^\n]*)*/.exec(EXAMPLES_PAGE)?.[0];
+		assert.ok(command, 'docs/examples.md gives the curl command for example 06');
 		const before = (await listExecutions(client, 'rhEx6WebhookSend')).length;
 		const answer = execFileSync('bash', ['-c', command.replace('127.0.0.1:5678', `127.0.0.1:${ports.n8n}`)], { encoding: 'utf8' });
 		assert.match(answer, /Workflow was started/);

@@ -19,7 +19,7 @@ const MAX_REDIRECTS = 3;
 /** A fault as the model sees it: does it fail the attempt, is that transient, could the server have acted. */
 interface FaultModel {
 	name: string;
-	/** As the README table names it. */
+	/** As the docs table names it. */
 	label: string;
 	weight: number;
 	/** Where it is served: the fault server, a refused port, or a TLS endpoint that closes the handshake. */
@@ -170,7 +170,7 @@ describe(`accounting: ${ACCOUNTING_RUN.items} items under a seeded random mix of
 			const requests = faults.requestsOf(String(p.json.id));
 			expect([p.json.id, requests.length]).toEqual([p.json.id, p.expected.requests]);
 			if (p.json.method === 'POST' && !p.json.withKey) {
-				// at most one POST the server may have acted on; a 429 refused it before any work (README:
+				// at most one POST the server may have acted on; a 429 refused it before any work (docs/retries.md:
 				// a 429 is safe to retry for any method), and a redirect's next hops are GETs
 				const actedOn = requests.filter((r) => r.method === 'POST' && r.status !== 429);
 				expect([p.json.id, actedOn.length <= 1]).toEqual([p.json.id, true]);

@@ -1,17 +1,17 @@
 /**
  * Bad input through n8n's engine, against a local upstream that counts requests: every case of
- * bad-input/cases.ts, and the README table "Bad input" built from what each case asserted.
+ * bad-input/cases.ts, and the table "Bad input" of docs/testing.md built from what each case asserted.
  *
  * - A bad parameter fails the item with a message naming the parameter and the item, before any
  *   request for it; with the error output on, the item leaves there whole and the others succeed;
  *   without, the node fails with a NodeOperationError.
  * - Garbage a server sends (Retry-After, rate-limit headers) never turns into a NaN, negative or
  *   infinite wait: the value is ignored (plain backoff), obeyed (never earlier), or too long
- *   (no wait, handed on as the README says).
+ *   (no wait, handed on as docs/retries.md says).
  */
 import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import type { RetryStory } from '../../nodes/shared/core/retry-story';
-import { expectReadmeSection, markdownTable } from '../support/readme-section';
+import { expectDocSection, markdownTable } from '../support/doc-section';
 import { GOOD_URL, PARAMETER_CASES, SERVER_CASES, type ParameterCase, type ServerCase } from './bad-input/cases';
 import type { WorkflowJson, WorkflowRunResult } from './harness';
 import type { LocalServer } from './local-server';
@@ -21,7 +21,7 @@ import { httpWorkflow, loopWorkflow, requestNode, runHttp } from './workflow-bui
 
 const server = useLocalServers();
 
-/** The README row of each case, added once the case passed. */
+/** The docs row of each case, added once the case passed. */
 const rows = new Map<string, [string, string, string]>();
 const rowKey = (c: { node: string; input: string }) => `${c.node}: ${c.input}`;
 
@@ -223,7 +223,7 @@ describe('garbage from the server: never a crash, NaN, negative or infinite wait
 	});
 });
 
-const README_INTRO = [
+const SECTION_INTRO = [
 	`${all().length} cases, each run in n8n's engine against a local server that counts requests (\`test/engine/bad-input.test.ts\`).`,
 	'A bad parameter is given to the second of three items (item 1), through an expression where the editor could not take',
 	'the value. The result is the exact error message: with *On Error: Continue (using error output)* the item leaves',
@@ -238,12 +238,12 @@ function all(): string[] {
 	return [...PARAMETER_CASES.map(rowKey), 'deadline', 'regular-output', ...SERVER_CASES.map(rowKey)];
 }
 
-describe('README', () => {
+describe('docs/testing.md', () => {
 	it('"Bad input" lists every case with what the tests asserted', () => {
 		const keys = all();
 		// the table is only written when every case above passed
 		expect(keys.filter((key) => !rows.has(key))).toEqual([]);
 		expect(keys.length).toBeGreaterThanOrEqual(30);
-		expectReadmeSection('bad-input', `${README_INTRO}\n\n${markdownTable(['Node', 'Input', 'Result'], keys.map((key) => rows.get(key)!))}`);
+		expectDocSection('bad-input', `${SECTION_INTRO}\n\n${markdownTable(['Node', 'Input', 'Result'], keys.map((key) => rows.get(key)!))}`);
 	});
 });

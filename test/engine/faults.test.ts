@@ -6,7 +6,7 @@
  * reached the server. Backoff sleeps take no real time (virtual runtime); attempt timeouts are
  * real and small.
  *
- * The README table "Faults" is built from the rows the cases record after their assertions passed.
+ * The table "Faults" of docs/testing.md is built from the rows the cases record after their assertions passed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -35,7 +35,7 @@ import {
 	type SelfSignedTlsServer,
 } from '../support/fault-server';
 import { faultSectionMarkdown, type FaultRow } from '../support/fault-server.runs';
-import { expectReadmeSection } from '../support/readme-section';
+import { expectDocSection } from '../support/doc-section';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
 
@@ -398,13 +398,13 @@ describe('faults injected by a local server, through the engine', () => {
 
 });
 
-describe('README', () => {
+describe('docs/testing.md', () => {
 	// decided when the cases above were collected: a skipped case has no row to show
 	(skipped.length > 0 ? it.skip : it)(
 		skipped.length > 0 ? `the Faults table (skipped: cases skipped here: ${skipped.join('; ')})` : 'the Faults table says what the fault tests assert',
 		() => {
 			expect(rows.length).toBe(CASES.length + 5);
-			expectReadmeSection('faults', faultSectionMarkdown(rows));
+			expectDocSection('faults', faultSectionMarkdown(rows));
 		},
 	);
 });

@@ -11,7 +11,7 @@ import type { ICredentialType, IDataObject, INode } from 'n8n-workflow';
 import { LoggerProxy } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
 import { REDACTED } from '../../nodes/shared/core/redact';
-import { expectReadmeSection, markdownTable } from '../support/readme-section';
+import { expectDocSection, markdownTable } from '../support/doc-section';
 import type { WorkflowRunResult } from './harness';
 import type { LocalHandler, LocalHandlerResult, LocalServer } from './local-server';
 import { useLocalServers } from './servers';
@@ -455,7 +455,7 @@ describe('OAuth2: the token endpoint fails', () => {
 		tokenRuns.push(`${failure}/${authentication}/${onError}`);
 	});
 
-	it('README row', () => {
+	it('the table row', () => {
 		expect(tokenRuns).toHaveLength(cases.length);
 		tokenRows.push([
 			'OAuth2 client secret (and `client_id:client_secret` in base64) at a failing token endpoint',
@@ -563,7 +563,7 @@ describe('generated idempotency keys', () => {
 	});
 });
 
-it('README: the security table says what these tests proved', () => {
+it('docs/testing.md: the security table says what these tests proved', () => {
 	// a row per credential kind: only cases that ran and passed are in `checked`
 	const rows = KINDS.map((kind) => {
 		const runs = checked.filter((c) => c.kind === kind).length;
@@ -581,7 +581,7 @@ it('README: the security table says what these tests proved', () => {
 	// the logs were searched too: the APIs that looked down during the outages were logged
 	expect(logLines.some((line) => line.startsWith('warn') && line.includes('looks down'))).toBe(true);
 	const failures = SCENARIOS.map((s) => s.label).join('; ');
-	expectReadmeSection(
+	expectDocSection(
 		'security',
 		[
 			`Each secret below has a unique value, searched for in every output of the runs, against these failures: ${failures}. The node's own parameters, which n8n attaches to its errors, are the workflow as saved, not an output, and are not searched.`,

@@ -1,10 +1,10 @@
 /**
- * The sizes the accounting and load tests run at, and the README "Faults" section built from the
+ * The sizes the accounting and load tests run at, and the "Faults" section of docs/testing.md built from the
  * fault cases' rows plus these sizes. One module, so that the table's accounting and load rows
  * state the sizes those tests really use (test/engine/faults.test.ts writes the section; the
  * accounting and load tests import their sizes from here).
  */
-import { markdownTable } from './readme-section';
+import { markdownTable } from './doc-section';
 
 export const ACCOUNTING_RUN = Object.freeze({
 	items: 200,

@@ -5,14 +5,14 @@
  * casing and arrays: never a throw, never NaN, a negative or an infinite wait, never above the
  * configured caps, never earlier than a valid value asks.
  *
- * Fixed seed (FC_SEED picks another). The README table "Property-based tests" is built from PROPERTIES.
+ * Fixed seed (FC_SEED picks another). The table "Property-based tests" of docs/testing.md is built from PROPERTIES.
  */
 import { ok } from 'node:assert/strict';
 import fc from 'fast-check';
 import { computeBackoffDelay, exponentialCeiling, JITTER_STRATEGIES, type BackoffParams } from '../../nodes/shared/core/backoff';
 import { planDelay } from '../../nodes/shared/core/delay-plan';
 import { longestRetryAfter, parseDuration, parseHttpDate, parseRateLimitHeader, parseResetValue, parseRetryAfter, serverRequestedDelay, type HeaderBag, type ServerDelay } from '../../nodes/shared/core/retry-after';
-import { expectReadmeSection, markdownTable } from '../support/readme-section';
+import { expectDocSection, markdownTable } from '../support/doc-section';
 
 const SEED = Number(process.env.FC_SEED ?? 20261129);
 
@@ -261,10 +261,10 @@ describe('waits from headers and backoff: property-based', () => {
 		property.check();
 	});
 
-	it('README "Property-based tests" lists these properties', () => {
+	it('docs/testing.md "Property-based tests" lists these properties', () => {
 		const total = PROPERTIES.reduce((sum, p) => sum + p.runs, 0);
 		const table = markdownTable(['Property', 'Inputs', 'Runs'], [...PROPERTIES.map((p) => [p.name, p.inputs, p.runs.toLocaleString('en-US')]), ['**all**', `fixed seed ${SEED}`, total.toLocaleString('en-US')]]);
-		// with another seed the runs differ from what the README reports: check only the usual run
-		if (process.env.FC_SEED === undefined) expectReadmeSection('properties', table);
+		// with another seed the runs differ from what docs/testing.md reports: check only the usual run
+		if (process.env.FC_SEED === undefined) expectDocSection('properties', table);
 	});
 });

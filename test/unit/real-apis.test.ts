@@ -1,14 +1,14 @@
 /**
  * Every response of real-apis/cases.ts (official SDKs' code and tests, API docs) through the one
  * judgement of a response and the one decision, as the HTTP node makes them after an attempt; and
- * the README table "What real APIs say", written from what each row asserted.
+ * the table of docs/real-apis.md, written from what each row asserted.
  */
 import { parseStatusList } from '../../nodes/shared/core/classify';
 import { decideAfterFailure, type DecisionPolicy } from '../../nodes/shared/core/decide';
 import { RETRY_DEFAULTS } from '../../nodes/shared/core/defaults';
 import { formatDuration } from '../../nodes/shared/core/retry-story';
 import { classifyResponse } from '../../nodes/shared/core/server-signals';
-import { expectReadmeSection, markdownTable } from '../support/readme-section';
+import { expectDocSection, markdownTable } from '../support/doc-section';
 import { API_CASES, BACKOFF_MS, NOW, type ApiCase } from './real-apis/cases';
 
 const RETRY_ON = parseStatusList(RETRY_DEFAULTS.retryOnStatuses);
@@ -73,13 +73,13 @@ describe('what real APIs say, judged and decided as the HTTP node does after an 
 	});
 });
 
-describe('README', () => {
+describe('docs/real-apis.md', () => {
 	it('"What real APIs say" lists every response with what the tests asserted', () => {
 		expect(API_CASES.filter((c) => !rows.has(c)).map((c) => `${c.api}: ${c.response}`)).toEqual([]);
 		const intro = [
 			`${API_CASES.length} responses, each judged and decided by the node's own code (\`test/unit/real-apis.test.ts\`): a GET unless it says POST (sent without`,
 			`an idempotency key), first attempt, defaults (Max Server-Requested Delay 1 min, Obey Server Retry Hints on) but a backoff of ${BACKOFF_MS} ms without jitter.`,
 		].join('\n');
-		expectReadmeSection('real-apis', `${intro}\n\n${markdownTable(['API', 'Response', 'What the node does', 'Source'], API_CASES.map((c) => rows.get(c)!))}`);
+		expectDocSection('real-apis', `${intro}\n\n${markdownTable(['API', 'Response', 'What the node does', 'Source'], API_CASES.map((c) => rows.get(c)!))}`);
 	});
 });

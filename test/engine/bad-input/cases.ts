@@ -1,6 +1,6 @@
 /**
  * The bad-input cases of test/engine/bad-input.test.ts. Each row is run through n8n's engine and
- * is a row of the README table "Bad input": the result text is built from what the test asserts.
+ * is a row of the table "Bad input" (docs/testing.md): the result text is built from what the test asserts.
  *
  * Parameter cases put the bad value on one item (`$json.v`, through an expression, so that values
  * the editor cannot type are covered too) between two good items.
@@ -14,7 +14,7 @@ export const GOOD_URL = Symbol('good url');
 
 export interface ParameterCase {
 	node: NodeName;
-	/** What is wrong, for the README. */
+	/** What is wrong, for the docs. */
 	input: string;
 	/** The node's parameters; the bad or good value is read from the item. */
 	parameters: IDataObject;

@@ -2,8 +2,8 @@
  * What real APIs answer when they fail, taken from the official SDKs' code and test suites and from
  * the APIs' documentation: each row is a response (status, headers, body) with its source and what
  * the node must do with it. test/unit/real-apis.test.ts runs every row through the one judgement of
- * a response (server-signals.ts) and the one decision (decide.ts), and writes the README table
- * "What real APIs say" from the rows it asserted.
+ * a response (server-signals.ts) and the one decision (decide.ts), and writes the table of
+ * docs/real-apis.md ("What real APIs say") from the rows it asserted.
  */
 
 /** The instant every row is judged at (a Thursday, mid-month). */
@@ -20,7 +20,7 @@ export type Outcome =
 
 export interface ApiCase {
 	api: string;
-	/** The response, for the README. */
+	/** The response, for the docs. */
 	response: string;
 	status: number;
 	headers?: Record<string, string | string[]>;
