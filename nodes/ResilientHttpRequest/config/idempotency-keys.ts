@@ -19,7 +19,7 @@ import { ownFailedPassKey, withoutPackageRecords } from '../../shared/core/item-
 import { parameterError } from '../../shared/n8n/parameters';
 
 /** Idempotency Key (Off, From Expression, Generate), the header it goes in, and the key given by expression. */
-export interface IdempotencySettings {
+interface IdempotencySettings {
 	mode: IdempotencyMode;
 	header: string;
 	/** Only for mode 'expression'. */
@@ -50,7 +50,7 @@ function readGeneratedKeySettings(ctx: IExecuteFunctions, i: number): GeneratedK
 	return { basis, fields: parsed.fields };
 }
 
-export interface KeyChoice {
+interface KeyChoice {
 	key?: string;
 	/** Set for generated keys: the node that sends the item again under the same key. */
 	owner?: string;

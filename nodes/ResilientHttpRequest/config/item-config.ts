@@ -19,7 +19,7 @@ import { readTrafficControl, type TrafficControl } from './traffic-settings';
 import { readTransportSettings } from './transport-settings';
 
 /** The key an item's request goes out with, in which header, and the node that generated it (if one did). */
-export interface ItemIdempotency {
+interface ItemIdempotency {
 	header: string;
 	key?: string;
 	owner?: string;

@@ -7,7 +7,7 @@
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
 import { parameterError } from '../../shared/n8n/parameters';
 
-export type PageParameterType = 'qs' | 'headers' | 'body';
+type PageParameterType = 'qs' | 'headers' | 'body';
 
 export interface PageParameter {
 	type: PageParameterType;

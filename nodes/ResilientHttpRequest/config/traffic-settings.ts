@@ -40,7 +40,7 @@ function credentialIdentity(ctx: IExecuteFunctions, auth: AuthSelection): string
 }
 
 /** What the traffic settings depend on, already read by the item's config. */
-export interface TrafficInputs {
+interface TrafficInputs {
 	url: string;
 	auth: AuthSelection;
 	schedule: ScheduleSettings;

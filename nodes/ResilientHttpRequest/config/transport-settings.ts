@@ -14,7 +14,7 @@ import type { RequestSpec } from './request-spec';
 import type { TlsOptions, TransportSettings } from '../transport/send-attempt';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */
-export function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
+function parseProxy(ctx: IExecuteFunctions, raw: string, i: number): IHttpRequestOptions['proxy'] | undefined {
 	if (raw.trim() === '') return undefined;
 	let url: URL;
 	try {
@@ -64,7 +64,7 @@ function readResponseTimeout(ctx: IExecuteFunctions, i: number, options: IDataOb
 }
 
 /** What the transport reads of an item, already read by its config. */
-export interface TransportInputs {
+interface TransportInputs {
 	spec: RequestSpec;
 	options: IDataObject;
 	auth: AuthSelection;

@@ -10,7 +10,7 @@ import type { ItemScope } from '../config/item-scope';
 import { answersFailuresAsItems } from '../tool/tool-answer';
 import { failedItem, ItemFailedError } from './error-output';
 
-export type ThrownOutcome = { items: INodeExecutionData[] } | { error: Error };
+type ThrownOutcome = { items: INodeExecutionData[] } | { error: Error };
 
 export async function settleThrown(ctx: IExecuteFunctions, scope: ItemScope, error: unknown, signal: AbortSignal | undefined): Promise<ThrownOutcome> {
 	const inner = error instanceof ItemFailedError ? error.nodeError : (error as Error);
