@@ -193,20 +193,16 @@ log_file="$user_folder/n8n.log"
 guarded "$NODE24_BIN/node" "$N8N_BIN" start > >(trap '' INT; exec tee -a "$log_file") 2>&1 &
 n8n_pid=$!
 
-# Ready: /healthz/readiness answers 200 and n8n printed its editor URL, which it does after it
-# activated the published workflows (readiness alone comes before their webhooks are registered).
+# Ready: /healthz/readiness answers 200 and the published workflows' webhooks are registered
+# (n8n answers readiness, and prints its editor URL, before it registers them).
 (
-  node -e '
-    const http = require("http"), fs = require("fs"), [url, log, ...pids] = process.argv.slice(1);
-    const alive = () => pids.every((pid) => { try { process.kill(Number(pid), 0); return true; } catch { return false; } });
-    const activated = () => { try { return /Editor is now accessible via/.test(fs.readFileSync(log, "utf8")); } catch { return false; } };
-    const poll = () => {
-      if (!alive()) process.exit(1);
-      const req = http.get(url, (res) => { res.resume(); res.statusCode === 200 && activated() ? process.exit(0) : setTimeout(poll, 500); });
-      req.on("error", () => setTimeout(poll, 500));
-    };
-    poll();
-  ' "http://127.0.0.1:$port/healthz/readiness" "$log_file" "$n8n_pid" "$demo_pid" || exit 0
+  ready=0
+  node scripts/webhooks-ready.js "http://127.0.0.1:$port" "${workflow_files[@]}" --pid "$n8n_pid" --pid "$demo_pid" || ready=$?
+  case $ready in
+    0) ;;
+    2) say "the banner comes anyway: n8n itself is up" ;;
+    *) exit 0 ;;
+  esac
   cat <<EOF
 
   ==================================================================================

@@ -15,6 +15,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+/** The readiness check of `npm start` (CommonJS, shared with scripts/start.sh). */
+const webhooksReady = createRequire(import.meta.url)('../../scripts/webhooks-ready.js');
+
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PACKAGE_NAME = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).name;
 
@@ -437,18 +440,17 @@ export { startFlakyServer } from '../support/flaky-upstream.js';
 export const uniqueKey = (prefix = 'k') => `${prefix}-${randomBytes(4).toString('hex')}`;
 
 /**
- * fetch() of a production webhook of a server from startN8n, retried while n8n answers 404 "not
- * registered" (the workflow is still being activated; no execution started). Resolves the Response.
+ * fetch() of a production webhook of a server from startN8n, sent once n8n has registered it (as
+ * `npm start` waits before its banner: scripts/webhooks-ready.js). Resolves the Response.
  */
 export async function callWebhook(server, webhookPath, init = {}, { timeoutMs = 30_000 } = {}) {
+	const hook = { path: webhookPath, methods: [String(init.method ?? 'GET').toUpperCase()] };
 	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const response = await fetch(`${server.url}/webhook/${webhookPath}`, init);
-		if (response.status !== 404 || Date.now() > deadline) return response;
-		const text = await response.text();
-		if (!/not registered/.test(text)) return new Response(text, { status: response.status, headers: response.headers });
+	while (!(await webhooksReady.isRegistered(server.url, hook).catch(() => false))) {
+		if (Date.now() > deadline) throw new Error(`the webhook /webhook/${webhookPath} is not registered after ${timeoutMs} ms`);
 		await new Promise((r) => setTimeout(r, 250));
 	}
+	return await fetch(`${server.url}/webhook/${webhookPath}`, init);
 }
 
 // ---------------------------------------------------------------------------------------------

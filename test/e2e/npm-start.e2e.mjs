@@ -288,6 +288,12 @@ describe('npm start on an empty user folder', () => {
 		const again = await npmStart(userFolder, ports);
 		console.log(`npm start again (n8n cached, examples imported): ready in ${again.readyMs} ms`);
 		assert.match(again.output(), /already imported/);
+		// ready means ready: the published example's webhook takes a call the moment the banner shows
+		// (n8n prints its editor URL before it registers published webhooks: scripts/webhooks-ready.js)
+		const call = await fetch(`${again.url}/webhook/forward-events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'ok-2', type: 'invoice.paid' }) });
+		const answer = await call.text();
+		assert.equal(call.status, 200, `the webhook right after the banner: ${answer}`);
+		assert.match(answer, /Workflow was started/);
 		process.kill(-again.child.pid, 'SIGINT'); // what a terminal sends to its foreground job
 		await expectAllStopped(again, userFolder, ports);
 	});
