@@ -35,7 +35,7 @@ export const RESPONSE_KINDS: Record<string, CaseResponse> = {
 	csv: { headers: { 'content-type': 'text/csv' }, body: 'a,b\n1,2\n' },
 	'invalid json': { headers: { 'content-type': 'application/json' }, body: '{"a": 1,' },
 	'no content-type with text': { headers: {}, body: 'plain words' },
-	'latin1 text (charset=latin1)': { headers: { 'content-type': 'text/plain; charset=latin1' }, body: Buffer.from('café, niño, 10 €? no: 10 EUR', 'latin1') },
+	'latin1 text (charset=latin1)': { headers: { 'content-type': 'text/plain; charset=latin1' }, body: Buffer.from('café, niño, 10 EUR, «ß»', 'latin1') },
 	'latin1 text (charset=ISO-8859-1)': { headers: { 'content-type': 'text/html; charset=ISO-8859-1' }, body: Buffer.from('<p>Größe: groß</p>', 'latin1') },
 	'latin1 json (charset=iso-8859-1)': { headers: { 'content-type': 'application/json; charset=iso-8859-1' }, body: Buffer.from('{"name":"José"}', 'latin1') },
 	'png with Content-Disposition': { headers: { 'content-type': 'image/png', 'content-disposition': 'attachment; filename="chart.png"' }, body: PNG },
