@@ -1,0 +1,338 @@
+/**
+ * The differential harness: one case runs twice in n8n's engine (test/engine/harness.ts), once with
+ * n8n's HTTP Request at the case's typeVersion and once with the same node JSON but
+ * `type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1` (what a user does to drop
+ * the node in), against the same local server (server.ts). Each run is reduced to what a downstream
+ * node or the user can see (`Observation`), the two are compared path by path, and every difference
+ * is either explained by a named deviation (deviations.ts) or reported as unexplained.
+ */
+import { createHash } from 'node:crypto';
+import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
+import { ResilientHttpRequest } from '../../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
+import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import { runWorkflow, type WorkflowJson, type WorkflowRunResult } from '../harness';
+import { createVirtualRuntime } from '../virtual-runtime';
+import { ITEMS_SOURCE, itemsSource, RESILIENT_HTTP } from '../workflow-builders';
+import type { CaseHandler, DiffServer, ReceivedRequest } from './server';
+
+export const HTTP_REQUEST = 'n8n-nodes-base.httpRequest';
+export type TypeVersion = 4 | 4.1 | 4.2 | 4.3 | 4.4;
+export const TYPE_VERSIONS: readonly TypeVersion[] = [4, 4.1, 4.2, 4.3, 4.4];
+export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
+
+/** Strings in parameters and items replaced by the case's base URL on the main / the other origin. */
+export const BASE = '@BASE@';
+export const OTHER = '@OTHER@';
+
+export interface DiffCase {
+	group: string;
+	/** Unique within the group. */
+	name: string;
+	typeVersion: TypeVersion;
+	/** HTTP Request's parameters as a user's workflow JSON holds them (BASE / OTHER placeholders in URLs). */
+	parameters: IDataObject;
+	onError?: OnError;
+	/** Items fed into the HTTP node; default DEFAULT_ITEMS. */
+	items?: INodeExecutionData[];
+	/** Credential data by type; the node JSON gets a reference to each. */
+	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	/** The server's answers for this case. */
+	handler: CaseHandler;
+	/**
+	 * Parameters given to the Resilient node only, to make the comparison fair without changing
+	 * HTTP Request's parameters (e.g. maxAttempts: 1 where the error path would be retried).
+	 * `note` says why.
+	 */
+	resilientOnly?: IDataObject;
+	note?: string;
+}
+
+const text = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+/** One item with json and a binary with every metadata field, as a Read File node would emit it. */
+export const DEFAULT_ITEMS: INodeExecutionData[] = [
+	{
+		json: { id: 7, name: 'Ada', tags: ['a', 'b'] },
+		binary: { upload: { data: text('hello upload\n'), mimeType: 'text/plain', fileName: 'hello.txt', fileExtension: 'txt', fileSize: '13 B' } },
+	},
+];
+
+/** Everything downstream can see of one run. */
+export interface Observation {
+	status: string;
+	/** The execution's error (the workflow stopped on it). */
+	executionError?: unknown;
+	/** The error the HTTP node's run reports (also under onError continue, when the node threw). */
+	nodeError?: unknown;
+	/** Items per output index of the HTTP node. */
+	outputs: unknown[][];
+	/** Whether the nodes after each output ran. */
+	downstream: { OK: number; Failed: number };
+	/** What the server received. */
+	requests: unknown[];
+}
+
+export interface Difference {
+	path: string;
+	reference: unknown;
+	resilient: unknown;
+}
+
+export interface RunPair {
+	reference: Observation;
+	resilient: Observation;
+	differences: Difference[];
+}
+
+function substitute<T>(value: T, base: string, other: string): T {
+	if (typeof value === 'string') return value.split(BASE).join(base).split(OTHER).join(other) as T;
+	if (Array.isArray(value)) return value.map((v) => substitute(v, base, other)) as T;
+	if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
+		return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, substitute(v, base, other)])) as T;
+	}
+	return value;
+}
+
+/** Manual Trigger -> Items -> HTTP -> OK (output 0) / Failed (output 1). */
+export function caseWorkflow(httpNode: INode): WorkflowJson {
+	const noOp = (name: string, y: number): INode => ({ id: name, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, y], parameters: {} });
+	return {
+		nodes: [
+			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'items', name: 'Items', type: ITEMS_SOURCE, typeVersion: 1, position: [200, 0], parameters: {} },
+			httpNode,
+			noOp('OK', 0),
+			noOp('Failed', 200),
+		],
+		connections: {
+			Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+			Items: { main: [[{ node: 'HTTP', type: 'main', index: 0 }]] },
+			HTTP: { main: [[{ node: 'OK', type: 'main', index: 0 }], [{ node: 'Failed', type: 'main', index: 0 }]] },
+		},
+	};
+}
+
+/** The user's HTTP Request node, and the same JSON with only type and typeVersion changed. */
+export function nodesOf(c: DiffCase, base: string, other: string): { reference: INode; resilient: INode } {
+	const parameters = substitute(c.parameters, base, other);
+	const reference: INode = {
+		id: 'http',
+		name: 'HTTP',
+		type: HTTP_REQUEST,
+		typeVersion: c.typeVersion,
+		position: [400, 0],
+		parameters: parameters as INode['parameters'],
+		...(c.onError && c.onError !== 'stopWorkflow' ? { onError: c.onError } : {}),
+		...(c.credentials ? { credentials: Object.fromEntries(Object.keys(c.credentials).map((type) => [type, { id: `cred-${type}`, name: type }])) } : {}),
+	};
+	const resilient: INode = {
+		...reference,
+		type: RESILIENT_HTTP,
+		typeVersion: 1,
+		parameters: { ...parameters, ...(c.resilientOnly ?? {}) } as INode['parameters'],
+	};
+	return { reference, resilient };
+}
+
+async function runOnce(node: INode, c: DiffCase, base: string, other: string): Promise<WorkflowRunResult> {
+	const items = structuredClone(substitute(c.items ?? DEFAULT_ITEMS, base, other));
+	return await runWorkflow(caseWorkflow(node), {
+		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(createVirtualRuntime(), new MemoryStateStore()), [ITEMS_SOURCE]: itemsSource(items) },
+		...(c.credentials ? { credentials: c.credentials } : {}),
+	});
+}
+
+export const caseId = (c: DiffCase) => `${c.group}/${c.name}`;
+
+/** Runs the case with HTTP Request, then with the Resilient node, and compares. */
+export async function runCase(c: DiffCase, server: DiffServer, id: string): Promise<RunPair> {
+	const { base, otherBase } = server.register(id, c.handler);
+	try {
+		const { reference, resilient } = nodesOf(c, base, otherBase);
+		const observeRun = async (node: INode): Promise<Observation> => {
+			server.reset(id);
+			try {
+				const run = await runOnce(node, c, base, otherBase);
+				return observe(run, server.requestsOf(id));
+			} catch (error) {
+				// n8n refuses to start a workflow whose node has issues (a required parameter empty)
+				if ((error as Error).name !== 'WorkflowHasIssuesError' && !String((error as Error).message).includes('has issues')) throw error;
+				return { status: 'refused', executionError: snapshot(error), outputs: [[], []], downstream: { OK: 0, Failed: 0 }, requests: server.requestsOf(id).map(snapshotRequest) };
+			}
+		};
+		const normalise = normaliser(base, otherBase);
+		const ref = normalise(await observeRun(reference)) as Observation;
+		const res = normalise(await observeRun(resilient)) as Observation;
+		return { reference: ref, resilient: res, differences: diff(ref, res) };
+	} finally {
+		server.unregister(id);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Observation: what downstream sees, as plain data
+
+function observe(run: WorkflowRunResult, requests: ReceivedRequest[]): Observation {
+	const task = run.run.data.resultData.runData.HTTP?.[0];
+	const outputs = (task?.data?.main ?? []).map((items) => (items ?? []).map(snapshotItem));
+	while (outputs.length < 2) outputs.push([]);
+	return {
+		status: run.status,
+		...(run.error ? { executionError: snapshot(run.error) } : {}),
+		...(task?.error ? { nodeError: snapshot(task.error) } : {}),
+		outputs,
+		downstream: { OK: run.runsOf('OK'), Failed: run.runsOf('Failed') },
+		requests: requests.map(snapshotRequest),
+	};
+}
+
+function snapshotItem(item: INodeExecutionData): unknown {
+	const out: Record<string, unknown> = { json: snapshot(item.json) };
+	if (item.binary) {
+		out.binary = Object.fromEntries(
+			Object.entries(item.binary).map(([key, data]) => {
+				const { data: base64, ...meta } = data;
+				// inline binary data (the engine container keeps binary data in the item: no id)
+				const bytes = data.id ? `<stored ${data.id}>` : Buffer.from(base64, 'base64');
+				return [key, { ...(snapshot(meta) as object), bytes: bytesView(bytes) }];
+			}),
+		);
+	}
+	if (item.pairedItem !== undefined) out.pairedItem = snapshot(item.pairedItem);
+	if (item.error !== undefined) out.error = snapshot(item.error);
+	return out;
+}
+
+/** Text when the bytes are UTF-8 (so a diff reads), otherwise base64; long ones as length + hash. */
+function bytesView(bytes: Buffer | string): unknown {
+	if (typeof bytes === 'string') return bytes;
+	const asText = bytes.toString('utf8');
+	const view = Buffer.from(asText, 'utf8').equals(bytes) ? { text: asText } : { base64: bytes.toString('base64') };
+	if (bytes.length > 4096) {
+		return { length: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') };
+	}
+	return view;
+}
+
+function snapshotRequest(r: ReceivedRequest): unknown {
+	const headers: Record<string, string> = {};
+	for (const [name, value] of r.rawHeaders) {
+		const key = name.toLowerCase();
+		headers[key] = headers[key] === undefined ? `${name}: ${value}` : `${headers[key]}, ${value}`;
+	}
+	const sorted = Object.fromEntries(Object.keys(headers).sort().map((k) => [k, headers[k]]));
+	return { origin: r.origin, method: r.method, url: r.url, headers: sorted, body: bytesView(r.body) };
+}
+
+/**
+ * A deep, plain copy of what an expression can read: own properties of objects (for errors the
+ * non-enumerable ones too, and their class and name), Buffers as bytes, no functions or cycles.
+ * An error's `node` (the node object: its type, typeVersion and parameter defaults differ by
+ * construction) is reduced to its name.
+ */
+export function snapshot(value: unknown, depth = 0, seen = new WeakSet<object>()): unknown {
+	if (value === null || typeof value !== 'object') {
+		if (typeof value === 'function') return '<function>';
+		if (typeof value === 'bigint') return `${value}n`;
+		return value;
+	}
+	if (Buffer.isBuffer(value)) return { buffer: bytesView(value) };
+	if (value instanceof Date) return `<Date ${Number.isNaN(value.getTime()) ? 'invalid' : 'valid'}>`;
+	if (seen.has(value)) return '<circular>';
+	if (depth > 10) return '<too deep>';
+	seen.add(value);
+	try {
+		if (Array.isArray(value)) return value.map((v) => snapshot(v, depth + 1, seen));
+		const out: Record<string, unknown> = {};
+		const isError = value instanceof Error;
+		const proto = Object.getPrototypeOf(value) as object | null;
+		const className = proto?.constructor?.name;
+		if (isError) {
+			out.__class = className;
+			out.name = (value as Error).name;
+			out.message = (value as Error).message;
+		}
+		// other classes (AxiosHeaders, IncomingMessage...) are compared by their own properties, as
+		// jest's toEqual and a stored execution (JSON) see them
+		const keys = isError ? Object.getOwnPropertyNames(value) : Object.keys(value);
+		for (const key of keys.sort()) {
+			if (key === 'stack') continue;
+			const v = (value as Record<string, unknown>)[key];
+			if (v === undefined) continue;
+			if (key === 'node' && v && typeof v === 'object' && 'type' in v && 'parameters' in v) {
+				out.node = { name: (v as INode).name };
+				continue;
+			}
+			out[key] = snapshot(v, depth + 1, seen);
+		}
+		return out;
+	} finally {
+		seen.delete(value);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalisation: only what is random per run
+
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/**
+ * Replaces the case's base URLs (so results read the same whatever the ports), multipart
+ * boundaries, the server's Date header, error timestamps (ms since epoch, under `timestamp`), and
+ * the random parts of OAuth1 and Digest Authorization headers (nonce, timestamp, signature,
+ * cnonce, response): nothing else.
+ */
+export function normaliser(base: string, other: string): (value: unknown) => unknown {
+	const boundaries = new Set<string>();
+	const collect = (value: unknown): void => {
+		if (typeof value === 'string') {
+			for (const m of value.matchAll(/boundary=([-\w'()+_,./:=?]+)/g)) boundaries.add(m[1].replace(/^"|"$/g, ''));
+		} else if (Array.isArray(value)) value.forEach(collect);
+		else if (value && typeof value === 'object') Object.values(value).forEach(collect);
+	};
+	const fix = (value: unknown, key: string | undefined): unknown => {
+		if (typeof value === 'string') {
+			let s = value.split(base).join('@BASE@').split(other).join('@OTHER@');
+			for (const b of boundaries) s = s.split(b).join('<boundary>');
+			s = s.replace(/\b(Date: )?[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT\b/g, (_m, prefix: string | undefined) => `${prefix ?? ''}<http-date>`);
+			// the ports in other spellings (host header, an error quoting host:port)
+			const port = (u: string) => new URL(u).host;
+			s = s.split(port(base)).join('<main-host>').split(port(other)).join('<other-host>');
+			// OAuth1's nonce, timestamp and signature (the signature signs the nonce) and Digest's cnonce and response
+			s = s.replace(/\b(oauth_nonce|oauth_timestamp|oauth_signature|cnonce|response)="[^"]*"/g, '$1="<random>"');
+			if (HTTP_DATE.test(value)) return '<http-date>';
+			return s;
+		}
+		if (typeof value === 'number' && key === 'timestamp' && value > 1e12) return '<timestamp>';
+		if (Array.isArray(value)) return value.map((v) => fix(v, undefined));
+		if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fix(v, k)]));
+		return value;
+	};
+	return (value) => {
+		collect(value);
+		return fix(value, undefined);
+	};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Comparison
+
+const isPlain = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Every path where the two differ (leaves, and keys present on one side only). */
+export function diff(reference: unknown, resilient: unknown, path = '', out: Difference[] = []): Difference[] {
+	if (Array.isArray(reference) && Array.isArray(resilient)) {
+		const n = Math.max(reference.length, resilient.length);
+		for (let i = 0; i < n; i++) diff(reference[i], resilient[i], `${path}[${i}]`, out);
+		return out;
+	}
+	if (isPlain(reference) && isPlain(resilient)) {
+		const keys = new Set([...Object.keys(reference), ...Object.keys(resilient)]);
+		for (const key of [...keys].sort()) diff(reference[key], resilient[key], path ? `${path}.${key}` : key, out);
+		return out;
+	}
+	if (Object.is(reference, resilient)) return out;
+	if (typeof reference === typeof resilient && JSON.stringify(reference) === JSON.stringify(resilient)) return out;
+	out.push({ path, reference, resilient });
+	return out;
+}
