@@ -81,13 +81,20 @@ describe('Retry-After', () => {
 
 	it('a Server-Requested Wait expression overrides what is on the item', async () => {
 		// the item carries a wait of its own (Retry-After: 30 s), which the expression replaces
-		const upstream = await server((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200, body: {} }));
 		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200, body: {} }), runtime.now);
 		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { serverWait: '={{ 12000 }}', baseDelay: 1 } }), [{ json: {} }], runtime);
 		expect((run.jsonOf('HTTP', 1)[0].error as IDataObject).retryAfterMs).toBe(30_000);
+		expect(runtime.sleeps).toHaveLength(1);
 		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(12000);
 		expect(runtime.sleeps[0]).toBeLessThan(30_000);
 		expect(backoffOf(run.jsonOf('Backoff')[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'Server-Requested Wait' });
+		// the HTTP node still honours the API's pause: the retry, back from Backoff Delay after 12 s,
+		// waits at the gate for the rest of the 30 s, on the virtual clock (not 18 real seconds)
+		expect(run.jsonOf('OK')).toHaveLength(1);
+		expect(upstream.requests).toHaveLength(2);
+		expect(upstream.requests[1].receivedAt - upstream.requests[0].receivedAt).toBeGreaterThanOrEqual(30_000);
+		expect(runtime.timerJumps.some((j) => j.jumpedMs >= 17_000)).toBe(true);
 	});
 });
 
