@@ -3,9 +3,8 @@
  * behind n8n's own HTTP Request, against a real local server, on virtual time.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { useLocalServers } from './servers';
-import { createVirtualRuntime } from './virtual-runtime';
+import { createVirtualRuntime, withEndlessSleeps } from './virtual-runtime';
 import { startFlakyServer } from '../support/flaky-upstream';
 import { httpWorkflow, loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
@@ -118,7 +117,7 @@ describe('waiting', () => {
 	it('puts the execution into n8n\'s waiting state for a wait over the in-process limit, with the decision on the items', async () => {
 		const upstream = await server(() => ({ status: 503, headers: { 'retry-after': '120' } }));
 		const runtime = createVirtualRuntime();
-		const started = Date.now();
+		const started = runtime.now();
 		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), {}), [{ json: { id: 'w' } }], runtime);
 
 		expect(run.status).toBe('waiting');
@@ -145,15 +144,20 @@ describe('waiting', () => {
 
 	it('cancelling the execution ends an in-process wait at once', async () => {
 		const upstream = await server(() => ({ status: 503 }));
-		const started = Date.now();
+		const controller = new AbortController();
+		// the 30 s wait lasts until the execution is cancelled, which happens as soon as it starts
+		const runtime = withEndlessSleeps(createVirtualRuntime(), () => controller.abort());
 		const run = await runHttp(
 			loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { baseDelay: 30_000, maxDelay: 30_000, jitter: 'none' } }),
 			[{ json: {} }],
-			systemRuntime,
-			{ cancelAfterMs: 300 },
+			runtime,
+			{ signal: controller.signal },
 		);
 		expect(run.status).toBe('canceled');
-		expect(Date.now() - started).toBeLessThan(5000);
+		expect(runtime.asked).toEqual([30_000]);
+		expect(runtime.ended()).toBe(1);
+		expect(upstream.requests).toHaveLength(1);
+		expect(run.runsOf('Gave up')).toBe(0);
 	});
 });
 

@@ -151,3 +151,31 @@ export function createVirtualRuntime(seed = 42, { frozen = false }: { frozen?: b
 		},
 	};
 }
+
+/**
+ * `base` with sleeps that last until their signal aborts: a wait that only a cancellation can end.
+ * `onSleep` hears of each sleep as it starts (a test cancels the execution there); `ended` counts
+ * the sleeps the signal ended.
+ */
+export function withEndlessSleeps(base: Runtime, onSleep: (ms: number) => void): Runtime & { asked: number[]; ended: () => number } {
+	const asked: number[] = [];
+	let ended = 0;
+	return {
+		now: () => base.now(),
+		random: () => base.random(),
+		startTimer: (ms, onFire) => base.startTimer(ms, onFire),
+		asked,
+		ended: () => ended,
+		sleep: (ms, signal) =>
+			new Promise<void>((_resolve, reject) => {
+				asked.push(ms);
+				const cancel = () => {
+					ended++;
+					reject(new CancelledError());
+				};
+				if (signal?.aborted) return cancel();
+				signal?.addEventListener('abort', cancel, { once: true });
+				onSleep(ms);
+			}),
+	};
+}
