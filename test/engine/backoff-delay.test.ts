@@ -3,9 +3,8 @@
  * behind n8n's own HTTP Request, against a real local server, on virtual time.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { useLocalServers } from './servers';
-import { createVirtualRuntime } from './virtual-runtime';
+import { createVirtualRuntime, withEndlessSleeps } from './virtual-runtime';
 import { startFlakyServer } from '../support/flaky-upstream';
 import { httpWorkflow, loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
@@ -81,13 +80,20 @@ describe('Retry-After', () => {
 
 	it('a Server-Requested Wait expression overrides what is on the item', async () => {
 		// the item carries a wait of its own (Retry-After: 30 s), which the expression replaces
-		const upstream = await server((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200, body: {} }));
 		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => (n === 0 ? { status: 503, headers: { 'retry-after': '30' } } : { status: 200, body: {} }), runtime.now);
 		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { serverWait: '={{ 12000 }}', baseDelay: 1 } }), [{ json: {} }], runtime);
 		expect((run.jsonOf('HTTP', 1)[0].error as IDataObject).retryAfterMs).toBe(30_000);
+		expect(runtime.sleeps).toHaveLength(1);
 		expect(runtime.sleeps[0]).toBeGreaterThanOrEqual(12000);
 		expect(runtime.sleeps[0]).toBeLessThan(30_000);
 		expect(backoffOf(run.jsonOf('Backoff')[0])).toMatchObject({ delayReason: 'retry-after', delayHeader: 'Server-Requested Wait' });
+		// the HTTP node still honours the API's pause: the retry, back from Backoff Delay after 12 s,
+		// waits at the gate for the rest of the 30 s, on the virtual clock (not 18 real seconds)
+		expect(run.jsonOf('OK')).toHaveLength(1);
+		expect(upstream.requests).toHaveLength(2);
+		expect(upstream.requests[1].receivedAt - upstream.requests[0].receivedAt).toBeGreaterThanOrEqual(30_000);
+		expect(runtime.timerJumps.some((j) => j.jumpedMs >= 17_000)).toBe(true);
 	});
 });
 
@@ -111,7 +117,7 @@ describe('waiting', () => {
 	it('puts the execution into n8n\'s waiting state for a wait over the in-process limit, with the decision on the items', async () => {
 		const upstream = await server(() => ({ status: 503, headers: { 'retry-after': '120' } }));
 		const runtime = createVirtualRuntime();
-		const started = Date.now();
+		const started = runtime.now();
 		const run = await runHttp(loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), {}), [{ json: { id: 'w' } }], runtime);
 
 		expect(run.status).toBe('waiting');
@@ -138,15 +144,20 @@ describe('waiting', () => {
 
 	it('cancelling the execution ends an in-process wait at once', async () => {
 		const upstream = await server(() => ({ status: 503 }));
-		const started = Date.now();
+		const controller = new AbortController();
+		// the 30 s wait lasts until the execution is cancelled, which happens as soon as it starts
+		const runtime = withEndlessSleeps(createVirtualRuntime(), () => controller.abort());
 		const run = await runHttp(
 			loopWorkflow(requestNode('resilient', { url: `${upstream.url}/x` }), { options: { baseDelay: 30_000, maxDelay: 30_000, jitter: 'none' } }),
 			[{ json: {} }],
-			systemRuntime,
-			{ cancelAfterMs: 300 },
+			runtime,
+			{ signal: controller.signal },
 		);
 		expect(run.status).toBe('canceled');
-		expect(Date.now() - started).toBeLessThan(5000);
+		expect(runtime.asked).toEqual([30_000]);
+		expect(runtime.ended()).toBe(1);
+		expect(upstream.requests).toHaveLength(1);
+		expect(run.runsOf('Gave up')).toBe(0);
 	});
 });
 

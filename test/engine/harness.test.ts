@@ -151,18 +151,21 @@ describe('runWorkflow with core nodes', () => {
 });
 
 describe('cancellation and waiting', () => {
-	test('(d) cancelling an in-process 30 s Wait ends the run quickly as canceled', async () => {
+	test('(d) cancelling an in-process 30 s Wait ends the run as canceled', async () => {
 		const controller = new AbortController();
-		const started = Date.now();
-		setTimeout(() => controller.abort(), 200);
+		let abortedDuringTheRun = false;
+		// the Wait would last as long as the test's timeout: only the cancellation can end the run in time
+		setTimeout(() => {
+			abortedDuringTheRun = true;
+			controller.abort();
+		}, 200);
 
 		const run = await runWorkflow(linear(trigger, waitNode(30), node('After', 'n8n-nodes-base.noOp', 1)), {
 			signal: controller.signal,
 		});
 
-		const elapsed = Date.now() - started;
-		expect(elapsed).toBeGreaterThanOrEqual(150);
-		expect(elapsed).toBeLessThan(5000);
+		// ended by the abort, not before it
+		expect(abortedDuringTheRun).toBe(true);
 		expect(run.status).toBe('canceled');
 		expect(run.error?.name).toMatch(/Cancelled/);
 		expect(run.runsOf('After')).toBe(0);
@@ -179,28 +182,31 @@ describe('cancellation and waiting', () => {
 
 		expect(run.status).toBe('canceled');
 		expect(observations).toHaveLength(1);
-		expect(observations[0]).toMatchObject({ abortedBefore: false, abortedAfter: true });
-		expect(observations[0].waitedMs).toBeLessThan(5000);
+		// the node's cancellation handler ended its 10 s wait, not the wait's own timer
+		expect(observations[0]).toMatchObject({ abortedBefore: false, abortedAfter: true, endedBy: 'cancellation' });
 	});
 
 	test('cancelAfterMs cancels without a signal', async () => {
-		const run = await runWorkflow(linear(trigger, waitNode(30)), { cancelAfterMs: 50 });
+		const run = await runWorkflow(linear(trigger, waitNode(30), node('After', 'n8n-nodes-base.noOp', 1)), { cancelAfterMs: 50 });
 		expect(run.status).toBe('canceled');
-		expect(run.durationMs).toBeLessThan(5000);
+		expect(run.error?.name).toMatch(/Cancelled/);
+		expect(run.runsOf('After')).toBe(0);
 	});
 
 	test('(e) a Wait longer than 65 s puts the execution into waiting', async () => {
 		const before = Date.now();
 		const run = await runWorkflow(linear(trigger, waitNode(120), node('After', 'n8n-nodes-base.noOp', 1)));
+		const after = Date.now();
 
 		expect(run.status).toBe('waiting');
 		expect(run.isWaiting).toBe(true);
 		expect(run.waitTill).toBeInstanceOf(Date);
-		const waitMs = (run.waitTill as Date).getTime() - before;
-		expect(waitMs).toBeGreaterThanOrEqual(119_000);
-		expect(waitMs).toBeLessThan(125_000);
+		// 120 s from when the Wait node ran, which was during the run
+		const waitTill = (run.waitTill as Date).getTime();
+		expect(waitTill).toBeGreaterThanOrEqual(before + 120_000);
+		expect(waitTill).toBeLessThanOrEqual(after + 120_000);
+		expect(run.runsOf('Wait')).toBe(1);
 		expect(run.runsOf('After')).toBe(0);
-		expect(run.durationMs).toBeLessThan(1000);
 	});
 });
 
@@ -283,8 +289,8 @@ describe('custom node types, credentials, binary data and a real local server', 
 			},
 		);
 
+		// the server never answers: only the cancellation ends the run
 		expect(server.requests).toHaveLength(1);
-		expect(run.durationMs).toBeLessThan(5000);
 		// The aborted request rejects with axios' CanceledError, which httpRequestWithAuthentication
 		// wraps in a NodeApiError; the engine reports the run as canceled only because that error's
 		// message contains "canceled" (WorkflowExecute.processSuccessExecution). A node that

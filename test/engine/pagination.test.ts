@@ -8,7 +8,7 @@ import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { LocalHandler, RecordedRequest } from './local-server';
 import { useLocalServers } from './servers';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
-import { createVirtualRuntime } from './virtual-runtime';
+import { createVirtualRuntime, withEndlessSleeps } from './virtual-runtime';
 import { httpWorkflow, ITEMS_SOURCE, itemsSource, loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
 const runWorkflowWith = (wf: ReturnType<typeof loopWorkflow>, items: INodeExecutionData[]) => runHttp(wf, items, createVirtualRuntime());
@@ -156,16 +156,20 @@ describe('pagination: each page is one request for the retry engine', () => {
 		const times = api.requests.map((r) => r.receivedAt);
 		expect(times).toHaveLength(4);
 		for (let n = 1; n < times.length; n++) expect(times[n] - times[n - 1]).toBeGreaterThanOrEqual(gapMs);
-		expect(times[3] - times[0]).toBeLessThan(3 * gapMs + 100);
+		// that long and no longer: one wait of the interval before each of pages 2, 3 and 4
+		expect(runtime.sleeps).toEqual([gapMs, gapMs, gapMs]);
 	});
 
 	it('cancelling the execution ends the wait between pages at once', async () => {
 		const api = await server(threePages);
 		const options = { pagination: { pagination: { ...byPageCount.pagination.pagination, requestInterval: 60_000 } } };
-		const started = Date.now();
-		const run = await runHttp(httpWorkflow({ url: `${api.url}/list`, options }), [{ json: {} }], systemRuntime, { cancelAfterMs: 300 });
+		const controller = new AbortController();
+		// the 60 s interval lasts until the execution is cancelled, which happens as soon as it starts
+		const runtime = withEndlessSleeps(createVirtualRuntime(), () => controller.abort());
+		const run = await runHttp(httpWorkflow({ url: `${api.url}/list`, options }), [{ json: {} }], runtime, { signal: controller.signal });
 		expect(run.status).toBe('canceled');
-		expect(Date.now() - started).toBeLessThan(10_000);
+		expect(runtime.asked).toEqual([60_000]);
+		expect(runtime.ended()).toBe(1);
 		expect(api.requests).toHaveLength(1);
 	});
 

@@ -3,10 +3,9 @@
  * a real local HTTP server. Backoff runs on virtual time: assertions read the recorded sleeps.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { useLocalServers } from './servers';
-import { createVirtualRuntime } from './virtual-runtime';
+import { createVirtualRuntime, withEndlessSleeps } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
 
 const server = useLocalServers();
@@ -157,15 +156,18 @@ describe('Resilient HTTP Request in n8n-core', () => {
 
 	it('cancelling the execution ends a long backoff at once', async () => {
 		const upstream = await server(() => ({ status: 503 }));
-		const started = Date.now();
+		const controller = new AbortController();
+		// the 20 s backoff lasts until the execution is cancelled, which happens as soon as it starts
+		const runtime = withEndlessSleeps(createVirtualRuntime(), () => controller.abort());
 		const run = await runHttp(
 			httpWorkflow({ url: `${upstream.url}/down`, retryOptions: { baseDelay: 20_000, maxDelay: 20_000, jitter: 'none' } }),
 			[{ json: {} }],
-			systemRuntime,
-			{ cancelAfterMs: 300 },
+			runtime,
+			{ signal: controller.signal },
 		);
-		expect(Date.now() - started).toBeLessThan(5000);
 		expect(run.status).toBe('canceled');
+		expect(runtime.asked).toEqual([20_000]);
+		expect(runtime.ended()).toBe(1);
 		expect(upstream.requests).toHaveLength(1);
 	});
 

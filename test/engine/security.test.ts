@@ -398,6 +398,9 @@ describe.each(KINDS)('$label', (kind) => {
 			} else if (onError === 'stop') {
 				expect(run.status).toBe('error');
 				expect(run.error?.message).toBeTruthy();
+				// the node's error names why it stopped, as the error output would (with one item: with
+				// more, the node stops at the first, which fails for another reason than the last)
+				if (scenario.reason && (scenario.items ?? 1) === 1) expect(String(run.error?.description)).toContain(`"stoppedBecause":"${scenario.reason}"`);
 			} else {
 				const failed = run.jsonOf('HTTP', 1);
 				expect(failed).toHaveLength(scenario.items ?? 1);

@@ -98,7 +98,8 @@ export class BinaryReadProbe implements INodeType {
 export interface CancelObservation {
 	abortedBefore: boolean;
 	abortedAfter: boolean;
-	waitedMs: number;
+	/** What ended the node's wait: n8n's cancellation handler, or its own 10 s timer. */
+	endedBy: 'cancellation' | 'timer';
 }
 
 /**
@@ -112,15 +113,14 @@ export function createCancelProbe(observations: CancelObservation[]): INodeType 
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const signal = this.getExecutionCancelSignal();
 			const abortedBefore = signal?.aborted ?? false;
-			const started = Date.now();
-			await new Promise<void>((resolve) => {
-				const timer = setTimeout(resolve, 10_000);
+			const endedBy = await new Promise<CancelObservation['endedBy']>((resolve) => {
+				const timer = setTimeout(() => resolve('timer'), 10_000);
 				this.onExecutionCancellation(() => {
 					clearTimeout(timer);
-					resolve();
+					resolve('cancellation');
 				});
 			});
-			observations.push({ abortedBefore, abortedAfter: signal?.aborted ?? false, waitedMs: Date.now() - started });
+			observations.push({ abortedBefore, abortedAfter: signal?.aborted ?? false, endedBy });
 			return [this.getInputData()];
 		},
 	};

@@ -1,0 +1,92 @@
+/** The engine tests' runtime: virtual waits take no real time, a request in flight holds the clock. */
+import { request } from 'node:http';
+
+import { startLocalServer } from './local-server';
+import { createVirtualRuntime } from './virtual-runtime';
+
+/** Resolves with what ended the request: its status, or the error code. */
+function send(url: string): Promise<string> {
+	return new Promise((resolve) => {
+		const req = request(url, (res) => {
+			res.resume();
+			res.on('end', () => resolve(String(res.statusCode)));
+		});
+		req.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+		req.end();
+	});
+}
+
+const fired = (runtime: ReturnType<typeof createVirtualRuntime>, ms: number) => new Promise<number>((resolve) => runtime.startTimer(ms, () => resolve(runtime.offsetMs())));
+
+describe('createVirtualRuntime', () => {
+	it('a sleep moves the clock by what it asked and is recorded; frozen, it does not move the clock', async () => {
+		const runtime = createVirtualRuntime();
+		const before = runtime.now();
+		await runtime.sleep(60_000);
+		expect(runtime.sleeps).toEqual([60_000]);
+		expect(runtime.offsetMs()).toBe(60_000);
+		expect(runtime.now() - before).toBeGreaterThanOrEqual(60_000);
+
+		const frozen = createVirtualRuntime(42, { frozen: true });
+		await frozen.sleep(60_000);
+		expect(frozen.sleeps).toEqual([60_000]);
+		expect(frozen.offsetMs()).toBe(0);
+	});
+
+	it('with nothing in flight, timers fire in due order by jumps of the clock, each at its due time', async () => {
+		const runtime = createVirtualRuntime();
+		const order: number[] = [];
+		const start = runtime.now();
+		const at: number[] = [];
+		const both = Promise.all([
+			fired(runtime, 45_000).then(() => {
+				order.push(45_000);
+				at.push(runtime.now() - start);
+			}),
+			fired(runtime, 30_000).then(() => {
+				order.push(30_000);
+				at.push(runtime.now() - start);
+			}),
+		]);
+		const cancelled = jest.fn();
+		const cancel = runtime.startTimer(10_000, cancelled);
+		cancel();
+		await both;
+		expect(order).toEqual([30_000, 45_000]);
+		expect(at[0]).toBeGreaterThanOrEqual(30_000);
+		expect(at[1]).toBeGreaterThanOrEqual(45_000);
+		// jumped, not waited: both fired by jumps, and the clock moved no further than the last
+		expect(runtime.timerJumps.map((j) => j.ms)).toEqual([30_000, 45_000]);
+		expect(runtime.offsetMs()).toBeLessThanOrEqual(45_000);
+		expect(cancelled).not.toHaveBeenCalled();
+	});
+
+	it('a timer does not jump while an HTTP request is in flight: real time fires it (an attempt timeout meets a real hang)', async () => {
+		const server = await startLocalServer(() => ({ hang: true }));
+		const runtime = createVirtualRuntime();
+		try {
+			const answer = send(`${server.url}/hang`);
+			while (server.requests.length < 1) await new Promise((resolve) => setImmediate(resolve));
+			const offset = await fired(runtime, 50);
+			expect(offset).toBe(0);
+			expect(runtime.timerJumps).toEqual([]);
+			await server.close();
+			expect(await answer).toBe('ECONNRESET');
+		} finally {
+			await server.close();
+		}
+	});
+
+	it('once the request has ended, the clock jumps again', async () => {
+		const server = await startLocalServer(() => ({ status: 204 }));
+		const runtime = createVirtualRuntime();
+		try {
+			const timer = fired(runtime, 60_000);
+			expect(await send(`${server.url}/x`)).toBe('204');
+			expect(await timer).toBeGreaterThanOrEqual(59_000);
+			expect(runtime.timerJumps).toHaveLength(1);
+		} finally {
+			await server.close();
+		}
+	});
+});
