@@ -101,6 +101,16 @@ describe('Fields to Hash', () => {
 		expect(valueAtPath(json, 'constructor')).toBeUndefined();
 	});
 
+	it('dotted paths give the key they always gave: pinned with the code before the paths had one grammar', () => {
+		const json = { orderId: 1001, customer: { email: 'a@b.c' }, lines: [{ sku: 'X' }, { sku: 'Y' }] };
+		const parsed = parseFieldList('orderId, customer.email, lines.1.sku');
+		if (!('fields' in parsed)) throw new Error(parsed.problem);
+		const found = fieldValues(json, parsed.fields);
+		expect(found).toEqual({ values: { 'customer.email': 'a@b.c', 'lines.1.sku': 'Y', orderId: 1001 } });
+		if (!('values' in found)) throw new Error(found.missing);
+		expect(derivedIdempotencyKey(SCOPE, 'fields', found.values)).toBe(PINNED.dottedFields);
+	});
+
 	it('a missing or empty field is a problem, never a value (every item lacking it would share one key)', () => {
 		expect(fieldValues({ orderId: 7, amount: 0 }, ['amount', 'orderId'])).toEqual({ values: { amount: 0, orderId: 7 } });
 		expect(fieldValues({ amount: 5 }, ['orderId'])).toEqual({ missing: 'orderId', empty: false });
@@ -129,4 +139,5 @@ describe('withoutPackageRecords: the item data a derived key reads', () => {
 const PINNED = {
 	fields: '81626353-2e62-88d8-a1ba-0b7fe31a88cf',
 	itemData: 'fe7ab578-ac28-8b65-9125-d170b03ec330',
+	dottedFields: '261308e6-cadf-87e6-b60b-459e1eeb3666',
 };
