@@ -4,8 +4,8 @@
  * node where an attempt's response is read, Backoff Delay where an item's failure is read), then the
  * engine's one decision (decide.ts) takes the classified failure. Pure: knows nothing of n8n.
  *
- * The README's table "What real APIs say" lists each signal with its source; test/unit/server-
- * signals.test.ts runs every row of it through this module and decide.ts.
+ * The README's table "What real APIs say" lists each signal with its source;
+ * test/unit/real-apis.test.ts runs every row of it through this module and decide.ts.
  */
 import { classifyStatus, type AttemptFailure, type ReachedServer, type StatusSet } from './classify';
 import { headerValues, rateLimitSpent, serverRequestedDelay, type HeaderBag, type ServerDelay } from './retry-after';
