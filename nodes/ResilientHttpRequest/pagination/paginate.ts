@@ -36,7 +36,7 @@ export type PaginationOutcome =
 	| { ok: true; pages: FetchedPage[] }
 	| { ok: false; pages: FetchedPage[]; failure: AttemptFailure; story: RetryStory; resumeFrom: ResumePoint };
 
-export interface PaginationRun {
+interface PaginationRun {
 	settings: PaginationSettings;
 	/** The item's own request (page 1, or the base of a resumed item's pages). */
 	spec: RequestSpec;

@@ -35,7 +35,7 @@ export interface ToolAnswer {
 }
 
 /** What the optimizer gives: the records, or why the response cannot be optimized (the item's error). */
-export type Optimized = { ok: true; records: unknown[] } | { ok: false; message: string; description?: string };
+type Optimized = { ok: true; records: unknown[] } | { ok: false; message: string; description?: string };
 
 const NOT_JSON = 'Optimize Response with Expected Response Type JSON needs a JSON response: turn Optimize Response off for this API';
 
@@ -125,7 +125,7 @@ export async function toolSuccessItems(ctx: IExecuteFunctions, i: number, answer
 }
 
 /** The short account of a failure, as fields (the tool's error item) and as one text (the thrown error's message). */
-export interface ToolFailureAccount {
+interface ToolFailureAccount {
 	error: string;
 	status?: number;
 	statusText?: string;
@@ -144,7 +144,7 @@ export interface FailedRequest {
 }
 
 /** What the error output carries that the account reads (errorDetails' fields). */
-export interface FailureDetails {
+interface FailureDetails {
 	message?: unknown;
 	status?: unknown;
 	statusText?: unknown;
