@@ -5,7 +5,7 @@
  */
 import { MigrateError, migratePath, type FileResult } from './migrate-files';
 
-export const USAGE = `Usage: n8n-nodes-resilient-http migrate <workflow.json | folder> [--force] [--dry-run]
+const USAGE = `Usage: n8n-nodes-resilient-http migrate <workflow.json | folder> [--force] [--dry-run]
 
 Rewrites exported n8n workflows: each HTTP Request node becomes a Resilient HTTP Request node with
 the same parameters and credentials; Retry On Fail is turned off and its tries become Max Attempts.

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { isWorkflow, migrateWorkflow, type MigrationResult } from './migrate-workflow';
 
-export const OUTPUT_SUFFIX = '.resilient.json';
+const OUTPUT_SUFFIX = '.resilient.json';
 
 export interface FileResult {
 	source: string;
@@ -27,7 +27,7 @@ export function outputPathOf(source: string): string {
 }
 
 /** The workflow files a path names: the file itself, or the .json files of a folder (not the results of an earlier run). */
-export function workflowFiles(target: string): string[] {
+function workflowFiles(target: string): string[] {
 	if (!fs.existsSync(target)) throw new MigrateError(`${target}: no such file or folder`);
 	if (fs.statSync(target).isDirectory()) {
 		return fs

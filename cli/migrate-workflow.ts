@@ -11,9 +11,9 @@ import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/
 
 export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';
 export const RESILIENT_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequest';
-export const RESILIENT_VERSION = 1;
+const RESILIENT_VERSION = 1;
 /** HTTP Request as an AI agent's tool (n8n's tool variant of HTTP Request, same parameters plus the tool's): becomes ours. */
-export const HTTP_REQUEST_TOOL_TYPE = 'n8n-nodes-base.httpRequestTool';
+const HTTP_REQUEST_TOOL_TYPE = 'n8n-nodes-base.httpRequestTool';
 export const RESILIENT_TOOL_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequestTool';
 /** The older LangChain HTTP Request Tool: other parameters (placeholders, a tool name), not migrated. */
 const LANGCHAIN_TOOL_TYPE = '@n8n/n8n-nodes-langchain.toolHttpRequest';
@@ -27,7 +27,7 @@ export interface WorkflowNode extends Json {
 	parameters?: Json;
 }
 
-export interface NodeReport {
+interface NodeReport {
 	node: string;
 	/** migrated: now a Resilient HTTP Request node; kept: left as it was, with the reasons. */
 	action: 'migrated' | 'kept';

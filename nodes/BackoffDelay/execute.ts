@@ -84,53 +84,42 @@ function routedItem(source: INodeExecutionData, index: number, json: IDataObject
 	return { json, ...(source.binary ? { binary: source.binary } : {}), pairedItem: { item: index } };
 }
 
-export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
-	const items = ctx.getInputData();
-	const mode = ctx.getNodeParameter('mode', 0, 'wait') as 'wait' | 'computeOnly';
-	const nowMs = runtime.now();
-	const retry: Routed[] = [];
-	const giveUp: INodeExecutionData[] = [];
-
-	for (let i = 0; i < items.length; i++) {
-		try {
-			const settings = readItemSettings(ctx, i);
-			const json = items[i].json;
-			const state = readLoopState(json, settings.stateField, nowMs);
-			if ('problem' in state) {
-				throw new NodeOperationError(ctx.getNode(), `Field "${settings.stateField}" of item ${i} ${state.problem}`, {
-					itemIndex: i,
-					description: 'The node counts attempts in this field. Remove it from the item, or choose another Backoff Field.',
-				});
-			}
-			const failure = readItemFailure(json, nowMs, settings.classification);
-			try {
-				const override = parseWaitValue(settings.serverWait, nowMs);
-				if (override !== undefined) failure.serverDelay = { delayMs: override, header: 'Server-Requested Wait', kind: 'retry-after' };
-			} catch (error) {
-				parameterError(ctx, i, 'Server-Requested Wait', (error as Error).message);
-			}
-			const decision = decideAfterFailure(classifyItemFailure(failure, settings.classification), state, settings.policy, nowMs, () => runtime.random());
-			const annotation = annotate(decision, failure, state, settings.policy.maxAttempts, nowMs);
-			const out = routedItem(items[i], i, { ...json, [settings.stateField]: annotation });
-			if (decision.retry) retry.push({ index: i, item: out, annotation, field: settings.stateField });
-			else giveUp.push(out);
-		} catch (error) {
-			// NodeOperationError hands back an error that already is one, unchanged
-			if (!ctx.continueOnFail()) throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
-			// a broken item must not loop: it leaves through Give up (or the error output), whole. n8n moves
-			// an item to the error output only when `error` is its only key, and merges the input back in.
-			const failure = { message: (error as Error).message };
-			giveUp.push(routedItem(items[i], i, ctx.getNode().onError === 'continueErrorOutput' ? { error: failure } : { ...items[i].json, error: failure }));
-		}
+/** Item i's decision, annotated on the item: Retry (with its delay) or Give up. */
+function decideItem(ctx: IExecuteFunctions, runtime: Runtime, item: INodeExecutionData, i: number, nowMs: number): { retry: boolean; routed: Routed } {
+	const settings = readItemSettings(ctx, i);
+	const json = item.json;
+	const state = readLoopState(json, settings.stateField, nowMs);
+	if ('problem' in state) {
+		throw new NodeOperationError(ctx.getNode(), `Field "${settings.stateField}" of item ${i} ${state.problem}`, {
+			itemIndex: i,
+			description: 'The node counts attempts in this field. Remove it from the item, or choose another Backoff Field.',
+		});
 	}
+	const failure = readItemFailure(json, nowMs, settings.classification);
+	try {
+		const override = parseWaitValue(settings.serverWait, nowMs);
+		if (override !== undefined) failure.serverDelay = { delayMs: override, header: 'Server-Requested Wait', kind: 'retry-after' };
+	} catch (error) {
+		parameterError(ctx, i, 'Server-Requested Wait', (error as Error).message);
+	}
+	const decision = decideAfterFailure(classifyItemFailure(failure, settings.classification), state, settings.policy, nowMs, () => runtime.random());
+	const annotation = annotate(decision, failure, state, settings.policy.maxAttempts, nowMs);
+	const out = routedItem(item, i, { ...json, [settings.stateField]: annotation });
+	return { retry: decision.retry, routed: { index: i, item: out, annotation, field: settings.stateField } };
+}
 
-	if (retry.length === 0) return [[], giveUp];
-	const longest = Math.max(...retry.map((r) => r.annotation.delayMs ?? 0));
-	const waitUntil = new Date(nowMs + longest).toISOString();
-	for (const r of retry) r.annotation.waitUntil = waitUntil;
-	const retryItems = retry.map((r) => r.item);
-	if (mode === 'computeOnly') return [retryItems, giveUp];
+/** An item that cannot be decided: thrown, or with On Error set to continue, through Give up (or the error output), whole. */
+function brokenItem(ctx: IExecuteFunctions, item: INodeExecutionData, i: number, error: unknown): INodeExecutionData {
+	// NodeOperationError hands back an error that already is one, unchanged
+	if (!ctx.continueOnFail()) throw new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+	// a broken item must not loop: it leaves through Give up (or the error output), whole. n8n moves
+	// an item to the error output only when `error` is its only key, and merges the input back in.
+	const failure = { message: (error as Error).message };
+	return routedItem(item, i, ctx.getNode().onError === 'continueErrorOutput' ? { error: failure } : { ...item.json, error: failure });
+}
 
+/** Waits for the longest delay (in process, or in n8n's waiting state when it is long and every item retries), then routes. */
+async function waitThenRoute(ctx: IExecuteFunctions, runtime: Runtime, nowMs: number, longest: number, retryItems: INodeExecutionData[], giveUp: INodeExecutionData[]): Promise<INodeExecutionData[][]> {
 	const limit = numberParameter(ctx, 0, 'In-Process Wait Limit (Ms)', (ctx.getNodeParameter('options', 0, {}) as IDataObject).inProcessWaitLimit ?? BACKOFF_DEFAULTS.inProcessWaitLimitMs);
 	if (longest > limit && giveUp.length === 0) {
 		// n8n resumes a waiting node by passing the input of its execution-stack entry through its
@@ -152,4 +141,30 @@ export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runti
 		throw new NodeOperationError(ctx.getNode(), 'The execution was canceled');
 	}
 	return [retryItems, giveUp];
+}
+
+export async function executeBackoffDelay(ctx: IExecuteFunctions, runtime: Runtime): Promise<INodeExecutionData[][]> {
+	const items = ctx.getInputData();
+	const mode = ctx.getNodeParameter('mode', 0, 'wait') as 'wait' | 'computeOnly';
+	const nowMs = runtime.now();
+	const retry: Routed[] = [];
+	const giveUp: INodeExecutionData[] = [];
+
+	for (let i = 0; i < items.length; i++) {
+		try {
+			const decided = decideItem(ctx, runtime, items[i], i, nowMs);
+			if (decided.retry) retry.push(decided.routed);
+			else giveUp.push(decided.routed.item);
+		} catch (error) {
+			giveUp.push(brokenItem(ctx, items[i], i, error));
+		}
+	}
+
+	if (retry.length === 0) return [[], giveUp];
+	const longest = Math.max(...retry.map((r) => r.annotation.delayMs ?? 0));
+	const waitUntil = new Date(nowMs + longest).toISOString();
+	for (const r of retry) r.annotation.waitUntil = waitUntil;
+	const retryItems = retry.map((r) => r.item);
+	if (mode === 'computeOnly') return [retryItems, giveUp];
+	return waitThenRoute(ctx, runtime, nowMs, longest, retryItems, giveUp);
 }

@@ -21,7 +21,7 @@ export interface BackoffAnnotation extends IDataObject {
 	lastFailure?: IDataObject;
 }
 
-export type StateProblem = { problem: string };
+type StateProblem = { problem: string };
 
 /**
  * The token an earlier pass left on the item, or the first one: one attempt made (the one that

@@ -1,7 +1,7 @@
 /** Keys derived from what identifies an item: stable across runs, scoped, hashed, UUID-shaped. */
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { canonicalJson, NAME_BASED_UUID_NAMESPACE, derivedIdempotencyKey, fieldValues, idempotencyKeyProblem, parseFieldList, valueAtPath } from '../../nodes/shared/core/idempotency';
+import { canonicalJson, NAME_BASED_UUID_NAMESPACE, derivedIdempotencyKey, fieldValues, idempotencyKeyProblem, parseFieldList } from '../../nodes/shared/core/idempotency';
 import { isRetryStory, withoutPackageRecords } from '../../nodes/shared/core/item-records';
 
 const SCOPE = { workflowId: 'wf-1', nodeId: 'node-1' };
@@ -94,11 +94,30 @@ describe('Fields to Hash', () => {
 
 	it('reads dot paths through objects and arrays, own fields only', () => {
 		const json = { customer: { email: 'a@b.c' }, lines: [{ sku: 'X' }] };
-		expect(valueAtPath(json, 'customer.email')).toBe('a@b.c');
-		expect(valueAtPath(json, 'lines.0.sku')).toBe('X');
-		expect(valueAtPath(json, 'customer.phone')).toBeUndefined();
-		expect(valueAtPath(json, 'customer.email.length')).toBeUndefined();
-		expect(valueAtPath(json, 'constructor')).toBeUndefined();
+		expect(fieldValues(json, ['customer.email', 'lines.0.sku'])).toEqual({ values: { 'customer.email': 'a@b.c', 'lines.0.sku': 'X' } });
+		expect(fieldValues(json, ['customer.phone'])).toEqual({ missing: 'customer.phone', empty: false });
+		expect(fieldValues(json, ['customer.email.length'])).toEqual({ missing: 'customer.email.length', empty: false });
+		expect(fieldValues(json, ['constructor'])).toEqual({ missing: 'constructor', empty: false });
+	});
+
+	it('finds items[0].id: the paths of JSON Body and Optimize Response read the same here', () => {
+		const json = { items: [{ id: 'A-1' }, { id: 'A-2' }], meta: { 'x.y': 5 } };
+		const parsed = parseFieldList('items[0].id, meta["x.y"]');
+		expect(parsed).toEqual({ fields: ['items[0].id', 'meta["x.y"]'] });
+		if (!('fields' in parsed)) throw new Error(parsed.problem);
+		expect(fieldValues(json, parsed.fields)).toEqual({ values: { 'items[0].id': 'A-1', 'meta["x.y"]': 5 } });
+		expect(fieldValues({ items: [] }, ['items[0].id'])).toEqual({ missing: 'items[0].id', empty: false });
+		expect(parseFieldList('items[].id')).toEqual({ problem: 'has an invalid field path "items[].id": use dot notation such as customer.email' });
+	});
+
+	it('dotted paths give the key they always gave: pinned with the code before the paths had one grammar', () => {
+		const json = { orderId: 1001, customer: { email: 'a@b.c' }, lines: [{ sku: 'X' }, { sku: 'Y' }] };
+		const parsed = parseFieldList('orderId, customer.email, lines.1.sku');
+		if (!('fields' in parsed)) throw new Error(parsed.problem);
+		const found = fieldValues(json, parsed.fields);
+		expect(found).toEqual({ values: { 'customer.email': 'a@b.c', 'lines.1.sku': 'Y', orderId: 1001 } });
+		if (!('values' in found)) throw new Error(found.missing);
+		expect(derivedIdempotencyKey(SCOPE, 'fields', found.values)).toBe(PINNED.dottedFields);
 	});
 
 	it('a missing or empty field is a problem, never a value (every item lacking it would share one key)', () => {
@@ -129,4 +148,5 @@ describe('withoutPackageRecords: the item data a derived key reads', () => {
 const PINNED = {
 	fields: '81626353-2e62-88d8-a1ba-0b7fe31a88cf',
 	itemData: 'fe7ab578-ac28-8b65-9125-d170b03ec330',
+	dottedFields: '261308e6-cadf-87e6-b60b-459e1eeb3666',
 };

@@ -1,4 +1,4 @@
-import { describeAttemptOutcome, formatDuration } from '../../nodes/shared/core/retry-story';
+import { formatDuration } from '../../nodes/shared/core/retry-story';
 
 describe('formatDuration', () => {
 	it.each<[number, string]>([
@@ -27,16 +27,5 @@ describe('formatDuration', () => {
 			if (/\b60 s\b|\b60\.0 s\b|\b1000 ms\b/.test(text)) bad.push(`${ms}: ${text}`);
 		}
 		expect(bad).toEqual([]);
-	});
-});
-
-describe('describeAttemptOutcome', () => {
-	const base = { attempt: 1, startedAt: '2026-01-15T12:00:00.000Z', durationMs: 5, delayBeforeMs: 0 };
-	it('describes a status, an error code, or the error text', () => {
-		expect(describeAttemptOutcome({ ...base, status: 503, statusText: 'Service Unavailable' })).toBe('response 503 Service Unavailable');
-		expect(describeAttemptOutcome({ ...base, status: 418 })).toBe('response 418');
-		expect(describeAttemptOutcome({ ...base, errorCode: 'ECONNRESET', error: 'read ECONNRESET' })).toBe('error ECONNRESET');
-		expect(describeAttemptOutcome({ ...base, error: 'boom' })).toBe('error boom');
-		expect(describeAttemptOutcome(base)).toBe('error unknown');
 	});
 });

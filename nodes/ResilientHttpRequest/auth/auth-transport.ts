@@ -75,7 +75,7 @@ function toSignable(request: IHttpRequestOptions): IRequestOptions {
 }
 
 /** A status n8n's helper threw (it throws only the statuses told to it: refresh or digest challenge), as a response. */
-export function responseOfError(error: unknown, depth = 0): RawResponse | undefined {
+function responseOfError(error: unknown, depth = 0): RawResponse | undefined {
 	if (depth > 5 || typeof error !== 'object' || error === null) return undefined;
 	const response = (error as { response?: { status?: unknown; statusText?: unknown; headers?: unknown; data?: unknown } }).response;
 	if (response && typeof response.status === 'number') {

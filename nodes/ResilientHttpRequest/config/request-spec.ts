@@ -5,6 +5,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
+import { setPath } from '../../shared/core/json-path';
 import { parameterError } from '../../shared/n8n/parameters';
 import { encodeMultipart, type MultipartPart } from '../transport/multipart';
 
@@ -58,29 +59,13 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	}
 }
 
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
 /**
  * A JSON body field named like `customer.name` or `items[0].id` becomes nested, as in HTTP Request
  * (v4 sets each field with lodash's `set`). A name with a key that could reach an object's
- * prototype is kept as it is.
+ * prototype is kept as it is (json-path.ts, the grammar of every path parameter).
  */
 export function setByPath(target: IDataObject, name: string, value: unknown): void {
-	const keys = [...name.matchAll(/[^.[\]]+|\[(\d+)\]/g)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
-	if (keys.length <= 1 || keys.some((k) => typeof k === 'string' && UNSAFE_KEYS.has(k))) {
-		target[name] = value as IDataObject[string];
-		return;
-	}
-	let node: Record<string | number, unknown> = target;
-	keys.forEach((key, index) => {
-		if (index === keys.length - 1) {
-			node[key] = value;
-			return;
-		}
-		const existing = node[key];
-		if (typeof existing !== 'object' || existing === null) node[key] = typeof keys[index + 1] === 'number' ? [] : {};
-		node = node[key] as Record<string | number, unknown>;
-	});
+	setPath(target, name, value);
 }
 
 /** HTTP Request's Accept header when none is set, by Response Format. */

@@ -24,8 +24,8 @@ export function isGenericAuthType(value: unknown): value is GenericAuthType {
 }
 
 /** The values of Authentication other than the one named: what hides the other path's parameters and credentials. */
-export const AUTHENTICATION_VALUES = ['none', 'predefinedCredentialType', 'genericCredentialType'] as const;
-export type AuthenticationValue = (typeof AUTHENTICATION_VALUES)[number];
+const AUTHENTICATION_VALUES = ['none', 'predefinedCredentialType', 'genericCredentialType'] as const;
+type AuthenticationValue = (typeof AUTHENTICATION_VALUES)[number];
 export function otherThan(value: AuthenticationValue): AuthenticationValue[] {
 	return AUTHENTICATION_VALUES.filter((v) => v !== value);
 }

@@ -4,7 +4,7 @@ import { authenticationProperties } from './auth.description';
 export { GENERIC_AUTH_TYPES, type GenericAuthType } from './auth.description';
 
 /** HTTP Request's WebDAV methods: listed once Options > Enable WebDAV Methods is on (a chosen one stays listed). */
-export const WEBDAV_METHODS = ['COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT'] as const;
+const WEBDAV_METHODS = ['COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT'] as const;
 const webdavMethodOptions: INodePropertyOptions[] = WEBDAV_METHODS.flatMap((method) => [
 	{ name: method, value: method, displayOptions: { show: { 'options.webdavMethods': [true] } } },
 	{ name: method, value: method, displayOptions: { hide: { method: [{ _cnd: { not: method } }], 'options.webdavMethods': [true] } } },

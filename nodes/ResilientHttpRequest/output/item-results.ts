@@ -23,13 +23,13 @@ export function withStory(items: INodeExecutionData[], field: string, story: Ret
 }
 
 /** What a failed pass adds: pagination's pages fetched (items) and what the details carry (its resume point). */
-export interface FailureExtras {
+interface FailureExtras {
 	items: INodeExecutionData[];
 	details: IDataObject;
 }
 
 /** A request that finally failed, and what shapes its items. */
-export interface FailedPass {
+interface FailedPass {
 	failure: AttemptFailure;
 	story: RetryStory;
 	/** The request (its URL names a Never Error file response; method and URL head the tool's account). */

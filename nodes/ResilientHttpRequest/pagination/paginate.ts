@@ -36,7 +36,7 @@ export type PaginationOutcome =
 	| { ok: true; pages: FetchedPage[] }
 	| { ok: false; pages: FetchedPage[]; failure: AttemptFailure; story: RetryStory; resumeFrom: ResumePoint };
 
-export interface PaginationRun {
+interface PaginationRun {
 	settings: PaginationSettings;
 	/** The item's own request (page 1, or the base of a resumed item's pages). */
 	spec: RequestSpec;
@@ -181,61 +181,97 @@ function checkPageUrl(ctx: IExecuteFunctions, i: number, run: PaginationRun, fir
 	}
 }
 
+/** A Parameters entry that updates a body field needs a body whose fields the pages can update. */
+function checkBodyParameters(ctx: IExecuteFunctions, i: number, run: PaginationRun, body: BodyKind): void {
+	const bodyParameter = run.settings.parameters.findIndex((p) => p.type === 'body');
+	if (bodyParameter >= 0 && body === 'fixed') {
+		parameterError(ctx, i, `Options > Pagination > Parameters [${bodyParameter + 1}]`, 'updates a body field, which needs a JSON body (an object) or a Form URL Encoded one: set Body Content Type accordingly, or update a Query or Header parameter');
+	}
+}
+
+/** The helper's options, its page count and Max Pages counted from the page a resumed item starts at. */
+function helperOptionsOf(settings: PaginationSettings, firstPage: number): PaginationOptions {
+	const offset = firstPage - 1;
+	const options = offsetPageCount(settings.helper, offset);
+	if (settings.maxPages !== undefined) options.maxRequests = Math.max(1, settings.maxPages - offset);
+	return options;
+}
+
+/** One item's pagination as it goes: what the pages are built from, the pages fetched, the failure that ended them. */
+interface ItemPages {
+	ctx: IExecuteFunctions;
+	i: number;
+	run: PaginationRun;
+	body: BodyKind;
+	base: PageRequest;
+	firstOrigin: string;
+	firstPage: number;
+	pages: FetchedPage[];
+	failed?: { failure: AttemptFailure; story: RetryStory };
+}
+
+/** The next page's request: what the helper resolved (a resumed item's failed page first), its URL checked, its own key. */
+function nextPageSpec(state: ItemPages, options: PageRequest, page: number): RequestSpec {
+	const { run } = state;
+	const spec = pageSpecFrom(run.spec, run.resume && state.pages.length === 0 ? resumedPageRequest(state.base, run.resume.resumeFrom, state.body) : options, state.body);
+	checkPageUrl(state.ctx, state.i, run, state.firstOrigin, spec, page);
+	if (!run.idempotency) return spec;
+	return { ...spec, headers: { ...spec.headers, [run.idempotency.header]: pageIdempotencyKey(run.idempotency.key, page, RETRY_LIMITS.idempotencyKeyLength) } };
+}
+
+/** What the helper's `request` does for each page: fetch it through the retry engine, keep it, answer its `$response`. */
+async function sendPage(state: ItemPages, options: PageRequest): Promise<IDataObject> {
+	const { run, pages } = state;
+	const page = state.firstPage + pages.length;
+	// HTTP Request waits after deciding to go on, before the next page: the same instant
+	if (pages.length > 0 && run.settings.intervalMs > 0) await run.sleep(run.settings.intervalMs).catch(() => undefined);
+	const spec = nextPageSpec(state, options, page);
+	const outcome = await run.fetchPage(spec, page);
+	const response = outcome.ok ? outcome.value : responseOf(outcome.failure);
+	const decoded = response ? decodeBody(response, run.format) : undefined;
+	pages.push({ page, spec, story: outcome.story, ...(response ? { response, decoded } : {}) });
+	state.failed = outcome.ok ? undefined : { failure: outcome.failure, story: outcome.story };
+	// a page the retry engine gave up on fails the item, also where HTTP Request would read it as the
+	// last page (a 503 with an empty body is an "empty response"); only a status listed in Status
+	// Code(s) when Complete ends pagination
+	if (!outcome.ok && !(response && run.settings.completeStatuses.includes(response.statusCode))) throw new PageFailedError();
+	return pageResponse(response!, decoded!);
+}
+
+/** The item's outcome when the helper threw: the page that failed, with where to resume; a wrong setting is thrown on. */
+function failedOutcome(state: ItemPages, error: unknown): PaginationOutcome {
+	const { ctx, i, run, pages, failed } = state;
+	const last = pages[pages.length - 1];
+	// a setting (an expression, a URL) or n8n's guard against the same page again and again
+	if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) {
+		throw error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+	}
+	const failure: AttemptFailure = failed?.failure ?? {
+		kind: 'status',
+		status: last.response?.statusCode,
+		statusText: last.response?.statusMessage,
+		message: `${last.response?.statusCode ?? ''} ${last.response?.statusMessage ?? ''}`.trim(),
+		reachedServer: 'yes',
+		transient: false,
+	};
+	const story = failed?.story ?? { ...last.story, stoppedBecause: 'final-status', summary: `Response ${failure.message} is not a page: pagination goes on only after a 2xx response` };
+	return { ok: false, pages: pages.slice(0, -1), failure, story, resumeFrom: resumePointOf(run.owner, last, run.settings.parameters, state.body) };
+}
+
 /** Fetches the item's pages; never throws for a page that failed, only for a setting that is wrong. */
 export async function fetchPages(ctx: IExecuteFunctions, i: number, run: PaginationRun): Promise<PaginationOutcome> {
 	const body = bodyKindOf(run.spec);
-	const bodyParameter = run.settings.parameters.findIndex((p) => p.type === 'body');
-	if (bodyParameter >= 0 && body.kind === 'fixed') {
-		parameterError(ctx, i, `Options > Pagination > Parameters [${bodyParameter + 1}]`, 'updates a body field, which needs a JSON body (an object) or a Form URL Encoded one: set Body Content Type accordingly, or update a Query or Header parameter');
-	}
+	checkBodyParameters(ctx, i, run, body.kind);
 	const firstPage = run.resume ? run.resume.resumeFrom.page : 1;
-	const offset = firstPage - 1;
-	const helperOptions = offsetPageCount(run.settings.helper, offset);
-	if (run.settings.maxPages !== undefined) helperOptions.maxRequests = Math.max(1, run.settings.maxPages - offset);
-	const firstOrigin = new URL(run.spec.url).origin;
+	const helperOptions = helperOptionsOf(run.settings, firstPage);
 	const base = baseRequestOptions(run.spec, body);
-	const pages: FetchedPage[] = [];
-	let failed: { failure: AttemptFailure; story: RetryStory } | undefined;
-
-	const sendPage = async (options: PageRequest): Promise<IDataObject> => {
-		const page = firstPage + pages.length;
-		// HTTP Request waits after deciding to go on, before the next page: the same instant
-		if (pages.length > 0 && run.settings.intervalMs > 0) await run.sleep(run.settings.intervalMs).catch(() => undefined);
-		let spec = pageSpecFrom(run.spec, run.resume && pages.length === 0 ? resumedPageRequest(base, run.resume.resumeFrom, body.kind) : options, body.kind);
-		checkPageUrl(ctx, i, run, firstOrigin, spec, page);
-		if (run.idempotency) spec = { ...spec, headers: { ...spec.headers, [run.idempotency.header]: pageIdempotencyKey(run.idempotency.key, page, RETRY_LIMITS.idempotencyKeyLength) } };
-		const outcome = await run.fetchPage(spec, page);
-		const response = outcome.ok ? outcome.value : responseOf(outcome.failure);
-		const decoded = response ? decodeBody(response, run.format) : undefined;
-		pages.push({ page, spec, story: outcome.story, ...(response ? { response, decoded } : {}) });
-		failed = outcome.ok ? undefined : { failure: outcome.failure, story: outcome.story };
-		// a page the retry engine gave up on fails the item, also where HTTP Request would read it as the
-		// last page (a 503 with an empty body is an "empty response"); only a status listed in Status
-		// Code(s) when Complete ends pagination
-		if (!outcome.ok && !(response && run.settings.completeStatuses.includes(response.statusCode))) throw new PageFailedError();
-		return pageResponse(response!, decoded!);
-	};
-
+	const state: ItemPages = { ctx, i, run, body: body.kind, base, firstOrigin: new URL(run.spec.url).origin, firstPage, pages: [] };
 	// the helper calls `this.helpers.request` for each page (no credential type: ours are applied per attempt)
-	const host = { helpers: { request: sendPage } };
+	const host = { helpers: { request: (options: PageRequest) => sendPage(state, options) } };
 	try {
 		await (ctx.helpers.requestWithAuthenticationPaginated as unknown as PaginatedHelper).call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
-		return { ok: true, pages };
+		return { ok: true, pages: state.pages };
 	} catch (error) {
-		const last = pages[pages.length - 1];
-		// a setting (an expression, a URL) or n8n's guard against the same page again and again
-		if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) {
-			throw error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
-		}
-		const failure: AttemptFailure = failed?.failure ?? {
-			kind: 'status',
-			status: last.response?.statusCode,
-			statusText: last.response?.statusMessage,
-			message: `${last.response?.statusCode ?? ''} ${last.response?.statusMessage ?? ''}`.trim(),
-			reachedServer: 'yes',
-			transient: false,
-		};
-		const story = failed?.story ?? { ...last.story, stoppedBecause: 'final-status', summary: `Response ${failure.message} is not a page: pagination goes on only after a 2xx response` };
-		return { ok: false, pages: pages.slice(0, -1), failure, story, resumeFrom: resumePointOf(run.owner, last, run.settings.parameters, body.kind) };
+		return failedOutcome(state, error);
 	}
 }

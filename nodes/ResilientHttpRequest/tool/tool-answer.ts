@@ -13,7 +13,7 @@ import type { RetryStory } from '../../shared/core/retry-story';
 import { formatDuration } from '../../shared/core/retry-story';
 import type { StopReason } from '../../shared/core/stop-reasons';
 import { failedItem, ItemFailedError } from '../output/error-output';
-import { setByPath } from '../config/request-spec';
+import { getPath, setPath, unsetPath } from '../../shared/core/json-path';
 import { decodeBody, responseToItems, type ResponseSettings } from '../output/response';
 import type { Redactor } from '../../shared/core/redact';
 import type { HttpResponse } from '../transport/send-attempt';
@@ -35,44 +35,15 @@ export interface ToolAnswer {
 }
 
 /** What the optimizer gives: the records, or why the response cannot be optimized (the item's error). */
-export type Optimized = { ok: true; records: unknown[] } | { ok: false; message: string; description?: string };
+type Optimized = { ok: true; records: unknown[] } | { ok: false; message: string; description?: string };
 
 const NOT_JSON = 'Optimize Response with Expected Response Type JSON needs a JSON response: turn Optimize Response off for this API';
-
-const PATH_KEY = /[^.[\]]+|\[(\d+)\]/g;
-const UNSAFE_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
-
-function pathKeys(path: string): Array<string | number> {
-	return [...path.matchAll(PATH_KEY)].map((m) => (m[1] !== undefined ? Number(m[1]) : m[0]));
-}
-
-function getByPath(value: unknown, path: string): unknown {
-	let node = value;
-	for (const key of pathKeys(path)) {
-		if (node === null || typeof node !== 'object' || (typeof key === 'string' && UNSAFE_KEYS.has(key)) || !Object.prototype.hasOwnProperty.call(node, key)) return undefined;
-		node = (node as Record<string | number, unknown>)[key];
-	}
-	return node;
-}
-
-function unsetByPath(value: unknown, path: string): void {
-	const keys = pathKeys(path);
-	let node = value;
-	for (const [index, key] of keys.entries()) {
-		if (node === null || typeof node !== 'object' || (typeof key === 'string' && UNSAFE_KEYS.has(key))) return;
-		if (index === keys.length - 1) {
-			delete (node as Record<string | number, unknown>)[key];
-			return;
-		}
-		node = (node as Record<string | number, unknown>)[key];
-	}
-}
 
 /**
  * HTTP Request Tool's JSON optimizer (n8n-nodes-base 2.41.1 `jsonOptimizer`), same rules: the
  * records are the body (an array) or [body], or the Field Containing Data of it; Include Fields
- * keeps or drops dot-notation fields of each record. Its errors do not quote the body: a server
- * that echoes the request would show the credential to the model.
+ * keeps or drops fields of each record, by path (json-path.ts). Its errors do not quote the body:
+ * a server that echoes the request would show the credential to the model.
  */
 export function optimizeJson(body: unknown, optimizer: JsonOptimizer): Optimized {
 	let data = body;
@@ -87,7 +58,7 @@ export function optimizeJson(body: unknown, optimizer: JsonOptimizer): Optimized
 	let records: unknown[];
 	const { dataField } = optimizer;
 	if (Array.isArray(data)) {
-		records = dataField ? data.map((record) => getByPath(record, dataField)) : data;
+		records = dataField ? data.map((record) => getPath(record, dataField)) : data;
 	} else if (dataField) {
 		if (!Object.prototype.hasOwnProperty.call(data, dataField)) {
 			return { ok: false, message: `Target field "${dataField}" not found in response.`, description: `The response contained these fields: [${Object.keys(data).join(', ')}]` };
@@ -100,12 +71,12 @@ export function optimizeJson(body: unknown, optimizer: JsonOptimizer): Optimized
 	if (optimizer.fieldsToInclude === 'selected') {
 		records = records.map((record) => {
 			const picked: IDataObject = {};
-			for (const field of optimizer.fields) setByPath(picked, field, getByPath(record, field));
+			for (const field of optimizer.fields) setPath(picked, field, getPath(record, field));
 			return picked;
 		});
 	}
 	if (optimizer.fieldsToInclude === 'except') {
-		for (const record of records) for (const field of optimizer.fields) unsetByPath(record, field);
+		for (const record of records) for (const field of optimizer.fields) unsetPath(record, field);
 	}
 	return { ok: true, records };
 }
@@ -154,7 +125,7 @@ export async function toolSuccessItems(ctx: IExecuteFunctions, i: number, answer
 }
 
 /** The short account of a failure, as fields (the tool's error item) and as one text (the thrown error's message). */
-export interface ToolFailureAccount {
+interface ToolFailureAccount {
 	error: string;
 	status?: number;
 	statusText?: string;
@@ -173,7 +144,7 @@ export interface FailedRequest {
 }
 
 /** What the error output carries that the account reads (errorDetails' fields). */
-export interface FailureDetails {
+interface FailureDetails {
 	message?: unknown;
 	status?: unknown;
 	statusText?: unknown;

@@ -27,7 +27,7 @@ const MEMORY_POLL_MS = 5_000;
 const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
 /** What one attempt's result tells the API's controller. */
-export function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
+function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
 	if (result.ok) {
 		const quota = readRateLimitHeaders ? readQuota(result.value.headers, nowMs) : undefined;
 		return { success: true, outageFailure: false, overload: false, throttled: false, ...(quota ? { quota } : {}) };
@@ -93,7 +93,7 @@ function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[]
 	}
 }
 
-export interface TrafficGateOptions {
+interface TrafficGateOptions {
 	/** The item's first request is a retry too (it came back through a Backoff Delay loop). */
 	loopRetry: boolean;
 	maxServerDelayMs: number;

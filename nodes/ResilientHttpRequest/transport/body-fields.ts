@@ -6,13 +6,13 @@
 import type { IDataObject } from 'n8n-workflow';
 import { headerValue } from '../config/request-spec';
 
-export type BodyFields = { kind: 'none' } | { kind: 'json' | 'form'; fields: IDataObject } | { kind: 'unsupported'; why: string };
+type BodyFields = { kind: 'none' } | { kind: 'json' | 'form'; fields: IDataObject } | { kind: 'unsupported'; why: string };
 
 function mediaType(headers: Record<string, string>): string {
 	return (headerValue(headers, 'content-type') ?? '').split(';')[0].trim().toLowerCase();
 }
 
-export function isJsonMediaType(type: string): boolean {
+function isJsonMediaType(type: string): boolean {
 	return type === 'application/json' || /^application\/[\w.+-]+\+json$/.test(type);
 }
 

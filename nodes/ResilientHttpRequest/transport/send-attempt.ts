@@ -38,12 +38,12 @@ export interface TransportSettings {
 }
 
 
-export function isRedirect(status: number): boolean {
+function isRedirect(status: number): boolean {
 	return [301, 302, 303, 307, 308].includes(status);
 }
 
 /** RFC 9110 section 15.4: 303 turns into GET; browsers and HTTP clients also turn POST into GET on 301 and 302. */
-export function redirectMethod(method: IHttpRequestMethods, status: number): IHttpRequestMethods {
+function redirectMethod(method: IHttpRequestMethods, status: number): IHttpRequestMethods {
 	if (status === 303 && method !== 'HEAD') return 'GET';
 	if ((status === 301 || status === 302) && method === 'POST') return 'GET';
 	return method;
@@ -84,7 +84,7 @@ async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, set
  * Node's code for a stream that ended early: classified like a reset connection (transient; the
  * server may have acted on the request).
  */
-export class ResponseCutError extends Error {
+class ResponseCutError extends Error {
 	readonly code = 'ERR_STREAM_PREMATURE_CLOSE';
 	constructor() {
 		super('the connection closed before the response body was complete');

@@ -7,7 +7,7 @@ import type { ServerDelay } from './retry-after';
 import type { StopReason } from './stop-reasons';
 
 /** Why an attempt failed, as the retry loop sees it. */
-export type FailureKind = 'status' | 'network' | 'timeout';
+type FailureKind = 'status' | 'network' | 'timeout';
 
 /**
  * Whether the server may have processed the request.

@@ -20,7 +20,7 @@ export interface DelayPlanInput {
 	random: () => number;
 }
 
-export type DelayPlan =
+type DelayPlan =
 	| { kind: 'wait'; delayMs: number; reason: DelayReason; header?: string }
 	/** The server asked for more than allowed, or more than the deadline leaves. */
 	| { kind: 'server-delay-too-long'; requested: ServerDelay; limit: 'max-server-delay' | 'deadline' }

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { RETRY_LIMITS } from './defaults';
+import { getPath, parsePath } from './json-path';
 
 export type IdempotencyMode = 'off' | 'generate' | 'expression';
 
@@ -89,30 +90,20 @@ export function parseFieldList(text: unknown): { fields: string[] } | { problem:
 	if (typeof text !== 'string') return { problem: `must be text (field names separated by commas), got ${text === null ? 'null' : typeof text}` };
 	const fields = [...new Set(text.split(',').map((f) => f.trim()).filter((f) => f !== ''))].sort();
 	if (fields.length === 0) return { problem: 'is empty: list the fields that identify the request, separated by commas' };
-	const bad = fields.find((f) => f.split('.').some((part) => part === ''));
+	const bad = fields.find((f) => parsePath(f).some((key) => key === ''));
 	if (bad !== undefined) return { problem: `has an invalid field path "${bad}": use dot notation such as customer.email` };
 	return { fields };
 }
 
-/** The value at a dot path (`customer.email`, `lines.0.sku`); undefined when any step is missing. */
-export function valueAtPath(json: unknown, path: string): unknown {
-	let value: unknown = json;
-	for (const part of path.split('.')) {
-		if (typeof value !== 'object' || value === null || !Object.prototype.hasOwnProperty.call(value, part)) return undefined;
-		value = (value as Record<string, unknown>)[part];
-	}
-	return value;
-}
-
 /**
- * The fields' values, by path, or the first field an item lacks. A missing or empty field is a
- * problem, not a value: every item lacking it would get the same key, and the API would perform
- * only the first of them.
+ * The fields' values, by path (`customer.email`, `lines[0].sku`, `lines.0.sku`: json-path.ts), or
+ * the first field an item lacks. A missing or empty field is a problem, not a value: every item
+ * lacking it would get the same key, and the API would perform only the first of them.
  */
 export function fieldValues(json: Record<string, unknown>, fields: string[]): { values: Record<string, unknown> } | { missing: string; empty: boolean } {
 	const values: Record<string, unknown> = {};
 	for (const field of fields) {
-		const value = valueAtPath(json, field);
+		const value = getPath(json, field);
 		if (value === undefined) return { missing: field, empty: false };
 		if (value === null || (typeof value === 'string' && value.trim() === '')) return { missing: field, empty: true };
 		values[field] = value;

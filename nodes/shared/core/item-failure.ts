@@ -26,7 +26,7 @@ export interface ItemFailure {
 	signals?: ServerSignals;
 }
 
-export interface ItemReading {
+interface ItemReading {
 	/** Obey Server Retry Hints: read the body and hint headers too. */
 	obeyHints: boolean;
 }

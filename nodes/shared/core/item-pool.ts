@@ -6,7 +6,7 @@
  */
 import type { Runtime } from './runtime';
 
-export interface PoolSettings {
+interface PoolSettings {
 	/** Tasks in flight at most: a number, or a function read before each start (whole, >= 1). */
 	concurrency: number | (() => number);
 	/** -1: no batching. */
@@ -14,7 +14,7 @@ export interface PoolSettings {
 	batchIntervalMs: number;
 }
 
-export interface PoolControl {
+interface PoolControl {
 	signal?: AbortSignal;
 	/** Checked before each start: once true, no further item starts (items in flight finish). */
 	shouldStop?: () => boolean;

@@ -18,7 +18,7 @@ export interface SafetyContext {
 	allowUnsafeRetries: boolean;
 }
 
-export type SafetyVerdict = { safe: true; why: string } | { safe: false; why: string };
+type SafetyVerdict = { safe: true; why: string } | { safe: false; why: string };
 
 /**
  * May this failed attempt be sent again without risking a duplicate side effect?

@@ -8,9 +8,9 @@ import { formatDuration, type AttemptRecord, type RetryStory } from './retry-sto
 type Json = Record<string, unknown>;
 
 /** A page's attempts in the item's story carry their page number (1-based, counted over resumptions). */
-export type PageAttemptRecord = AttemptRecord & { page: number };
+type PageAttemptRecord = AttemptRecord & { page: number };
 
-export interface PaginatedStory extends RetryStory {
+interface PaginatedStory extends RetryStory {
 	/** Pages fetched successfully (the pages of the failed pass it resumed included). */
 	pages: number;
 	history: PageAttemptRecord[];

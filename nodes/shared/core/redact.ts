@@ -16,7 +16,7 @@ export const REDACTED = '[redacted]';
 export const SENSITIVE_HEADERS: readonly string[] = ['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token', 'x-access-token'];
 
 /** Query parameters that usually carry credentials (compared case-insensitively). */
-export const SENSITIVE_QUERY_PARAMETERS: readonly string[] = [
+const SENSITIVE_QUERY_PARAMETERS: readonly string[] = [
 	'api_key',
 	'apikey',
 	'api-key',
@@ -41,7 +41,7 @@ export const SENSITIVE_QUERY_PARAMETERS: readonly string[] = [
  */
 export const MIN_SECRET_LENGTH = 4;
 
-export interface RedactionSources {
+interface RedactionSources {
 	/** Secret values as the user entered them. */
 	secrets?: Iterable<string | undefined>;
 	/** Header names that carry a secret here, e.g. a Header Auth credential's name. */

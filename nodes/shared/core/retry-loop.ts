@@ -4,7 +4,7 @@
  * wait), the clock, the random source and the sleeper are injected.
  */
 import type { AttemptFailure } from './classify';
-import { decideAfterFailure, nextToken, type DecisionPolicy, type RetryToken } from './decide';
+import { decideAfterFailure, nextToken, type Decision, type DecisionPolicy, type RetryToken } from './decide';
 import { formatDuration, type AttemptRecord, type DelayReason, type RetryStory } from './retry-story';
 import { CancelledError, type Runtime } from './runtime';
 import { stopSummary } from './stop-messages';
@@ -136,86 +136,135 @@ class StoryBuilder {
 	}
 }
 
-export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, gate?: AttemptGate<T>): Promise<RetryOutcome<T>> {
-	const story = new StoryBuilder(runtime, policy);
-	const decisionPolicy: DecisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
-	let token: RetryToken = { attempts: 1, startedAt: runtime.now() };
-	// the decision and the attempts' time limits count the deadline from the same instant
-	const deadlineAt = policy.totalDeadlineMs > 0 ? token.startedAt + policy.totalDeadlineMs : undefined;
-	let delayBefore = 0;
-	let delayReason: DelayReason | undefined;
-	let delayHeader: string | undefined;
+/** The wait before an attempt, as its record tells it. */
+interface Delay {
+	ms: number;
+	reason?: DelayReason;
+	header?: string;
+}
 
-	const cancelled = (): RetryOutcome<T> => {
-		const failure: AttemptFailure = { kind: 'network', code: 'ECANCELED', message: 'the execution was canceled', reachedServer: 'maybe', transient: false };
-		return { ok: false, failure, story: story.build('canceled', `Canceled after ${story.history.length} attempt(s): the execution was canceled`) };
-	};
+/** What an attempt's result adds to its record. */
+function withResult<T>(record: AttemptRecord, result: AttemptResult<T>): AttemptRecord {
+	if (result.ok) {
+		if (result.status !== undefined) record.status = result.status;
+		if (result.statusText) record.statusText = result.statusText;
+		return record;
+	}
+	const failure = result.failure;
+	if (failure.status !== undefined) record.status = failure.status;
+	if (failure.statusText) record.statusText = failure.statusText;
+	if (failure.code) record.errorCode = failure.code;
+	if (failure.kind !== 'status') record.error = failure.message;
+	return record;
+}
 
-	/** The gate said the next attempt cannot go in time: nothing more is sent. */
-	const stopped = (entry: Extract<GateEntry<T>, { go: false }>, stop: GateStop, last: AttemptFailure | undefined): RetryOutcome<T> => {
-		// nothing was sent: the stop is the failure, with a code of its own for each reason
-		const failure: AttemptFailure = last ?? { kind: 'network', code: GATE_CODES[stop], message: entry.why, reachedServer: 'no', transient: true };
-		const extra: Partial<RetryStory> = entry.retryAt !== undefined ? { retryAfterMs: Math.max(0, entry.retryAt - runtime.now()), retryAt: new Date(Math.min(entry.retryAt, 8.64e15)).toISOString() } : {};
-		const n = story.history.length;
-		const summary = n === 0 ? `Not sent: ${entry.why}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${entry.why}`;
-		return { ok: false, failure, story: story.build(stop, summary, extra) };
-	};
-	let lastFailure: AttemptFailure | undefined;
+/** One item's run: attempt, decide, wait, until an outcome. */
+class RetryRun<T> {
+	private readonly story: StoryBuilder;
+	private readonly decisionPolicy: DecisionPolicy;
+	private token: RetryToken;
+	private readonly deadlineAt: number | undefined;
+	private delay: Delay = { ms: 0 };
+	private lastFailure: AttemptFailure | undefined;
 
-	for (let attempt = 1; ; attempt++) {
-		if (signal?.aborted) return cancelled();
-		const entry = gate ? await gate.enter(attempt, lastFailure, deadlineAt) : undefined;
-		if (entry && !entry.go) return entry.stop === 'canceled' ? cancelled() : stopped(entry, entry.stop, lastFailure);
-		const remaining = deadlineAt === undefined ? Infinity : deadlineAt - runtime.now();
-		const timeoutMs = Math.max(1, Math.min(policy.attemptTimeoutMs > 0 ? policy.attemptTimeoutMs : Infinity, remaining));
-		const startedAt = runtime.now();
-		const result = await runAttempt(attemptFn, attempt, Number.isFinite(timeoutMs) ? timeoutMs : 0, runtime, signal);
+	constructor(
+		private readonly attemptFn: AttemptFn<T>,
+		private readonly policy: RetryPolicy,
+		private readonly runtime: Runtime,
+		private readonly signal?: AbortSignal,
+		private readonly gate?: AttemptGate<T>,
+	) {
+		this.story = new StoryBuilder(runtime, policy);
+		this.decisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
+		this.token = { attempts: 1, startedAt: runtime.now() };
+		// the decision and the attempts' time limits count the deadline from the same instant
+		this.deadlineAt = policy.totalDeadlineMs > 0 ? this.token.startedAt + policy.totalDeadlineMs : undefined;
+	}
+
+	async run(): Promise<RetryOutcome<T>> {
+		for (let attempt = 1; ; attempt++) {
+			const outcome = await this.turn(attempt);
+			if (outcome) return outcome;
+		}
+	}
+
+	/** Attempt n through the gate: the outcome, or undefined once the wait before the next attempt is over. */
+	private async turn(attempt: number): Promise<RetryOutcome<T> | undefined> {
+		if (this.signal?.aborted) return this.cancelled();
+		const entry = this.gate ? await this.gate.enter(attempt, this.lastFailure, this.deadlineAt) : undefined;
+		if (entry && !entry.go) return entry.stop === 'canceled' ? this.cancelled() : this.stoppedAtGate(entry, entry.stop);
+		const result = await this.send(attempt, entry);
+		if (result.ok) return this.succeeded(result.value, attempt);
+		if (this.signal?.aborted) return this.cancelled();
+		const decision = decideAfterFailure(result.failure, this.token, this.decisionPolicy, this.runtime.now(), () => this.runtime.random());
+		if (!decision.retry) return this.gaveUp(result.failure, decision);
+		this.lastFailure = result.failure;
+		this.token = nextToken(this.token, decision);
+		this.delay = { ms: decision.delayMs, reason: decision.delayReason, header: decision.delayHeader };
+		try {
+			await this.runtime.sleep(this.delay.ms, this.signal);
+		} catch {
+			// the sleeper rejects only when the signal aborts (see Runtime.sleep)
+			return this.cancelled();
+		}
+		return undefined;
+	}
+
+	/** Sends attempt n within its time limit, tells the gate how it went, and adds its record to the story. */
+	private async send(attempt: number, entry: Extract<GateEntry<T>, { go: true }> | undefined): Promise<AttemptResult<T>> {
+		const remaining = this.deadlineAt === undefined ? Infinity : this.deadlineAt - this.runtime.now();
+		const timeoutMs = Math.max(1, Math.min(this.policy.attemptTimeoutMs > 0 ? this.policy.attemptTimeoutMs : Infinity, remaining));
+		const startedAt = this.runtime.now();
+		const result = await runAttempt(this.attemptFn, attempt, Number.isFinite(timeoutMs) ? timeoutMs : 0, this.runtime, this.signal);
 		const record: AttemptRecord = {
 			attempt,
 			startedAt: new Date(startedAt).toISOString(),
-			durationMs: Math.max(0, runtime.now() - startedAt),
-			delayBeforeMs: delayBefore,
-			...(delayReason ? { delayReason } : {}),
-			...(delayHeader ? { delayHeader } : {}),
+			durationMs: Math.max(0, this.runtime.now() - startedAt),
+			delayBeforeMs: this.delay.ms,
+			...(this.delay.reason ? { delayReason: this.delay.reason } : {}),
+			...(this.delay.header ? { delayHeader: this.delay.header } : {}),
 			...(entry?.note ?? {}),
 		};
 		if (entry) await entry.done(result);
-		if (result.ok) {
-			if (result.status !== undefined) record.status = result.status;
-			if (result.statusText) record.statusText = result.statusText;
-			story.history.push(record);
-			const waited = story.history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
-			const summary = attempt === 1 && waited === 0 ? 'Succeeded on the first attempt' : `Succeeded on attempt ${attempt} of ${policy.maxAttempts} after waiting ${formatDuration(waited)}`;
-			return { ok: true, value: result.value, story: story.build('success', summary) };
-		}
-		const failure = result.failure;
-		if (failure.status !== undefined) record.status = failure.status;
-		if (failure.statusText) record.statusText = failure.statusText;
-		if (failure.code) record.errorCode = failure.code;
-		if (failure.kind !== 'status') record.error = failure.message;
-		story.history.push(record);
-		if (signal?.aborted) return cancelled();
-
-		const decision = decideAfterFailure(failure, token, decisionPolicy, runtime.now(), () => runtime.random());
-		if (!decision.retry) {
-			const extra: Partial<RetryStory> = {};
-			if (decision.serverDelay !== undefined) {
-				extra.retryAfterMs = decision.serverDelay.delayMs;
-				// A Date cannot pass 8.64e15 ms: a huge Retry-After must not throw a RangeError here.
-				extra.retryAt = new Date(Math.min(runtime.now() + decision.serverDelay.delayMs, 8.64e15)).toISOString();
-			}
-			return { ok: false, failure, story: story.build(decision.stop, stopSummary(decision.stop, decision.why, { attempts: story.history.length, elapsedMs: story.elapsed() }), extra) };
-		}
-		lastFailure = failure;
-		token = nextToken(token, decision);
-		delayBefore = decision.delayMs;
-		delayReason = decision.delayReason;
-		delayHeader = decision.delayHeader;
-		try {
-			await runtime.sleep(delayBefore, signal);
-		} catch {
-			// the sleeper rejects only when the signal aborts (see Runtime.sleep)
-			return cancelled();
-		}
+		this.story.history.push(withResult(record, result));
+		return result;
 	}
+
+	private succeeded(value: T, attempt: number): RetryOutcome<T> {
+		const waited = this.story.history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
+		const summary = attempt === 1 && waited === 0 ? 'Succeeded on the first attempt' : `Succeeded on attempt ${attempt} of ${this.policy.maxAttempts} after waiting ${formatDuration(waited)}`;
+		return { ok: true, value, story: this.story.build('success', summary) };
+	}
+
+	/** The decision stops the item after a failed attempt. */
+	private gaveUp(failure: AttemptFailure, decision: Extract<Decision, { retry: false }>): RetryOutcome<T> {
+		const extra: Partial<RetryStory> = {};
+		if (decision.serverDelay !== undefined) {
+			extra.retryAfterMs = decision.serverDelay.delayMs;
+			// A Date cannot pass 8.64e15 ms: a huge Retry-After must not throw a RangeError here.
+			extra.retryAt = new Date(Math.min(this.runtime.now() + decision.serverDelay.delayMs, 8.64e15)).toISOString();
+		}
+		const summary = stopSummary(decision.stop, decision.why, { attempts: this.story.history.length, elapsedMs: this.story.elapsed() });
+		return { ok: false, failure, story: this.story.build(decision.stop, summary, extra) };
+	}
+
+	private cancelled(): RetryOutcome<T> {
+		const failure: AttemptFailure = { kind: 'network', code: 'ECANCELED', message: 'the execution was canceled', reachedServer: 'maybe', transient: false };
+		return { ok: false, failure, story: this.story.build('canceled', `Canceled after ${this.story.history.length} attempt(s): the execution was canceled`) };
+	}
+
+	/** The gate said the next attempt cannot go in time: nothing more is sent. */
+	private stoppedAtGate(entry: Extract<GateEntry<T>, { go: false }>, stop: GateStop): RetryOutcome<T> {
+		// nothing was sent: the stop is the failure, with a code of its own for each reason
+		const failure: AttemptFailure = this.lastFailure ?? { kind: 'network', code: GATE_CODES[stop], message: entry.why, reachedServer: 'no', transient: true };
+		const extra: Partial<RetryStory> = entry.retryAt !== undefined ? { retryAfterMs: Math.max(0, entry.retryAt - this.runtime.now()), retryAt: new Date(Math.min(entry.retryAt, 8.64e15)).toISOString() } : {};
+		const n = this.story.history.length;
+		const summary = n === 0 ? `Not sent: ${entry.why}` : `Stopped after ${n} attempt${n === 1 ? '' : 's'}: ${entry.why}`;
+		return { ok: false, failure, story: this.story.build(stop, summary, extra) };
+	}
+}
+
+/** Attempts until success or a stop: each attempt through the gate, each failure judged by decideAfterFailure. */
+export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, gate?: AttemptGate<T>): Promise<RetryOutcome<T>> {
+	return new RetryRun(attemptFn, policy, runtime, signal, gate).run();
 }

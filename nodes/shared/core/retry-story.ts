@@ -9,7 +9,7 @@ export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
 /** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
 export type TrafficWaitReason = 'paused' | 'held' | 'concurrency' | 'rate' | 'budget';
 
-export interface TrafficNote {
+interface TrafficNote {
 	/** Time spent at the gate before this attempt went (0: none). */
 	waitedMs: number;
 	/** That time by reason: paused by the API, held during an outage, a slot, the pace, the budget. */
@@ -64,10 +64,4 @@ export function formatDuration(ms: number): string {
 	const minutes = Math.floor(Math.round(ms / 1000) / 60);
 	const seconds = Math.round(ms / 1000) % 60;
 	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
-}
-
-export function describeAttemptOutcome(record: AttemptRecord): string {
-	if (record.status !== undefined) return `response ${record.status}${record.statusText ? ` ${record.statusText}` : ''}`;
-	if (record.errorCode) return `error ${record.errorCode}`;
-	return `error ${record.error ?? 'unknown'}`;
 }

@@ -22,7 +22,7 @@ export class CancelledError extends Error {
 /** Longest delay setTimeout accepts; longer waits would fire at once. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-export function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {
+function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(new CancelledError());
 		const onAbort = () => {

@@ -4,21 +4,21 @@
  * node where an attempt's response is read, Backoff Delay where an item's failure is read), then the
  * engine's one decision (decide.ts) takes the classified failure. Pure: knows nothing of n8n.
  *
- * The README's table "What real APIs say" lists each signal with its source; test/unit/server-
- * signals.test.ts runs every row of it through this module and decide.ts.
+ * The README's table "What real APIs say" lists each signal with its source;
+ * test/unit/real-apis.test.ts runs every row of it through this module and decide.ts.
  */
 import { classifyStatus, type AttemptFailure, type ReachedServer, type StatusSet } from './classify';
 import { headerValues, rateLimitSpent, serverRequestedDelay, type HeaderBag, type ServerDelay } from './retry-after';
 
 /** A failed response as it was read: status, headers, and the body decoded (JSON as a value). */
-export interface ResponseFacts {
+interface ResponseFacts {
 	status: number;
 	statusText?: string;
 	headers?: HeaderBag;
 	body?: unknown;
 }
 
-export interface SignalOptions {
+interface SignalOptions {
 	/**
 	 * Obey Server Retry Hints: x-should-retry / Stripe-Should-Retry, waits and quota errors in a JSON
 	 * body, a 403 that is a rate limit, a 413 that says when to come back. Off: the status list alone
@@ -29,7 +29,7 @@ export interface SignalOptions {
 	readRateLimitHeaders: boolean;
 }
 
-export interface ResponseRules extends SignalOptions {
+interface ResponseRules extends SignalOptions {
 	retryOn: StatusSet;
 }
 
@@ -86,7 +86,7 @@ function millis(seconds: number): number {
 }
 
 /** x-should-retry (OpenAI, Anthropic) and Stripe-Should-Retry: exactly `true` or `false` (any case); other values say nothing. */
-export function readRetryHint(headers: HeaderBag | undefined): ServerSignals['hint'] {
+function readRetryHint(headers: HeaderBag | undefined): ServerSignals['hint'] {
 	let found: ServerSignals['hint'];
 	for (const name of HINT_HEADERS) {
 		for (const raw of headerValues(headers, name)) {

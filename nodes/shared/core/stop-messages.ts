@@ -17,7 +17,7 @@ export function describeFailure(failure: Pick<AttemptFailure, 'kind' | 'code' | 
 	return text === '' ? 'an unspecified failure' : `error ${text}`;
 }
 
-export interface StopFacts {
+interface StopFacts {
 	reason: StopReason;
 	/** The last failure, described. */
 	last: string;
@@ -64,7 +64,7 @@ export function whyStopped(facts: StopFacts): string {
 	}
 }
 
-export interface StopProgress {
+interface StopProgress {
 	attempts: number;
 	/** Time the item has taken; undefined where a node cannot know it (Backoff Delay). */
 	elapsedMs?: number;

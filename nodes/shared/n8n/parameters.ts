@@ -11,7 +11,7 @@ export function parameterError(ctx: IExecuteFunctions, i: number, parameter: str
 	});
 }
 
-export interface NumberLimits {
+interface NumberLimits {
 	integer?: boolean;
 	min?: number;
 	max?: number;

@@ -29,9 +29,9 @@ export const FALLBACK_STORE_DEFAULTS = Object.freeze({
 	timeoutMs: 2_000,
 });
 
-export type StateSource = 'redis' | 'memory' | 'memory-fallback';
+type StateSource = 'redis' | 'memory' | 'memory-fallback';
 
-export interface FallbackStateStoreOptions {
+interface FallbackStateStoreOptions {
 	/** Logged once per outage, e.g. n8n's `this.logger.warn`. */
 	warn: (message: string) => void;
 	/** Logged when the primary answers again after an outage. */

@@ -28,7 +28,7 @@ export const MEMORY_STORE_DEFAULTS = Object.freeze({
 	sweepIntervalMs: 60_000,
 });
 
-export interface MemoryStateStoreOptions {
+interface MemoryStateStoreOptions {
 	/** Most keys (APIs) kept. */
 	maxKeys?: number;
 	/** At most one full pass for idle keys per this much time (of the callers' clock). */

@@ -52,9 +52,9 @@ export interface BreakerParams {
 	probeTimeoutMs?: number;
 }
 
-export type BreakerState = 'closed' | 'open' | 'half-open';
+type BreakerState = 'closed' | 'open' | 'half-open';
 
-export interface BreakerSnapshot {
+interface BreakerSnapshot {
 	state: BreakerState;
 	/** When an open breaker lets a probe through (epoch ms). */
 	openUntil?: number;
@@ -117,7 +117,7 @@ export const HOLD_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
 	maxBreakMs: 30_000,
 });
 
-export interface BreakerStep<T> {
+interface BreakerStep<T> {
 	data: BreakerData;
 	result: T;
 }

@@ -39,7 +39,7 @@ export interface BudgetSnapshot {
 	windowMs: number;
 }
 
-export interface BudgetVerdict {
+interface BudgetVerdict {
 	allowed: boolean;
 	snapshot: BudgetSnapshot;
 }
@@ -87,7 +87,7 @@ export const BUDGET_DEFAULTS: Readonly<BudgetParams> = Object.freeze({
 	windowMs: 60_000,
 });
 
-export interface BudgetStep<T> {
+interface BudgetStep<T> {
 	data: BudgetData;
 	result: T;
 }

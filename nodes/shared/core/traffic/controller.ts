@@ -38,7 +38,7 @@ export interface TrafficParams {
 }
 
 /** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
-export type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
 
 export interface TrafficData {
 	window: WindowData;
@@ -121,7 +121,7 @@ const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
 
-export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
+function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
 	return { window: freshWindow(params.window), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: nowMs };
 }
 

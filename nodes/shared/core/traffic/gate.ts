@@ -29,7 +29,7 @@ export interface GateContext {
 	onEvents?: (events: TrafficEvent[]) => void;
 }
 
-export interface GateLimits {
+interface GateLimits {
 	/** No request may start at or after this (epoch ms); undefined: no deadline. */
 	deadlineAt?: number;
 	/** The longest server-requested wait the item accepts. */
@@ -37,7 +37,7 @@ export interface GateLimits {
 }
 
 /** How long the request waited, by reason (ms). */
-export type Waits = Partial<Record<WaitReason, number>>;
+type Waits = Partial<Record<WaitReason, number>>;
 
 export type GateResult =
 	| { go: true; probe: boolean; waitedMs: number; waits: Waits; admission: Extract<Admission, { go: true }> }

@@ -16,7 +16,7 @@
  */
 import { normalizeHeaders, parseResetValue, type HeaderBag } from '../retry-after';
 
-export interface Quota {
+interface Quota {
 	remaining: number;
 	/** Until the count resets (ms from now). */
 	resetMs: number;

@@ -32,7 +32,7 @@
 const HISTORY_BUCKET_MS = 100;
 const HISTORY_BUCKETS = 10;
 
-export const RATE_LEARNING = Object.freeze({
+const RATE_LEARNING = Object.freeze({
 	/** Of the successes the API accepted in the second before a throttle. */
 	backoff: 0.9,
 	/**
@@ -66,7 +66,7 @@ export interface RateData {
 	quota?: Quota;
 }
 
-export interface Quota {
+interface Quota {
 	/** Requests the server still accepts until resetAt, less those in flight when it said so (<= 0: spent). */
 	remaining: number;
 	resetAt: number;

@@ -30,7 +30,7 @@ export function clampWindowMs(windowMs: number): number {
 	return Math.min(windowMs, MAX_WINDOW_MS);
 }
 
-export function bucketNumber(nowMs: number, windowMs: number): number {
+function bucketNumber(nowMs: number, windowMs: number): number {
 	return Math.floor((nowMs * WINDOW_BUCKETS) / windowMs);
 }
 

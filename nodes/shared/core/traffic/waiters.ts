@@ -40,11 +40,6 @@ export class Waiters {
 		const queue = this.queues.get(key);
 		for (let i = 0; i < count && queue && queue.length > 0; i++) queue[0]();
 	}
-
-	/** Requests waiting for `key` in this process. */
-	waiting(key: string): number {
-		return this.queues.get(key)?.length ?? 0;
-	}
 }
 
 const processWaiters = new Waiters();
