@@ -49,3 +49,5 @@ for (const file of roots.flatMap(files)) {
 const long = found.filter((f) => f.lines > max).sort((a, b) => b.lines - a.lines);
 for (const f of long) console.log(`${String(f.lines).padStart(4)}  ${f.file}:${f.line}  ${f.name}`);
 console.log(`${long.length} function(s) over ${max} lines`);
+// a check (npm run lint): a function longer than a screen fails it
+process.exitCode = long.length > 0 ? 1 : 0;

@@ -25,7 +25,7 @@ import { executeResilientHttpRequest } from './execute';
  * Authentication too, and a node set to None would offer no way to choose a credential at all.
  * n8n-core reads both forms alike when it checks a credential against the node.
  */
-export function genericCredential(name: GenericAuthType): INodeCredentialDescription {
+function genericCredential(name: GenericAuthType): INodeCredentialDescription {
 	return { name, required: true, displayOptions: { show: { genericAuthType: [name] }, hide: { authentication: otherThan('genericCredentialType') } } };
 }
 
@@ -37,7 +37,7 @@ export function genericCredential(name: GenericAuthType): INodeCredentialDescrip
  * searchable list; its chosen type gets a picker of its own (checked in n8n 2.41.1's editor:
  * test/e2e/drop-in.e2e.mjs).
  */
-export function predefinedCredential(name: string): INodeCredentialDescription {
+function predefinedCredential(name: string): INodeCredentialDescription {
 	return { name, required: true, displayOptions: { show: { nodeCredentialType: [name] }, hide: { authentication: otherThan('predefinedCredentialType') } } };
 }
 

@@ -20,7 +20,7 @@ export function predefinedType(name: string): PredefinedCredentialType | undefin
 }
 
 /** What the node's parameters choose: no credential, or a credential type (generic or predefined). */
-type AuthSelection = { authentication: 'none' } | { authentication: 'genericCredentialType'; type: GenericAuthType } | { authentication: 'predefinedCredentialType'; type: PredefinedCredentialType };
+export type AuthSelection = { authentication: 'none' } | { authentication: 'genericCredentialType'; type: GenericAuthType } | { authentication: 'predefinedCredentialType'; type: PredefinedCredentialType };
 
 export type AuthPlan =
 	| { kind: 'none' }

@@ -64,7 +64,7 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
  * (v4 sets each field with lodash's `set`). A name with a key that could reach an object's
  * prototype is kept as it is (json-path.ts, the grammar of every path parameter).
  */
-export function setByPath(target: IDataObject, name: string, value: unknown): void {
+function setByPath(target: IDataObject, name: string, value: unknown): void {
 	setPath(target, name, value);
 }
 

@@ -19,7 +19,7 @@ function bodyForConsole(body: RequestSpec['body']): string | undefined {
 	return body.length > BODY_CHARS ? `${body.slice(0, BODY_CHARS)}…` : body;
 }
 
-export type ConsoleReporter = (spec: RequestSpec, attempt: number, result: AttemptResult<unknown>) => Promise<void>;
+type ConsoleReporter = (spec: RequestSpec, attempt: number, result: AttemptResult<unknown>) => Promise<void>;
 
 /** The reporter of an item in a manual execution, or undefined in any other mode (nothing to show). */
 export function consoleReporter(ctx: IExecuteFunctions, scope: ItemScope): ConsoleReporter | undefined {

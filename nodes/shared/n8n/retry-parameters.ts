@@ -128,14 +128,14 @@ function readDecisionPolicy(ctx: IExecuteFunctions, i: number, raw: RawRetryPara
 }
 
 /** What the two nodes share of a retry configuration: the decision policy and how a failure is classified. */
-export interface SharedRetryParameters {
+interface SharedRetryParameters {
 	policy: Omit<DecisionPolicy, 'safety'>;
 	retryOn: StatusSet;
 	obeyServerHints: boolean;
 }
 
 /** Where a node keeps the shared parameters, and its own defaults for those whose default differs. */
-export interface SharedRetrySource {
+interface SharedRetrySource {
 	/** The collection (already read) that holds Jitter, Base Delay, Max Delay, the deadlines and Obey Server Retry Hints. */
 	collection: IDataObject;
 	totalDeadlineMs: number;
