@@ -84,8 +84,8 @@ describe('Fields to Hash', () => {
 	it.each<[unknown, string]>([
 		['', 'is empty: list the fields that identify the request, separated by commas'],
 		[' , ', 'is empty: list the fields that identify the request, separated by commas'],
-		['a..b', 'has an invalid field path "a..b": use dot notation such as customer.email'],
-		['.a', 'has an invalid field path ".a": use dot notation such as customer.email'],
+		['a..b', 'has an invalid field path "a..b": write a path such as customer.email or lines[0].sku'],
+		['.a', 'has an invalid field path ".a": write a path such as customer.email or lines[0].sku'],
 		[42, 'must be text (field names separated by commas), got number'],
 		[null, 'must be text (field names separated by commas), got null'],
 	])('%j is rejected: %s', (text, problem) => {
@@ -107,7 +107,7 @@ describe('Fields to Hash', () => {
 		if (!('fields' in parsed)) throw new Error(parsed.problem);
 		expect(fieldValues(json, parsed.fields)).toEqual({ values: { 'items[0].id': 'A-1', 'meta["x.y"]': 5 } });
 		expect(fieldValues({ items: [] }, ['items[0].id'])).toEqual({ missing: 'items[0].id', empty: false });
-		expect(parseFieldList('items[].id')).toEqual({ problem: 'has an invalid field path "items[].id": use dot notation such as customer.email' });
+		expect(parseFieldList('items[].id')).toEqual({ problem: 'has an invalid field path "items[].id": write a path such as customer.email or lines[0].sku' });
 	});
 
 	it('dotted paths give the key they always gave: pinned with the code before the paths had one grammar', () => {

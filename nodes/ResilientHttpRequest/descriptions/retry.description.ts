@@ -60,7 +60,7 @@ export const retryProperties: INodeProperties[] = [
 		required: true,
 		placeholder: 'e.g. orderId, customer.email',
 		displayOptions: { show: { idempotencyKeyMode: ['generate'], generatedKeyBasis: ['fields'] } },
-		description: 'Comma-separated; dot notation for nested fields. Every item must have them. List what tells two requests apart: items with the same values get the same key.',
+		description: 'Comma-separated paths, such as orderId, customer.email or lines[0].sku. Every item must have them. List what tells two requests apart: items with the same values get the same key.',
 	},
 	{
 		displayName:

@@ -91,7 +91,7 @@ export function parseFieldList(text: unknown): { fields: string[] } | { problem:
 	const fields = [...new Set(text.split(',').map((f) => f.trim()).filter((f) => f !== ''))].sort();
 	if (fields.length === 0) return { problem: 'is empty: list the fields that identify the request, separated by commas' };
 	const bad = fields.find((f) => parsePath(f).some((key) => key === ''));
-	if (bad !== undefined) return { problem: `has an invalid field path "${bad}": use dot notation such as customer.email` };
+	if (bad !== undefined) return { problem: `has an invalid field path "${bad}": write a path such as customer.email or lines[0].sku` };
 	return { fields };
 }
 
