@@ -180,7 +180,7 @@ export function migrateWorkflow(workflow: Json & { nodes: WorkflowNode[] }): Mig
 	});
 	const migratedAny = reports.some((r) => r.action === 'migrated');
 	const notes = migratedAny
-		? ['each item a migrated node outputs carries its retry story in the field _retry (Retry Story Field; empty it to keep the items as before)']
+		? ['the success items of a migrated node are as HTTP Request gives them; an item that fails carries its retry story in error._retry, and the output panel says how many items needed retries (Retry Options > Retry Story: On Every Item puts the story on every item)']
 		: [];
 	return { workflow: { ...workflow, nodes }, nodes: reports, notes };
 }

@@ -13,6 +13,7 @@ import { readItemConfig, type RunSettings } from './config/item-config';
 import { itemScope, type ItemScope } from './config/item-scope';
 import { readScheduleSettings } from './config/schedule-settings';
 import { itemResult } from './output/item-results';
+import { RetryTally } from './output/retry-tally';
 import { settleThrown } from './output/thrown-errors';
 import { paginateItem } from './pagination/paginate-item';
 import { selectStateStore } from './traffic/state-store';
@@ -28,7 +29,7 @@ async function processItem(ctx: IExecuteFunctions, scope: ItemScope, run: RunSet
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
 	const signal = ctx.getExecutionCancelSignal?.();
-	const sending: SendContext = { runtime, store: await selectStateStore(ctx, memoryStore), signal };
+	const sending: SendContext = { runtime, store: await selectStateStore(ctx, memoryStore), signal, tally: new RetryTally() };
 	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
 	const run: RunSettings = { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(ctx) };
 	const results: INodeExecutionData[][] = new Array(items.length);
@@ -47,6 +48,7 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 		}
 	});
 
+	sending.tally.report(ctx, items.length);
 	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was canceled');
 	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
 	return [results.flat()];

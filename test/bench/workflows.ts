@@ -9,7 +9,7 @@ import { systemRuntime, type Runtime } from '../../nodes/shared/core/runtime';
 import type { StateStore } from '../../nodes/shared/core/traffic/store';
 import { runWorkflow, type WorkflowJson, type WorkflowRunResult } from '../engine/harness';
 import { seededRandom } from '../engine/virtual-runtime';
-import { itemsSource, ITEMS_SOURCE, RESILIENT_HTTP } from '../engine/workflow-builders';
+import { itemsSource, ITEMS_SOURCE, RESILIENT_HTTP, withStoryOnEveryItem } from '../engine/workflow-builders';
 
 /** Retry On Fail as n8n's node settings hold it; n8n allows at most 5 tries and 5000 ms. */
 export interface RetryOnFail {
@@ -56,7 +56,8 @@ export function coreHttp(url: string, retry: RetryOnFail | undefined, method = '
  * error like the core node above; `onError` lets failed items go on (to count who succeeded).
  */
 export function resilientHttp(url: string, parameters: IDataObject = {}, onError?: INode['onError']): INode {
-	return { id: 'h', name: 'HTTP', type: RESILIENT_HTTP, typeVersion: 1, position: [200, 0], parameters: { url, ...parameters } as INode['parameters'], ...(onError ? { onError } : {}) };
+	// the scenarios read each item's story (waits, attempts): Retry Story On Every Item, as before it became a choice
+	return { id: 'h', name: 'HTTP', type: RESILIENT_HTTP, typeVersion: 1, position: [200, 0], parameters: withStoryOnEveryItem({ url, ...parameters }) as INode['parameters'], ...(onError ? { onError } : {}) };
 }
 
 export function benchWorkflow(id: string, http: INode): WorkflowJson {

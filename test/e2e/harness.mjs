@@ -258,6 +258,8 @@ export function nodeResults(output) {
 			error: run?.error,
 			items: all[0] ?? [],
 			all,
+			// the notes on the node's output panel (addExecutionHints)
+			hints: run?.hints ?? [],
 			runs: runs.length,
 			perRun: runs.map((r) => ({ status: r?.executionStatus, error: r?.error, all: outputs(r), startTime: r?.startTime })),
 		};

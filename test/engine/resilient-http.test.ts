@@ -182,3 +182,41 @@ describe('Resilient HTTP Request in n8n-core', () => {
 		expect(upstream.requests).toHaveLength(2);
 	});
 });
+
+describe('Retry Story at its default (On Failed Items)', () => {
+	/** The workflow at the node's defaults: without the On Every Item the other tests set. */
+	const atDefaults = (parameters: IDataObject, options: Parameters<typeof httpWorkflow>[1] = {}) => {
+		const workflow = httpWorkflow(parameters, options);
+		const http = workflow.nodes.find((node) => node.name === 'HTTP')!;
+		delete (http.parameters.retryOptions as IDataObject).retryStory;
+		return workflow;
+	};
+
+	it('leaves a success item as HTTP Request gives it, and tells of the retries on the output panel and in the log', async () => {
+		const upstream = await server((req) => (req.url?.includes('flaky') && upstream.requests.filter((r) => r.url === req.url).length < 3 ? { status: 503, body: {} } : { status: 200, body: { ok: true } }));
+		const run = await runHttp(atDefaults({ url: `={{ '${upstream.url}/' + $json.path }}` }), [{ json: { path: 'flaky-1' } }, { json: { path: 'fine' } }, { json: { path: 'flaky-2' } }], createVirtualRuntime());
+
+		expect(run.status).toBe('success');
+		expect(run.jsonOf('HTTP')).toEqual([{ ok: true }, { ok: true }, { ok: true }]);
+		expect(run.taskOf('HTTP').hints).toEqual([expect.objectContaining({ message: expect.stringMatching(/^2 of 3 items needed retries \(4 retries in all\)/), location: 'outputPane' })]);
+	});
+
+	it('adds no hint when no item needed a retry', async () => {
+		const upstream = await server(() => ({ status: 200, body: { ok: true } }));
+		const run = await runHttp(atDefaults({ url: `${upstream.url}/x` }), [{ json: {} }], createVirtualRuntime());
+		expect(run.jsonOf('HTTP')).toEqual([{ ok: true }]);
+		expect(run.taskOf('HTTP').hints ?? []).toEqual([]);
+	});
+
+	it('puts the story on a failed item, and Off puts it nowhere', async () => {
+		const upstream = await server(() => ({ status: 503, body: { error: 'down' } }));
+		const failed = await runHttp(atDefaults({ url: `${upstream.url}/x`, maxAttempts: 2 }, { onError: 'continueErrorOutput' }), [{ json: {} }], createVirtualRuntime());
+		const [errorItem] = failed.jsonOf('HTTP', 1);
+		expect(story(errorItem)).toMatchObject({ attempts: 2, stoppedBecause: 'attempts-exhausted' });
+
+		const off = await runHttp(httpWorkflow({ url: `${upstream.url}/y`, maxAttempts: 2, retryOptions: { retryStory: 'off' } }, { onError: 'continueErrorOutput' }), [{ json: {} }], createVirtualRuntime());
+		const [quiet] = off.jsonOf('HTTP', 1);
+		expect((quiet.error as IDataObject)._retry).toBeUndefined();
+		expect(quiet.error).toMatchObject({ reason: 'attempts-exhausted' });
+	});
+});

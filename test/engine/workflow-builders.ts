@@ -36,6 +36,16 @@ export interface HttpNodeOptions {
 	credentials?: INode['credentials'];
 }
 
+/**
+ * The node's parameters with Retry Story On Every Item, unless the test sets it: these tests read
+ * what happened to an item in its story, which the default writes on failed items only (the
+ * default itself is tested where it is the subject: resilient-http.test.ts, the differential suite).
+ */
+export function withStoryOnEveryItem(parameters: IDataObject): IDataObject {
+	const retryOptions = (parameters.retryOptions ?? {}) as IDataObject;
+	return { ...parameters, retryOptions: { retryStory: 'everyItem', ...retryOptions } };
+}
+
 /** Start -> Items -> HTTP -> OK (output 0) / Failed (output 1, when the error output is on). */
 export function httpWorkflow(parameters: IDataObject, options: HttpNodeOptions = {}): WorkflowJson {
 	const http: INode = {
@@ -44,7 +54,7 @@ export function httpWorkflow(parameters: IDataObject, options: HttpNodeOptions =
 		type: RESILIENT_HTTP,
 		typeVersion: 1,
 		position: [200, 0],
-		parameters: parameters as INode['parameters'],
+		parameters: withStoryOnEveryItem(parameters) as INode['parameters'],
 		...(options.onError ? { onError: options.onError } : {}),
 		...(options.credentials ? { credentials: options.credentials } : {}),
 	};
@@ -82,7 +92,7 @@ export const BACKOFF_DELAY = 'n8n-nodes-resilient-http.backoffDelay';
 /** A request node for loops: ours with one attempt (the loop retries), or n8n's HTTP Request v4.2. */
 export function requestNode(kind: 'resilient' | 'core', parameters: IDataObject): INode {
 	return kind === 'resilient'
-		? { id: 'http', name: 'HTTP', type: RESILIENT_HTTP, typeVersion: 1, position: [200, 0], parameters: { maxAttempts: 1, ...parameters } as INode['parameters'], onError: 'continueErrorOutput' }
+		? { id: 'http', name: 'HTTP', type: RESILIENT_HTTP, typeVersion: 1, position: [200, 0], parameters: withStoryOnEveryItem({ maxAttempts: 1, ...parameters }) as INode['parameters'], onError: 'continueErrorOutput' }
 		: { id: 'http', name: 'HTTP', type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [200, 0], parameters: { method: 'GET', options: {}, ...parameters } as INode['parameters'], onError: 'continueErrorOutput' };
 }
 

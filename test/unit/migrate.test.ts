@@ -31,7 +31,7 @@ describe('migrateWorkflow', () => {
 		// the rest of the workflow is untouched
 		expect({ ...result.workflow, nodes: undefined }).toEqual({ ...workflowOf(node), nodes: undefined });
 		expect(result.workflow.nodes[0]).toEqual(workflowOf(node).nodes[0]);
-		expect(result.notes).toEqual(['each item a migrated node outputs carries its retry story in the field _retry (Retry Story Field; empty it to keep the items as before)']);
+		expect(result.notes).toEqual(['the success items of a migrated node are as HTTP Request gives them; an item that fails carries its retry story in error._retry, and the output panel says how many items needed retries (Retry Options > Retry Story: On Every Item puts the story on every item)']);
 	});
 
 	it.each([
@@ -215,7 +215,7 @@ describe('migrate files', () => {
 				'      ! each attempt is bounded by Attempt Timeout (30 s) where HTTP Request waited up to 5 minutes for an answer: raise it for slow APIs (LLMs, reports)',
 				'    "Odd": kept as it is',
 				'      - the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)',
-				'    ! each item a migrated node outputs carries its retry story in the field _retry (Retry Story Field; empty it to keep the items as before)',
+				'    ! the success items of a migrated node are as HTTP Request gives them; an item that fails carries its retry story in error._retry, and the output panel says how many items needed retries (Retry Options > Retry Story: On Every Item puts the story on every item)',
 			].join('\n'),
 		);
 		expect(run('migrate', source)).toBe(1);

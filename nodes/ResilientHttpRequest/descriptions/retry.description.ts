@@ -133,11 +133,23 @@ export const retryProperties: INodeProperties[] = [
 				description: 'Whether to retry POST and PATCH without an idempotency key. Only for APIs that tolerate duplicates: a retried payment may be charged twice.',
 			},
 			{
+				displayName: 'Retry Story',
+				name: 'retryStory',
+				type: 'options',
+				options: [
+					{ name: 'On Failed Items', value: 'failedItems', description: 'Failed items carry their story; a success item is exactly HTTP Request\'s' },
+					{ name: 'On Every Item', value: 'everyItem', description: 'Every item carries its story, successes included' },
+					{ name: 'Off', value: 'off', description: 'No item carries a story (the output panel\'s hint and the logs still tell of retries)' },
+				],
+				default: RETRY_DEFAULTS.story,
+				description: 'Which items carry the retry story (attempts, waits, why it stopped) in Retry Story Field',
+			},
+			{
 				displayName: 'Retry Story Field',
 				name: 'retryStoryField',
 				type: 'string',
 				default: RETRY_DEFAULTS.storyField,
-				description: 'Field that receives the retry story of each item (attempts, delays, why it stopped). Empty: no story.',
+				description: 'Field that receives the retry story of the items Retry Story names. Empty: no story.',
 			},
 			totalDeadlineProperty(
 				RETRY_DEFAULTS.totalDeadlineMs,

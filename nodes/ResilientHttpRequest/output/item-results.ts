@@ -61,7 +61,7 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, { failure,
 	});
 	// NodeApiError swaps messages that mention common error codes for generic texts; ours says more
 	nodeError.message = story.summary;
-	if (settings.storyField) details[settings.storyField] = story as unknown as IDataObject;
+	if (settings.failureStoryField) details[settings.failureStoryField] = story as unknown as IDataObject;
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
 	throw new ItemFailedError(nodeError);
 }

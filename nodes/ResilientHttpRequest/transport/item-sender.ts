@@ -13,6 +13,7 @@ import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { errorBodyValue } from '../output/error-output';
+import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
 import { createTrafficGate } from '../traffic/traffic-gate';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
@@ -22,6 +23,8 @@ export interface SendContext {
 	runtime: Runtime;
 	store: StateStore;
 	signal: AbortSignal | undefined;
+	/** Counts the retries of the run's items, for the output panel's hint. */
+	tally: RetryTally;
 }
 
 export type ItemSender = (request: RequestSpec) => Promise<RetryOutcome<HttpResponse>>;
@@ -46,7 +49,7 @@ async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config:
 	return { ok: false, failure: { ...failure, headers: response.headers, body: response.body } };
 }
 
-export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { runtime, store, signal }: SendContext): ItemSender {
+export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { runtime, store, signal, tally }: SendContext): ItemSender {
 	const { retry, idempotency } = config;
 	const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders });
 	const toConsole = consoleReporter(ctx, scope);
@@ -59,6 +62,8 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 		// a page carries its own key (<key>-page-<n>): the policy takes the key the request goes out with
 		const key = headerValue(request.headers, idempotency.header);
 		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}) };
-		return await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
+		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
+		tally.add(scope.index, outcome.story);
+		return outcome;
 	};
 }

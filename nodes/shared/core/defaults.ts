@@ -1,4 +1,10 @@
 /**
+ * Which items carry the retry story: the items whose request failed (the error output, Continue,
+ * the thrown error's description), every item, or none.
+ */
+export type RetryStoryPlacement = 'failedItems' | 'everyItem' | 'off';
+
+/**
  * Every default of the retry policy, in one place (as Polly keeps them in RetryConstants).
  * The README justifies each against got, undici, Polly and the AWS SDKs.
  */
@@ -21,6 +27,8 @@ export const RETRY_DEFAULTS = {
 	obeyServerHints: true,
 	idempotencyHeader: 'Idempotency-Key',
 	storyField: '_retry',
+	/** Where the story goes: only on failed items, so a success item is HTTP Request's (see RetryStoryPlacement). */
+	story: 'failedItems' as RetryStoryPlacement,
 } as const;
 
 /** Hard limits that keep parameters sane whatever the user types. */

@@ -16,12 +16,6 @@ const ITEM_JSON = /^outputs\[\d+\]\[\d+\]\.json\./;
 
 export const DEVIATIONS: readonly Deviation[] = [
 	{
-		name: 'retry-story',
-		reason:
-			'The node adds its retry story (`_retry`: attempts, history, summary) to every success item. Issue 21 makes it a choice (Retry Story: On Failed Items by default), after which this deviation goes.',
-		matches: (d) => ITEM_JSON.test(d.path) && /\.json\._retry(\.|$|\[)/.test(d.path) && d.reference === undefined,
-	},
-	{
 		name: 'error-additions',
 		reason:
 			"An error item carries what this node adds beside HTTP Request's fields: the retry story (`_retry`), the reason it stopped, when the server allows another try (retryAt, retryAfterMs), the idempotency key and, for pagination, the pages fetched and where to resume (issue 21, point 3). Only the additions are explained: a field HTTP Request has and this node lacks, or fills otherwise, stays unexplained.",
