@@ -61,7 +61,7 @@ test("the README's install lines install the tarball into ~/.n8n/nodes, and n8n 
 		name: 'installed from the tarball',
 		nodes: [
 			{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'n2', name: 'Call', type: `${PACKAGE_NAME}.resilientHttpRequest`, typeVersion: 1, position: [300, 0], parameters: { url: `${upstream.url}/fail/1/installed`, retryOptions: { baseDelay: 10, maxDelay: 20 } } },
+			{ id: 'n2', name: 'Call', type: `${PACKAGE_NAME}.resilientHttpRequest`, typeVersion: 1, position: [300, 0], parameters: { url: `${upstream.url}/fail/1/installed`, retryOptions: { baseDelay: 10, maxDelay: 20, retryStory: 'everyItem' } } },
 		],
 		connections: { Start: { main: [[{ node: 'Call', type: 'main', index: 0 }]] } },
 		settings: {},

@@ -40,7 +40,7 @@ function resilientLoop(apiUrl) {
 		name: 'E2E pages: Resilient HTTP Request in a Backoff Delay loop',
 		nodes: [
 			{ id: 'pl-t', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'pl-h', name: 'All pages', type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1, position: [200, 0], onError: 'continueErrorOutput', parameters: { url: `${apiUrl}/pages/loop`, maxAttempts: 2, retryOptions: { baseDelay: 200 }, options: PAGINATION } },
+			{ id: 'pl-h', name: 'All pages', type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1, position: [200, 0], onError: 'continueErrorOutput', parameters: { url: `${apiUrl}/pages/loop`, maxAttempts: 2, retryOptions: { baseDelay: 200, retryStory: 'everyItem' }, options: PAGINATION } },
 			{ id: 'pl-b', name: 'Backoff Delay', type: 'n8n-nodes-resilient-http.backoffDelay', typeVersion: 1, position: [400, 200], parameters: { maxAttempts: 4, options: { baseDelay: 500, maxDelay: 2000 } } },
 			{ id: 'pl-d', name: 'Done', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 0], parameters: {} },
 			{ id: 'pl-g', name: 'Gave up', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, 200], parameters: {} },

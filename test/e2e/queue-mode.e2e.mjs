@@ -94,8 +94,9 @@ function branch(slug, y, upstreamUrl) {
 				position: [240, y],
 				onError: 'continueErrorOutput',
 				...(STATE === 'redis' ? { credentials: { resilientHttpRedis: CREDENTIAL } } : {}),
-				// the defaults otherwise: Max Attempts 5, Hold During Outages on, budget on
-				parameters: { method: 'GET', url: `=${upstreamUrl}/${slug}/{{ $json.body.key }}`, stateStore: STATE, options: {} },
+				// the defaults otherwise: Max Attempts 5, Hold During Outages on, budget on; the story on
+				// every item, which the test reads
+				parameters: { method: 'GET', url: `=${upstreamUrl}/${slug}/{{ $json.body.key }}`, stateStore: STATE, retryOptions: { retryStory: 'everyItem' }, options: {} },
 			},
 			{ id: `${slug}-0000-4000-8000-000000000003`, name: `Succeeded ${slug}`, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, y - 100], parameters: {} },
 			{ id: `${slug}-0000-4000-8000-000000000004`, name: `Failed ${slug}`, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [480, y + 100], parameters: {} },

@@ -17,7 +17,8 @@ const node = (name, y, parameters) => ({
 	typeVersion: 1,
 	position: [240, y],
 	onError: 'continueErrorOutput',
-	parameters,
+	// the test reads each success item's story: Retry Story On Every Item
+	parameters: { ...parameters, retryOptions: { retryStory: 'everyItem', ...parameters.retryOptions } },
 });
 
 test('HTTP-date Retry-After obeyed, a hanging server timed out per attempt, a long outage bounded', async () => {
