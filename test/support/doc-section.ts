@@ -72,16 +72,25 @@ export function findDocSection(name: string, files = docFiles()): { file: string
  * With UPDATE_README=1 writes `markdown` into the section, in the page that holds it; otherwise
  * throws unless that page already holds exactly it.
  */
-export function expectDocSection(name: string, markdown: string, files = docFiles()): void {
+/** How a section is brought up to date: whether to write it now, and the command that does. */
+export interface SectionUpdate {
+	update: boolean;
+	command: string;
+}
+
+/** The README sections' way, read when a test asks (a test may set UPDATE_README itself). */
+const readmeUpdate = (): SectionUpdate => ({ update: process.env.UPDATE_README === '1', command: 'npm run readme:tested' });
+
+export function expectDocSection(name: string, markdown: string, files = docFiles(), how: SectionUpdate = readmeUpdate()): void {
 	const { file, text } = findDocSection(name, files);
 	const page = path.relative(REPO_ROOT, file);
-	if (process.env.UPDATE_README === '1') {
+	if (how.update) {
 		writeFileSync(file, replaceDocSection(text, name, markdown, page));
 		return;
 	}
 	const current = readDocSection(name, text);
 	if (current === undefined) throw new Error(`${page} has a broken section "${name}": it needs both markers, BEGIN before END (${begin(name)} ... ${end(name)})`);
 	if (current !== markdown.trim()) {
-		throw new Error(`${page} section "${name}" is out of date with the tests: run \`npm run readme:tested\` and commit ${page}`);
+		throw new Error(`${page} section "${name}" is out of date with the tests: run \`${how.command}\` and commit ${page}`);
 	}
 }

@@ -12,8 +12,6 @@ export interface Deviation {
 	matches(difference: Difference, c: DiffCase): boolean;
 }
 
-const ITEM_JSON = /^outputs\[\d+\]\[\d+\]\.json\./;
-
 export const DEVIATIONS: readonly Deviation[] = [
 	{
 		name: 'error-additions',

@@ -14,6 +14,8 @@ import { CASES } from './cases';
 import { DEVIATIONS, judge, type Judgement } from './deviations';
 import { caseId, runCase, type DiffCase, type Difference } from './harness';
 import { startDiffServer, type DiffServer } from './server';
+import { parityMarkdown } from './parity-table';
+import { docFiles, expectDocSection } from '../../support/doc-section';
 
 const RESULTS_FILE = path.join(__dirname, 'results.json');
 const REPORT_FILE = path.join(__dirname, 'report.local.json');
@@ -123,6 +125,8 @@ describe('differential: Resilient HTTP Request against n8n HTTP Request 4.0-4.4'
 				}
 				if (committed !== text) throw new Error(`${path.relative(process.cwd(), RESULTS_FILE)} is out of date with the differential suite: run \`UPDATE_PARITY=1 npx jest test/engine/differential\` and commit it`);
 			}
+			// the tables of docs/parity.md, from these results only
+			expectDocSection('parity', parityMarkdown(file), docFiles(), { update: process.env.UPDATE_PARITY === '1', command: 'UPDATE_PARITY=1 npx jest test/engine/differential' });
 		}
 		if (process.env.DIFFERENTIAL_STRICT === '1') {
 			expect(done.filter((r) => r.verdict === 'different').map((r) => `${r.group}/${r.name}: ${r.paths.join(', ')}`)).toEqual([]);
