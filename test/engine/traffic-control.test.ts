@@ -79,6 +79,33 @@ describe('the API asks everyone to wait', () => {
 		expect(String(errorOf(failed[1]).message)).toMatch(/^Not sent: The API paused all requests: for 2 min .*it asked to wait \(retry-after\).*more than Max Server-Requested Delay \(1 min\)/);
 	});
 
+	it("a daily limit without a reset time (HubSpot's DAILY 429) is probed after a minute, and the API is used again as soon as a probe gets through", async () => {
+		let quotaBack = false;
+		const api = await server(() => (quotaBack ? { status: 200, body: { ok: true } } : { status: 429, body: { status: 'error', message: 'You have reached your daily limit.', policyName: 'DAILY' } }));
+		const wf = httpWorkflow({ url: `${api.url}/crm`, maxAttempts: 1 }, { onError: 'continueErrorOutput' });
+		const runtime = createVirtualRuntime();
+		const store = new MemoryStateStore();
+		const first = await runHttp(wf, items(1), runtime, { store });
+		expect(first.jsonOf('HTTP', 1).map((f) => errorOf(f).reason)).toEqual(['attempts-exhausted']);
+		const limitedAt = runtime.now();
+		// the quota comes back 20 s later; a call 30 s after the 429 waits for the probe, due a minute
+		// after it (within Max Server-Requested Delay), instead of being refused for a day
+		runtime.advance(20_000);
+		quotaBack = true;
+		runtime.advance(10_000);
+		const probe = await runHttp(wf, items(1), runtime, { store });
+		expect(probe.jsonOf('HTTP')).toEqual([expect.objectContaining({ ok: true })]);
+		expect(api.requests).toHaveLength(2);
+		expect(runtime.now() - limitedAt).toBeGreaterThanOrEqual(60_000);
+		// the probe got through: the pause is over, the next items go at once
+		const after = runtime.now();
+		const later = await runHttp(wf, items(3), runtime, { store });
+		expect(later.jsonOf('HTTP')).toHaveLength(3);
+		expect(later.jsonOf('HTTP', 1)).toEqual([]);
+		expect(api.requests).toHaveLength(5);
+		expect(runtime.now() - after).toBeLessThan(1000);
+	});
+
 	it('a spent quota advertised on successes pauses until the reset: no 429 at all', async () => {
 		// a limit of 5 requests per 300 ms window, advertised on every answer
 		let windowStart = Date.now();

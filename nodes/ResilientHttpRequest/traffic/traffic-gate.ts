@@ -42,7 +42,7 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 		outageFailure: failure.transient && (failure.kind !== 'status' || (status ?? 0) >= 500),
 		overload: failure.kind === 'timeout' || (status !== undefined && OVERLOAD_STATUSES.has(status)),
 		throttled,
-		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header } } : {}),
+		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header, ...(failure.serverDelay.inferred ? { inferred: true } : {}) } } : {}),
 		...(quota ? { quota } : {}),
 	};
 }
@@ -75,7 +75,11 @@ function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[]
 	for (const event of events) {
 		switch (event.kind) {
 			case 'paused':
-				ctx.logger.info(`${node}: the API ${label} asked to wait (${event.by}): its requests are paused for ${formatDuration(event.until - nowMs)}`);
+				if (event.probedFrom === undefined) ctx.logger.info(`${node}: the API ${label} asked to wait (${event.by}): its requests are paused for ${formatDuration(event.until - nowMs)}`);
+				else ctx.logger.info(`${node}: the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${formatDuration(event.until - nowMs)}, one request probing from ${new Date(event.probedFrom).toISOString()}`);
+				break;
+			case 'resumed':
+				ctx.logger.info(`${node}: the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`);
 				break;
 			case 'down':
 				ctx.logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(event.nextProbeAt).toISOString()}`);

@@ -12,6 +12,8 @@ export interface ServerDelay {
 	/** The header the wait came from, lower-cased. */
 	header: string;
 	kind: 'retry-after' | 'rate-limit-reset';
+	/** The end is the node's guess, not the server's word (a daily limit without a reset time): probed, not trusted. */
+	inferred?: true;
 }
 
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];

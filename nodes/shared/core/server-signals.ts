@@ -120,7 +120,8 @@ function bodyWait(body: Json): ServerDelay | undefined {
 /** A quota that resets at a known time: HubSpot's daily limit, Anthropic's monthly spend cap, monday.com's daily call limit. */
 function quotaReset(body: Json, nowMs: number): ServerDelay | undefined {
 	const now = new Date(nowMs);
-	if (body.policyName === 'DAILY') return { delayMs: DAY_MS, header: 'body.policyName', kind: 'rate-limit-reset' };
+	// the end is within a day, but when is the node's guess: the pause is probed (traffic controller)
+	if (body.policyName === 'DAILY') return { delayMs: DAY_MS, header: 'body.policyName', kind: 'rate-limit-reset', inferred: true };
 	if (objectAt(body, 'error', 'details')?.error_code === 'enforced_spend_limit_reached') {
 		// "Usage pauses until 00:00 UTC on the first day of the next month"
 		return { delayMs: Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - nowMs, header: 'body.error.details.error_code', kind: 'rate-limit-reset' };
@@ -171,7 +172,7 @@ export function readServerSignals(facts: ResponseFacts, nowMs: number, options: 
 	const hint = readRetryHint(facts.headers);
 	const explicit = fromHeaders?.kind === 'retry-after' ? fromHeaders : undefined;
 	const resets = later(fromHeaders?.kind === 'rate-limit-reset' ? fromHeaders : undefined, body ? quotaReset(body, nowMs) : undefined);
-	const secondary = body && isGithubSecondary(body) ? { delayMs: GITHUB_SECONDARY_WAIT_MS, header: 'body.message', kind: 'rate-limit-reset' as const } : undefined;
+	const secondary = body && isGithubSecondary(body) ? { delayMs: GITHUB_SECONDARY_WAIT_MS, header: 'body.message', kind: 'rate-limit-reset' as const, inferred: true as const } : undefined;
 	const serverDelay = explicit ?? (body ? bodyWait(body) : undefined) ?? resets ?? secondary;
 	const headerLimit = options.readRateLimitHeaders ? rateLimitSpent(facts.headers) : undefined;
 	const rateLimit = headerLimit ?? (explicit ? explicit.header : undefined) ?? (body ? bodyRateLimit(body) : undefined);

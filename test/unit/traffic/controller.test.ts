@@ -85,6 +85,80 @@ describe('traffic controller: slots in flight', () => {
 	});
 });
 
+const DAY = 24 * 3600_000;
+/** HubSpot's DAILY 429: a wait of a day whose end the node only infers. */
+const guessedDay = (): Outcome => ({ success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: DAY, header: 'body.policyName', inferred: true } });
+
+describe('traffic controller: a pause whose end is a guess is probed', () => {
+	it('waits a minute, lets one request probe, and ends the pause when the probe is not throttled', () => {
+		const api = new Api(params());
+		api.call(T0, guessedDay());
+		expect(api.events).toEqual([{ kind: 'paused', until: T0 + DAY, by: 'body.policyName', probedFrom: T0 + 60_000 }]);
+		// before the probe is due every request waits for it, not for the day's end
+		expect(api.admit(T0 + 30_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 60_000, wake: 'time' });
+		const probe = api.admit(T0 + 60_000);
+		expect(probe.go).toBe(true);
+		// while the probe is out, the others wait for its answer (or the next probe's time)
+		expect(api.admit(T0 + 60_001)).toMatchObject({ go: false, reason: 'paused', until: T0 + 120_000, wake: 'change' });
+		expect(api.complete(T0 + 60_100, probe.id, OK)).toEqual([{ kind: 'resumed', by: 'body.policyName' }]);
+		expect(api.admit(T0 + 60_101).go).toBe(true);
+	});
+
+	it('doubles the interval after each throttled probe, up to 15 minutes', () => {
+		const api = new Api(params());
+		api.call(T0, guessedDay());
+		let now = T0;
+		const gaps: number[] = [];
+		let due = T0 + 60_000;
+		for (let k = 0; k < 6; k++) {
+			expect(api.admit(due - 1)).toMatchObject({ go: false, reason: 'paused', until: due });
+			const probe = api.admit(due);
+			expect(probe.go).toBe(true);
+			gaps.push(due - now);
+			now = due;
+			api.complete(now, probe.id, guessedDay());
+			due = (api.data!.pauseProbeAt as number);
+		}
+		expect(gaps).toEqual([60_000, 120_000, 240_000, 480_000, 900_000, 900_000]);
+		// still one pause: the throttled probes open no new one
+		expect(api.events.filter((e) => e.kind === 'paused')).toHaveLength(1);
+	});
+
+	it('lets no other request by while a probe is out, and sends the next probe when one never answers', () => {
+		const api = new Api(params());
+		api.call(T0, guessedDay());
+		const lost = api.admit(T0 + 60_000);
+		expect(lost.go).toBe(true);
+		expect(api.admit(T0 + 119_999)).toMatchObject({ go: false, reason: 'paused' });
+		expect(api.admit(T0 + 120_000).go).toBe(true);
+	});
+
+	it('trusts a stated wait: a Retry-After replaces the guess, and no request goes before it', () => {
+		const api = new Api(params());
+		api.call(T0, guessedDay());
+		const probe = api.admit(T0 + 60_000);
+		api.complete(T0 + 60_000, probe.id, throttled(300_000));
+		expect(api.admit(T0 + 200_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 360_000, wake: 'time', pausedBy: 'retry-after' });
+		expect(api.admit(T0 + 360_000).go).toBe(true);
+	});
+
+	it('does not probe a stated pause earlier than it says when a guess outlasts it', () => {
+		const api = new Api(params());
+		const early = api.admit(T0); // in flight before the pause, answered after it began
+		api.call(T0, throttled(300_000));
+		api.complete(T0 + 1, early.id, guessedDay());
+		expect(api.data).toMatchObject({ pausedUntil: T0 + 1 + DAY, pauseProbeAt: T0 + 300_000 });
+		expect(api.admit(T0 + 120_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 300_000 });
+		expect(api.admit(T0 + 300_000).go).toBe(true); // the probe, at the stated end
+	});
+
+	it('never probes a pause the server stated', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(DAY, 'x-ratelimit-reset'));
+		expect(api.admit(T0 + 15 * 60_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + DAY, wake: 'time' });
+	});
+});
+
 describe('traffic controller: the API pauses everyone', () => {
 	it('a 429 with Retry-After pauses every request until then, with one event for the whole burst', () => {
 		const api = new Api(params());

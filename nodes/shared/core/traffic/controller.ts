@@ -4,7 +4,10 @@
  * to it after. It replaces "refuse" with "wait" wherever a request can still succeed later:
  *
  *   paused       the API asked everyone to wait (a 429 or 503 with Retry-After or a reset header,
- *                or a rate-limit quota spent): nothing goes until then.
+ *                or a rate-limit quota spent): nothing goes until then. A wait the node only infers
+ *                (a daily limit without a reset time) is probed instead: one request after a
+ *                minute, then at doubling intervals up to 15 minutes, and the first answer that is
+ *                not a throttle ends the pause.
  *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
  *                ratio): nothing goes but one probe at a time, with growing intervals; when a probe
  *                succeeds, the held requests come back in slow start (one in flight, then two,
@@ -48,6 +51,12 @@ export interface TrafficData {
 	pausedUntil: number;
 	/** What paused it, for the retry story: the header, or `quota`. */
 	pausedBy?: string;
+	/** The pause's end is the node's guess: the next request after this time (epoch ms) probes it. */
+	pauseProbeAt?: number;
+	/** The interval to the probe after the next (doubling up to PAUSE_PROBE_MAX_MS). */
+	pauseProbeMs?: number;
+	/** The request out probing the pause (its lease id). */
+	pauseProbeId?: string;
 	budget?: BudgetData;
 	hold?: BreakerData;
 	/** Last admit or complete. */
@@ -90,14 +99,15 @@ export interface Outcome {
 	overload: boolean;
 	/** The API throttled it: a 429, or a 503 / 529 with a requested wait. */
 	throttled: boolean;
-	/** The wait the API asked for, on a throttle, and the header it came from. */
-	serverWait?: { ms: number; header: string };
+	/** The wait the API asked for, on a throttle, and the header it came from; `inferred` when its end is the node's guess. */
+	serverWait?: { ms: number; header: string; inferred?: boolean };
 	/** The quota the answer advertised (success or not). */
 	quota?: { remaining: number; resetMs: number };
 }
 
 export type TrafficEvent =
-	| { kind: 'paused'; until: number; by: string }
+	| { kind: 'paused'; until: number; by: string; probedFrom?: number }
+	| { kind: 'resumed'; by: string }
 	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
 	| { kind: 'recovered'; change: BreakerChange }
 	| { kind: 'window'; decrease: WindowDecrease }
@@ -117,6 +127,10 @@ function holdOf(params: TrafficParams): BreakerParams | undefined {
 	return hold;
 }
 const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
+
+/** A pause whose end the node infers is first probed after this long, then at doubling intervals up to the max. */
+const PAUSE_PROBE_FIRST_MS = 60_000;
+const PAUSE_PROBE_MAX_MS = 15 * 60_000;
 
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
@@ -161,16 +175,39 @@ function settle(data: TrafficData | undefined, nowMs: number, params: TrafficPar
 	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
 	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
 	const next = copyTraffic(data, nowMs);
-	if (next.pausedUntil <= nowMs) {
-		next.pausedUntil = 0;
-		delete next.pausedBy;
-	}
+	if (next.pausedUntil <= nowMs) endPause(next);
 	return next;
 }
 
+function endPause(data: TrafficData): void {
+	data.pausedUntil = 0;
+	delete data.pausedBy;
+	delete data.pauseProbeAt;
+	delete data.pauseProbeMs;
+	delete data.pauseProbeId;
+}
+
+/**
+ * A paused API: wait, or, when the pause's end is a guess and its probe is due with none out, go as
+ * the probe. A probe out is waited on (its answer ends the pause or not); one that never answers is
+ * followed by the next at its time.
+ */
+function pausedVerdict(data: TrafficData, nowMs: number): Extract<Admission, { go: false }> | 'probe' {
+	const pausedBy = data.pausedBy ? { pausedBy: data.pausedBy } : {};
+	if (data.pauseProbeAt === undefined) return { go: false, reason: 'paused', until: data.pausedUntil, wake: 'time', ...pausedBy };
+	if (nowMs >= data.pauseProbeAt) return 'probe';
+	const probeOut = data.pauseProbeId !== undefined;
+	return { go: false, reason: 'paused', until: Math.min(data.pausedUntil, data.pauseProbeAt), wake: probeOut ? 'change' : 'time', ...pausedBy };
+}
+
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
-function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean } {
-	if (data.pausedUntil > nowMs) return { go: false, reason: 'paused', until: data.pausedUntil, wake: 'time', ...(data.pausedBy ? { pausedBy: data.pausedBy } : {}) };
+function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
+	if (data.pausedUntil > nowMs) {
+		const paused = pausedVerdict(data, nowMs);
+		// the pause's probe is one request: it goes whatever else would hold it
+		if (paused === 'probe') return { probe: false, pauseProbe: true };
+		return paused;
+	}
 	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
 
@@ -214,6 +251,11 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		return { data, result: verdict };
 	}
 	const { probe } = verdict;
+	if (verdict.pauseProbe) {
+		data.pauseProbeId = request.id;
+		// if it never answers, the next request after one more interval probes
+		data.pauseProbeAt = nowMs + (data.pauseProbeMs ?? PAUSE_PROBE_FIRST_MS);
+	}
 	const holdParams = holdOf(params);
 	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams).data;
 	let budget: BudgetSnapshot | undefined;
@@ -237,6 +279,8 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	// a lease given up (expired) still reports: its news of the API is as good
 	const startSeq = index >= 0 ? data.leases[index][2] : data.window.starts;
 	if (index >= 0) data.leases.splice(index, 1);
+	const pauseProbe = data.pauseProbeId === id;
+	if (pauseProbe) delete data.pauseProbeId;
 
 	const holdParams = holdOf(params);
 	if (holdParams) {
@@ -267,16 +311,42 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	}
 	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
 	else quotaUnanswered(data.rate, id, nowMs);
-	if (outcome.throttled && outcome.serverWait) {
-		const until = nowMs + Math.max(0, outcome.serverWait.ms);
-		if (until > data.pausedUntil) {
-			// one event per pause, not one per 429 of the burst that caused it
-			if (data.pausedUntil <= nowMs) events.push({ kind: 'paused', until, by: outcome.serverWait.header });
-			data.pausedUntil = until;
-			data.pausedBy = outcome.serverWait.header;
-		}
+	if (outcome.throttled && outcome.serverWait) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	else if (pauseProbe && data.pausedUntil > nowMs) {
+		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
+		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
+		endPause(data);
 	}
 	return { data, result: events };
+}
+
+/**
+ * A throttle's requested wait. A stated end is trusted: it extends the pause, and it replaces a
+ * guessed one (the server has now said when). A guessed end bounds the pause, which is probed: from
+ * a minute on, or, when this answer was the probe, at twice the last interval (up to 15 minutes).
+ */
+function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['serverWait']>, fromProbe: boolean, events: TrafficEvent[]): void {
+	const until = nowMs + Math.max(0, wait.ms);
+	const paused = data.pausedUntil > nowMs;
+	const guessed = data.pauseProbeAt !== undefined;
+	if (!wait.inferred) {
+		if (until <= data.pausedUntil && !guessed) return;
+		// one event per pause, not one per 429 of the burst that caused it
+		if (!paused) events.push({ kind: 'paused', until, by: wait.header });
+		endPause(data);
+		data.pausedUntil = until;
+		data.pausedBy = wait.header;
+		return;
+	}
+	if (paused && !guessed && until <= data.pausedUntil) return;
+	const intervalMs = fromProbe && data.pauseProbeMs !== undefined ? Math.min(data.pauseProbeMs * 2, PAUSE_PROBE_MAX_MS) : (data.pauseProbeMs ?? PAUSE_PROBE_FIRST_MS);
+	// a stated pause that the guess outlasts is still obeyed to its end: no probe before it
+	const statedEnd = paused && !guessed ? data.pausedUntil : 0;
+	if (!paused) events.push({ kind: 'paused', until, by: wait.header, probedFrom: nowMs + intervalMs });
+	data.pausedUntil = Math.max(until, data.pausedUntil);
+	data.pausedBy = wait.header;
+	data.pauseProbeMs = intervalMs;
+	if (fromProbe || !guessed) data.pauseProbeAt = Math.max(nowMs + intervalMs, statedEnd);
 }
 
 function latestLeaseEnd(leases: Lease[]): number {
