@@ -219,9 +219,12 @@ function suffixedResets(h: Record<string, string>, nowMs: number): ServerDelay |
  */
 export function serverRequestedDelay(headers: HeaderBag | undefined, nowMs: number, options: ServerDelayOptions): ServerDelay | undefined {
 	const h = normalizeHeaders(headers);
-	// retry-after-ms (OpenAI) is the same instruction as Retry-After, only more precise
-	const millis = longestMillis(headerValues(headers, 'retry-after-ms'));
-	if (millis !== undefined) return { delayMs: millis, header: 'retry-after-ms', kind: 'retry-after' };
+	// retry-after-ms (OpenAI, Anthropic) and Azure's x-ms-retry-after-ms are the same instruction as
+	// Retry-After, only more precise: read first, in that order, as Azure's SDKs read them
+	for (const name of ['retry-after-ms', 'x-ms-retry-after-ms']) {
+		const millis = longestMillis(headerValues(headers, name));
+		if (millis !== undefined) return { delayMs: millis, header: name, kind: 'retry-after' };
+	}
 	const retryAfter = longestRetryAfter(headerValues(headers, 'retry-after'), nowMs);
 	if (retryAfter !== undefined) return { delayMs: retryAfter, header: 'retry-after', kind: 'retry-after' };
 	if (!options.readRateLimitHeaders) return undefined;

@@ -100,12 +100,40 @@ function readRetryHint(headers: HeaderBag | undefined): ServerSignals['hint'] {
 	return found;
 }
 
-/** A wait written in a JSON error body: Discord's `retry_after`, Telegram's `parameters.retry_after`, monday.com's `extensions.retry_in_seconds`. */
+/**
+ * A protobuf Duration as JSON gives it (google.rpc.RetryInfo's retryDelay): "10s", "10.314s", or
+ * { seconds, nanos } from libraries that print the message's fields. Seconds, or undefined.
+ */
+function durationSeconds(value: unknown): number | undefined {
+	if (typeof value === 'string') {
+		const match = /^(\d+(?:\.\d+)?)s$/.exec(value.trim());
+		return match ? parseFloat(match[1]) : undefined;
+	}
+	if (!isObject(value)) return undefined;
+	const seconds = secondsOf(value.seconds ?? 0);
+	const nanos = secondsOf(value.nanos ?? 0);
+	return seconds === undefined || nanos === undefined ? undefined : seconds + nanos / 1e9;
+}
+
+/** Google APIs' structured wait (Gemini, Cloud): `error.details[]` of @type google.rpc.RetryInfo, its `retryDelay`. */
+function retryInfoWaits(body: Json): Array<[string, unknown]> {
+	return arrayAt(body, 'error', 'details')
+		.map((detail, i): [string, unknown] | undefined =>
+			isObject(detail) && typeof detail['@type'] === 'string' && detail['@type'].endsWith('google.rpc.RetryInfo') ? [`body.error.details[${i}].retryDelay`, durationSeconds(detail.retryDelay)] : undefined,
+		)
+		.filter((candidate): candidate is [string, unknown] => candidate !== undefined);
+}
+
+/**
+ * A wait written in a JSON error body: Discord's `retry_after`, Telegram's `parameters.retry_after`,
+ * monday.com's `extensions.retry_in_seconds`, Google's google.rpc.RetryInfo `retryDelay`.
+ */
 function bodyWait(body: Json): ServerDelay | undefined {
 	const candidates: Array<[string, unknown]> = [
 		['body.retry_after', body.retry_after],
 		['body.parameters.retry_after', objectAt(body, 'parameters')?.retry_after],
 		...arrayAt(body, 'errors').map((e, i): [string, unknown] => [`body.errors[${i}].extensions.retry_in_seconds`, objectAt(e, 'extensions')?.retry_in_seconds]),
+		...retryInfoWaits(body),
 	];
 	let longest: ServerDelay | undefined;
 	for (const [header, value] of candidates) {

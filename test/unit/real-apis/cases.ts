@@ -74,6 +74,20 @@ const GOT = 'got `source/core/calculate-retry-delay.ts`, `source/core/index.ts`'
 const KY = 'ky `source/core/Ky.ts`, `source/core/retry-timing.ts`';
 const RFC_413 = 'RFC 9110 section 15.5.14; ' + GOT + '; ' + KY;
 const HEROKU = 'https://devcenter.heroku.com/articles/request-timeout';
+const AZURE_SDK = 'azure-sdk-for-js `sdk/core/core-rest-pipeline/src/retryStrategies/throttlingRetryStrategy.ts` (retry-after-ms, x-ms-retry-after-ms, Retry-After)';
+const AZURE_OPENAI = 'https://learn.microsoft.com/azure/ai-services/openai/quotas-limits';
+const GOOGLE_RETRY_INFO = 'googleapis `google/rpc/error_details.proto` (RetryInfo.retry_delay); https://ai.google.dev/gemini-api/docs/troubleshooting (429 RESOURCE_EXHAUSTED)';
+const GEMINI_429 = (retryDelay: unknown) => ({
+	error: {
+		code: 429,
+		message: 'You exceeded your current quota, please check your plan and billing details. Please retry in 10.314s.',
+		status: 'RESOURCE_EXHAUSTED',
+		details: [
+			{ '@type': 'type.googleapis.com/google.rpc.QuotaFailure', violations: [{ quotaMetric: 'generativelanguage.googleapis.com/generate_content_free_tier_requests', quotaId: 'GenerateRequestsPerMinutePerProjectPerModel-FreeTier' }] },
+			{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay },
+		],
+	},
+});
 
 const GITHUB_SECONDARY = { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: 'https://docs.github.com/rest/overview/rate-limits-for-the-rest-api#about-secondary-rate-limits' };
 const ANTHROPIC_OVERLOADED = { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } };
@@ -94,6 +108,14 @@ export const API_CASES: ApiCase[] = [
 	{ api: 'OpenAI', response: '429 `error.code: credit_balance_exhausted`', status: 429, body: { error: { type: 'insufficient_quota', code: 'credit_balance_exhausted', message: 'No credits' } }, expect: finalBecause(/credit_balance_exhausted/), source: OPENAI_QUOTA },
 	{ api: 'OpenAI', response: 'POST, 500 (no key)', status: 500, method: 'POST', expect: NOT_SAFE, source: OPENAI_SDK },
 	{ api: 'OpenAI', response: 'POST, 429 (no key)', status: 429, method: 'POST', expect: BACKOFF, source: OPENAI_SDK },
+	// Azure OpenAI and Azure's services
+	{ api: 'Azure OpenAI', response: '429 `x-ms-retry-after-ms: 1500`, `Retry-After: 2`', status: 429, headers: { 'x-ms-retry-after-ms': '1500', 'retry-after': '2' }, expect: waits(1.5, 'x-ms-retry-after-ms'), source: `${AZURE_SDK}; ${AZURE_OPENAI}` },
+	{ api: 'Azure OpenAI', response: '429 `retry-after-ms: 800` and `x-ms-retry-after-ms: 1500`', status: 429, headers: { 'retry-after-ms': '800', 'x-ms-retry-after-ms': '1500' }, expect: { retry: true, atLeastMs: 800, by: 'retry-after-ms' }, source: AZURE_SDK },
+	// Google Gemini (and Google Cloud APIs)
+	{ api: 'Google Gemini', response: '429 `RESOURCE_EXHAUSTED`, body `google.rpc.RetryInfo` `retryDelay: "10s"`', status: 429, body: GEMINI_429('10s'), expect: waits(10, 'body.error.details[1].retryDelay'), source: GOOGLE_RETRY_INFO },
+	{ api: 'Google Gemini', response: '429, `retryDelay: "10.314s"` (fractions)', status: 429, body: GEMINI_429('10.314s'), expect: waits(10.314, 'body.error.details[1].retryDelay'), source: GOOGLE_RETRY_INFO },
+	{ api: 'Google Gemini', response: '429, `retryDelay: { seconds: 3, nanos: 500000000 }`', status: 429, body: GEMINI_429({ seconds: 3, nanos: 500_000_000 }), expect: waits(3.5, 'body.error.details[1].retryDelay'), source: GOOGLE_RETRY_INFO },
+	{ api: 'Google Gemini', response: '429, `retryDelay: "5m"` (not a Duration: ignored)', status: 429, body: GEMINI_429('5m'), expect: BACKOFF, source: GOOGLE_RETRY_INFO },
 	// Anthropic
 	{ api: 'Anthropic', response: 'POST, 529 `overloaded_error` (no key)', status: 529, method: 'POST', body: ANTHROPIC_OVERLOADED, expect: BACKOFF, source: `${ANTHROPIC_SDK}; ${ANTHROPIC_ERRORS}` },
 	{ api: 'Anthropic', response: '529 `retry-after: 5`', status: 529, headers: { 'retry-after': '5' }, body: ANTHROPIC_OVERLOADED, expect: waits(5, 'retry-after'), source: ANTHROPIC_ERRORS },
