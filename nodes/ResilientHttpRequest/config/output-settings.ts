@@ -13,13 +13,15 @@ export interface OutputSettings {
 
 export function readOutputSettings(options: IDataObject, retryOptions: IDataObject): OutputSettings {
 	const response = ((options.response as IDataObject | undefined)?.response ?? {}) as IDataObject;
+	const neverError = response.neverError === true;
 	return {
 		response: {
 			format: (response.responseFormat as ResponseSettings['format']) ?? 'autodetect',
 			fullResponse: response.fullResponse === true,
 			outputPropertyName: String(response.outputPropertyName ?? 'data'),
+			neverError,
 		},
-		neverError: response.neverError === true,
+		neverError,
 		storyField: String(retryOptions.retryStoryField ?? RETRY_DEFAULTS.storyField).trim(),
 	};
 }
