@@ -17,6 +17,7 @@ const PLACEMENTS: readonly RetryStoryPlacement[] = ['failedItems', 'everyItem', 
 
 export function readOutputSettings(options: IDataObject, retryOptions: IDataObject): OutputSettings {
 	const response = ((options.response as IDataObject | undefined)?.response ?? {}) as IDataObject;
+	const neverError = response.neverError === true;
 	const field = String(retryOptions.retryStoryField ?? RETRY_DEFAULTS.storyField).trim();
 	const raw = retryOptions.retryStory ?? RETRY_DEFAULTS.story;
 	// an unknown value (a later version's) keeps the safe choice: a success item stays HTTP Request's
@@ -26,8 +27,9 @@ export function readOutputSettings(options: IDataObject, retryOptions: IDataObje
 			format: (response.responseFormat as ResponseSettings['format']) ?? 'autodetect',
 			fullResponse: response.fullResponse === true,
 			outputPropertyName: String(response.outputPropertyName ?? 'data'),
+			neverError,
 		},
-		neverError: response.neverError === true,
+		neverError,
 		storyField: placement === 'everyItem' ? field : '',
 		failureStoryField: placement === 'off' ? '' : field,
 	};

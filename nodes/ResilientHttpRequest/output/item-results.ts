@@ -47,7 +47,7 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, { failure,
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	const failedResponse = responseOf(failure);
 	if (settings.neverError && failedResponse) {
-		const last = tool ? await toolSuccessItems(ctx, i, tool, failedResponse, settings.response, request.url) : await responseToItems(ctx, i, failedResponse, settings.response, request.url);
+		const last = tool ? await toolSuccessItems(ctx, i, tool, failedResponse, settings.response, request.url) : await responseToItems(ctx, i, failedResponse, settings.response, request.url, extras ? 'page' : 'response');
 		return withStory([...(extras?.items ?? []), ...last], tool ? '' : settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts

@@ -1,14 +1,22 @@
-/** Turns a response into output items, the way n8n's HTTP Request node does. */
+/**
+ * Turns a response into output items, the way n8n's HTTP Request node does (HttpRequestV3's
+ * output loop): the body read as HTTP Request reads it (response-body.ts), a file stored as it
+ * stores one (response-file.ts), then the items each format gives.
+ */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { HttpResponse } from '../transport/send-attempt';
+import { isBlank, readResponseBody, type BodySource, type ResponseFormat } from './response-body';
+import { prepareResponseFile } from './response-file';
 
-export type ResponseFormat = 'autodetect' | 'json' | 'text' | 'file';
+export type { ResponseFormat } from './response-body';
 
 export interface ResponseSettings {
 	format: ResponseFormat;
 	fullResponse: boolean;
 	outputPropertyName: string;
+	/** Options > Response > Never Error: also an invalid JSON body is an answer ({}), as in HTTP Request. */
+	neverError: boolean;
 }
 
 function contentTypeOf(response: HttpResponse): string {
@@ -20,7 +28,10 @@ function looksTextual(contentType: string): boolean {
 	return contentType === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded|yaml|csv|html/.test(contentType);
 }
 
-/** Decoded body: parsed JSON, text, or undefined when it is a file. */
+/**
+ * A body as the error output and pagination's `$response` read it (UTF-8; the items read it as
+ * HTTP Request does, with readResponseBody): parsed JSON, text, or undefined when it is a file.
+ */
 export type DecodedBody = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } | { kind: 'invalid-json'; problem: string };
 
 export function decodeBody(response: HttpResponse, format: ResponseFormat): DecodedBody {
@@ -41,46 +52,72 @@ export function decodeBody(response: HttpResponse, format: ResponseFormat): Deco
 	return looksTextual(contentType) ? { kind: 'text', value: text } : { kind: 'file' };
 }
 
-function fileNameFrom(response: HttpResponse, url: string): string | undefined {
-	const disposition = String(response.headers['content-disposition'] ?? '');
-	const m = /filename\*?=(?:UTF-8'')?"?([^";]+)"?/i.exec(disposition);
-	if (m) return decodeURIComponent(m[1]);
-	const last = new URL(url).pathname.split('/').pop();
-	return last || undefined;
+
+/** HTTP Request's toText: parsed JSON as its JSON text, anything else (text, a number, nothing) as it is. */
+function toText(value: unknown): IDataObject[string] {
+	return (typeof value === 'object' && value !== null ? JSON.stringify(value) : value) as IDataObject[string];
+}
+
+function statusFields(response: HttpResponse): IDataObject {
+	return { headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
+}
+
+/** Under JSON a body that is still text is parsed once more: blank is {}, anything else must parse. */
+function parsedJson(ctx: IExecuteFunctions, i: number, value: unknown): unknown {
+	if (typeof value !== 'string') return value;
+	if (isBlank(value)) return {};
+	try {
+		return JSON.parse(value) as unknown;
+	} catch {
+		throw new NodeOperationError(ctx.getNode(), 'Response body is not valid JSON. Change "Response Format" to "Text"', { itemIndex: i });
+	}
 }
 
 /**
- * The response's items, before the retry story is added. Arrays in JSON bodies become one item each.
- * `decoded`: the body as decodeBody already read it in settings.format (a page that was read for
- * `$response`), so that it is not parsed again.
+ * One JSON value as an item's json: an object as it is, null as {} (HTTP Request's
+ * replaceNullValues). A number, a string or an array HTTP Request would emit as the item's json,
+ * which is no n8n item (a downstream Edit Fields cannot add a field to it): it goes under the
+ * output field, as a text body does.
  */
-export async function responseToItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string, decoded: DecodedBody = decodeBody(response, settings.format)): Promise<INodeExecutionData[]> {
-	if (decoded.kind === 'invalid-json') {
-		throw new NodeOperationError(ctx.getNode(), 'The response is not valid JSON', {
-			itemIndex: i,
-			description: `Set Response Format to Text or Autodetect to receive it anyway. ${decoded.problem}`,
-		});
-	}
-	const field = settings.outputPropertyName || 'data';
-	const envelope = (body: unknown): IDataObject =>
-		settings.fullResponse ? { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage } : (body as IDataObject);
+function itemJson(value: unknown, field: string): IDataObject {
+	if (value === null) return {};
+	if (typeof value === 'object' && !Array.isArray(value)) return value as IDataObject;
+	return { [field]: value as IDataObject[string] };
+}
 
-	if (decoded.kind === 'file') {
-		const binary = await ctx.helpers.prepareBinaryData(response.body, fileNameFrom(response, url), contentTypeOf(response).split(';')[0] || undefined);
-		const json = settings.fullResponse ? envelope(undefined) : {};
-		if (settings.fullResponse) delete json.body;
-		return [{ json, binary: { [field]: binary } }];
-	}
-	if (decoded.kind === 'text') {
-		return [{ json: settings.fullResponse ? envelope(decoded.value) : { [field]: decoded.value } }];
-	}
-	const value = decoded.value;
-	if (settings.fullResponse) return [{ json: envelope(value) }];
-	if (Array.isArray(value)) {
-		// HTTP Request drops the item on an empty array; keeping it means no input item vanishes
-		if (value.length === 0) return [{ json: { [field]: [] } }];
-		return value.map((entry) => ({ json: entry !== null && typeof entry === 'object' && !Array.isArray(entry) ? (entry as IDataObject) : { [field]: entry as IDataObject[string] } }));
-	}
-	if (value !== null && typeof value === 'object') return [{ json: value as IDataObject }];
-	return [{ json: { [field]: value as IDataObject[string] } }];
+function jsonItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, value: unknown): IDataObject[] {
+	const field = settings.outputPropertyName || 'data';
+	if (settings.fullResponse) return [{ body: parsedJson(ctx, i, value) as IDataObject, ...statusFields(response) }];
+	// an empty body: HTTP Request fails with "Cannot read properties of undefined"; the answer is {}
+	const parsed = value === undefined ? {} : parsedJson(ctx, i, value);
+	if (!Array.isArray(parsed)) return [itemJson(parsed, field)];
+	// HTTP Request drops the item on an empty array; keeping it means no input item vanishes
+	if (parsed.length === 0) return [{ [field]: [] }];
+	return parsed.map((entry) => itemJson(entry, field));
+}
+
+function textItem(response: HttpResponse, settings: ResponseSettings, value: unknown): IDataObject {
+	const text = { [settings.outputPropertyName || 'data']: toText(value) };
+	return settings.fullResponse ? { ...text, ...statusFields(response) } : text;
+}
+
+/** The file under the output field, beside the input item's binaries; the input item's json, or the status fields. */
+async function fileItem(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string): Promise<INodeExecutionData> {
+	const field = settings.outputPropertyName || 'data';
+	const input = ctx.getInputData()[i];
+	const file = await prepareResponseFile(ctx, response, url, field);
+	const json = settings.fullResponse ? statusFields(response) : { ...(input?.json ?? {}) };
+	return { json, binary: { ...(input?.binary ?? {}), [field]: file } };
+}
+
+/**
+ * The response's items, before the retry story is added. `url`: the URL the item asked for (a
+ * file without a name of its own is named after it, as in HTTP Request). `source`: 'page' for a
+ * page of pagination, whose body HTTP Request gets already read (response-body.ts).
+ */
+export async function responseToItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, settings: ResponseSettings, url: string, source: BodySource = 'response'): Promise<INodeExecutionData[]> {
+	const body = await readResponseBody(ctx, response, settings.format, settings.neverError, source);
+	if (body.format === 'file') return [await fileItem(ctx, i, response, settings, url)];
+	if (body.format === 'text') return [{ json: textItem(response, settings, body.value) }];
+	return jsonItems(ctx, i, response, settings, body.value).map((json) => ({ json }));
 }

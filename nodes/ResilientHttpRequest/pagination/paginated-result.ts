@@ -22,7 +22,7 @@ async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, s
 	const { decoded } = page;
 	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
 	if (tool) return await toolSuccessItems(ctx, i, tool, page.response, settings.response, page.spec.url);
-	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url, decoded);
+	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url, 'page');
 }
 
 async function itemsOf(ctx: IExecuteFunctions, i: number, pages: FetchedPage[], carried: INodeExecutionData[], settings: OutputSettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
@@ -52,7 +52,7 @@ export async function paginatedResult(ctx: IExecuteFunctions, scope: ItemScope, 
 	if (run.ok) {
 		// an item never vanishes: pages that were all empty still leave one item (the last page's)
 		const last = run.pages[run.pages.length - 1];
-		if (items.length === 0 && last?.response) items.push(...(await responseToItems(ctx, i, last.response, settings.response, last.spec.url)));
+		if (items.length === 0 && last?.response) items.push(...(await responseToItems(ctx, i, last.response, settings.response, last.spec.url, 'page')));
 		return withStory(items, tool ? '' : settings.storyField, story, i);
 	}
 	const record: PaginationRecord = {

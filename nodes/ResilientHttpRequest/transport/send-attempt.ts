@@ -10,12 +10,18 @@ import type { AttemptContext } from '../../shared/core/retry-loop';
 import type { AuthPlan } from '../auth/auth-plan';
 import { sendAuthenticated, type RawResponse } from '../auth/auth-transport';
 import type { RequestSpec } from '../config/request-spec';
+import { responseUrl } from './response-url';
 
 export interface HttpResponse {
 	statusCode: number;
 	statusMessage: string;
 	headers: Record<string, unknown>;
 	body: Buffer;
+	/**
+	 * The URL that answered: the last hop's, after redirects, query included. Absent where a
+	 * response was rebuilt from a failure; n8n names a downloaded file after it.
+	 */
+	url?: string;
 }
 
 /** TLS options of an SSL Certificates credential: the CA for every hop, the client certificate only where credentials go. */
@@ -76,7 +82,8 @@ async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, set
 	const pending = sendAuthenticated(ctx, request, withCredentials ? settings.auth : { kind: 'none' });
 	const raw = await pending.catch((error: unknown) => Promise.reject(isCutResponse(error) ? new ResponseCutError() : error));
 	const full = raw as RawResponse;
-	return { statusCode: full.statusCode, statusMessage: full.statusMessage ?? '', headers: full.headers ?? {}, body: toBuffer(full.body) };
+	const url = responseUrl(options.url, options.qs ?? {}, options.arrayFormat);
+	return { statusCode: full.statusCode, statusMessage: full.statusMessage ?? '', headers: full.headers ?? {}, body: toBuffer(full.body), url };
 }
 
 /**
