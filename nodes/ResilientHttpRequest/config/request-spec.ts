@@ -123,7 +123,14 @@ async function binaryPart(ctx: IExecuteFunctions, i: number, field: string) {
 		});
 	}
 	const data = await ctx.helpers.getBinaryDataBuffer(i, field);
-	return { data, fileName: meta.fileName ?? field, mimeType: meta.mimeType || 'application/octet-stream' };
+	// HTTP Request's fallbacks: a file named "file"; a mime type only when there is none at all (an
+	// empty one is sent empty)
+	return { data, fileName: meta.fileName ?? 'file', mimeType: meta.mimeType ?? 'application/octet-stream' };
+}
+
+/** HTTP Request sets the length of a file or multipart body itself, under a lowercase name the server sees. */
+function setContentLength(headers: Record<string, string>, body: Buffer): void {
+	headers['content-length'] = String(body.length);
 }
 
 async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<string, string>): Promise<string | Buffer | undefined> {
@@ -152,19 +159,23 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 			for (const p of keyValues(ctx, 'bodyParameters', i)) {
 				if (p.parameterType === 'formBinaryData') {
 					const field = (p.inputDataFieldName ?? '').trim() || 'data';
-					parts.push({ name: p.name || field, ...(await binaryPart(ctx, i, field)) });
+					const file = await binaryPart(ctx, i, field);
+					// form-data guesses an empty mime type (from the name, else application/octet-stream)
+					parts.push({ name: p.name || field, ...file, mimeType: file.mimeType || 'application/octet-stream' });
 				} else {
 					parts.push({ name: p.name as string, value: String(p.value ?? '') });
 				}
 			}
 			const encoded = encodeMultipart(parts);
 			headers['content-type'] = encoded.contentType;
+			setContentLength(headers, encoded.body);
 			return encoded.body;
 		}
 		case 'binaryData': {
 			const field = (ctx.getNodeParameter('inputDataFieldName', i, 'data') as string).trim() || 'data';
 			const file = await binaryPart(ctx, i, field);
 			setType(file.mimeType);
+			setContentLength(headers, file.data);
 			return file.data;
 		}
 		case 'raw': {
