@@ -20,6 +20,7 @@ import { responseOf } from '../output/error-output';
 import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { decodeBody, type DecodedBody, type ResponseFormat } from '../output/response';
+import { stringifyForm } from '../transport/form-urlencoded';
 import type { HttpResponse } from '../transport/send-attempt';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
@@ -118,7 +119,7 @@ function asText(value: unknown): string {
 function pageSpecFrom(base: RequestSpec, options: PageRequest, body: BodyKind): RequestSpec {
 	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, asText(value)]));
 	const spec: RequestSpec = { ...base, url: String(options.uri ?? options.url ?? base.url), qs: { ...((options.qs ?? {}) as IDataObject) }, headers };
-	if (body === 'form') spec.body = new URLSearchParams(Object.entries((options.form ?? {}) as IDataObject).map(([k, v]): [string, string] => [k, asText(v)])).toString();
+	if (body === 'form') spec.body = stringifyForm((options.form ?? {}) as IDataObject);
 	else if (body === 'json' || (body === 'none' && options.body !== undefined)) {
 		spec.body = JSON.stringify(options.body ?? {});
 		if (headerValue(spec.headers, 'content-type') === undefined) spec.headers['content-type'] = 'application/json';

@@ -14,12 +14,51 @@ export interface Deviation {
 
 const ITEM_JSON = /^outputs\[\d+\]\[\d+\]\.json\./;
 
+/** The names of a key-value parameter list (queryParameters, bodyParameters) of the case. */
+function fieldNames(c: DiffCase, parameter: string): string[] {
+	const list = (c.parameters[parameter] as { parameters?: Array<{ name?: string }> } | undefined)?.parameters ?? [];
+	return list.map((p) => p.name ?? '');
+}
+
+const repeatsAName = (names: string[]) => new Set(names).size < names.length;
+
+/** A query string or form body read as HTTP Request 4.0-4.2 collects it: `a[0]`, `a[]` and a repeated `a` collapse to the last value. */
+function lastValues(query: string): string {
+	const last = new Map<string, string>();
+	for (const [name, value] of new URLSearchParams(query)) last.set(name.replace(/\[\d*\]$/, ''), value);
+	return JSON.stringify([...last].sort());
+}
+
+/** Both URLs (or bodies) say the same once repeated names keep their last value. */
+function sameWithLastValues(reference: unknown, resilient: unknown, isUrl: boolean): boolean {
+	if (typeof reference !== 'string' || typeof resilient !== 'string') return false;
+	const split = (s: string) => (isUrl ? [s.split('?')[0], s.split('?')[1] ?? ''] : ['', s]);
+	const [refPath, refQuery] = split(reference);
+	const [resPath, resQuery] = split(resilient);
+	return refPath === resPath && lastValues(refQuery) === lastValues(resQuery);
+}
+
 export const DEVIATIONS: readonly Deviation[] = [
 	{
 		name: 'retry-story',
 		reason:
 			'The node adds its retry story (`_retry`: attempts, history, summary) to every success item. Issue 21 makes it a choice (Retry Story: On Failed Items by default), after which this deviation goes.',
 		matches: (d) => ITEM_JSON.test(d.path) && /\.json\._retry(\.|$|\[)/.test(d.path) && d.reference === undefined,
+	},
+	{
+		name: 'repeated-field-names-before-4.3',
+		reason:
+			'HTTP Request 4.0-4.2 keeps only the last value of a query or Form URL Encoded field whose name is given twice (`?tag=b`); 4.3 and 4.4 send every value (`tag[0]=a&tag[1]=b`, or as Array Format in Query asks). This node has one version and follows 4.4: no value the user entered is dropped. Pinned by resilient-http-features.test.ts ("a query or form field named twice").',
+		matches: (d, c) => {
+			if (c.typeVersion >= 4.3) return false;
+			const inQuery = repeatsAName(fieldNames(c, 'queryParameters'));
+			const inForm = c.parameters.contentType === 'form-urlencoded' && repeatsAName(fieldNames(c, 'bodyParameters'));
+			if (inQuery && /^(requests\[\d+\]|outputs\[\d+\]\[\d+\]\.json)\.url$/.test(d.path)) return sameWithLastValues(d.reference, d.resilient, true);
+			if (!inForm) return false;
+			if (/^requests\[\d+\]\.body\.text$/.test(d.path)) return sameWithLastValues(d.reference, d.resilient, false);
+			// the body's length follows from the body
+			return /^(requests\[\d+\]\.headers\.content-length|outputs\[\d+\]\[\d+\]\.json\.bodyLength)$/.test(d.path);
+		},
 	},
 	{
 		name: 'error-additions',
