@@ -157,7 +157,10 @@ describe('OAuth1 API (generic): signed by n8n, the node\'s headers kept', () => 
 		);
 		expect(result.status).toBe('success');
 		const [req] = api.requests;
+		// HTTP Request drops the user's headers with OAuth1 (n8n's helper replaces them): deviation oauth1-keeps-the-users-headers
 		expect(req.headers['x-trace']).toBe('t-1');
+		// HTTP Request's default Accept is replaced too, by the request helper's
+		expect(req.headers.accept).toBe('*/*');
 		expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
 		// qs's encoding, as HTTP Request sends a form: a space is %20
 		expect(req.body).toBe('status=hello%20world');
@@ -295,6 +298,23 @@ describe('options HTTP Request has', () => {
 		const asked = await run({ url: `${first.url}/r`, ...predefined('stripeApi'), options: { sendCredentialsOnCrossOriginRedirect: true } }, { stripeApi: { secretKey: 'sk_redirect_1' } });
 		const byDefault = await run({ url: `${first.url}/r`, ...predefined('stripeApi') }, { stripeApi: { secretKey: 'sk_redirect_1' } });
 		expect([asked.jsonOf('OK')[0].auth, byDefault.jsonOf('OK')[0].auth]).toEqual(['Bearer sk_redirect_1', null]);
+	});
+
+	it('a credential stays on the first origin of a redirect by default (deviations no-credentials-cross-origin-by-default, credential-headers-stay-on-their-origin), follows it when asked; query and body fields are never added again', async () => {
+		const other = await server((req) => ({ status: 200, body: { auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null, url: req.url, type: req.headers['content-type'] ?? null } }));
+		const first = await server(() => ({ status: 302, headers: { location: `${other.url}/there` } }));
+		const basic = { httpBasicAuth: { user: 'u', password: 'pw-redirect-3' } };
+		const header = { httpHeaderAuth: { name: 'X-Api-Key', value: 'key-redirect-4' } };
+		const custom = { httpCustomAuth: { json: JSON.stringify({ qs: { token: 'q-redirect-5' }, body: { secret: 'b-redirect-6' } }) } };
+		const follow = { options: { sendCredentialsOnCrossOriginRedirect: true } };
+		const landed = async (parameters: IDataObject, credentials: Record<string, ICredentialDataDecryptedObject>) => (await run({ url: `${first.url}/r`, ...parameters }, credentials)).jsonOf('OK')[0];
+		expect(await landed(generic('httpBasicAuth'), basic)).toMatchObject({ auth: null });
+		expect(await landed(generic('httpHeaderAuth'), header)).toMatchObject({ key: null });
+		expect(await landed({ ...generic('httpBasicAuth'), ...follow }, basic)).toMatchObject({ auth: `Basic ${Buffer.from('u:pw-redirect-3').toString('base64')}` });
+		expect(await landed({ ...generic('httpHeaderAuth'), ...follow }, header)).toMatchObject({ key: 'key-redirect-4' });
+		// as HTTP Request: the Location is followed as it is, and a POST turned into a GET carries no body
+		expect(await landed({ method: 'POST', sendBody: true, bodyParameters: { parameters: [{ name: 'a', value: '1' }] }, ...generic('httpCustomAuth'), ...follow }, custom)).toMatchObject({ url: '/there', type: null });
+		expect(first.requests[first.requests.length - 1].url).toBe('/r?token=q-redirect-5');
 	});
 
 	it('Lowercase Headers (default on, as in HTTP Request), and off', async () => {

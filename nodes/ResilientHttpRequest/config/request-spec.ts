@@ -17,6 +17,8 @@ export interface RequestSpec {
 	headers: Record<string, string>;
 	body?: string | Buffer;
 	arrayFormat?: 'indices' | 'brackets' | 'repeat';
+	/** The Accept header is HTTP Request's default, not the user's (n8n's OAuth1 helper replaces it). */
+	acceptIsDefault?: true;
 }
 
 interface KeyValue {
@@ -236,9 +238,8 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options
 	}
 
 	const body = await readBody(ctx, i, headers);
-	if (headerValue(headers, 'accept') === undefined) {
-		headers.accept = defaultAccept(((options.response as IDataObject | undefined)?.response as IDataObject | undefined)?.responseFormat);
-	}
+	const acceptIsDefault = headerValue(headers, 'accept') === undefined;
+	if (acceptIsDefault) headers.accept = defaultAccept(((options.response as IDataObject | undefined)?.response as IDataObject | undefined)?.responseFormat);
 	const arrayFormat = options.queryParameterArrays as RequestSpec['arrayFormat'];
-	return { method, url, qs, headers, ...(body !== undefined ? { body } : {}), ...(arrayFormat ? { arrayFormat } : {}) };
+	return { method, url, qs, headers, ...(body !== undefined ? { body } : {}), ...(arrayFormat ? { arrayFormat } : {}), ...(acceptIsDefault ? { acceptIsDefault } : {}) };
 }

@@ -29,6 +29,21 @@ function lastValues(query: string): string {
 	return JSON.stringify([...last].sort());
 }
 
+/** A header of a request after the first (a redirect's hop): its lowercase name. */
+function laterHopHeader(path: string): string | undefined {
+	return /^requests\[[1-9]\d*\]\.headers\.([^.]+)$/.exec(path)?.[1];
+}
+
+const credentialsAskedToFollow = (c: DiffCase) => (c.parameters.options as { sendCredentialsOnCrossOriginRedirect?: boolean } | undefined)?.sendCredentialsOnCrossOriginRedirect === true;
+
+/** The headers (lowercase) the case's credential adds, Authorization aside: Header Auth's name, Custom Auth's headers. */
+function credentialHeaderNames(c: DiffCase): string[] {
+	const header = c.credentials?.httpHeaderAuth?.name;
+	const custom = c.credentials?.httpCustomAuth?.json;
+	const customHeaders = typeof custom === 'string' ? Object.keys((JSON.parse(custom) as { headers?: object }).headers ?? {}) : [];
+	return [...(typeof header === 'string' ? [header] : []), ...customHeaders].map((h) => h.toLowerCase()).filter((h) => h !== 'authorization');
+}
+
 /** Both URLs (or bodies) say the same once repeated names keep their last value. */
 function sameWithLastValues(reference: unknown, resilient: unknown, isUrl: boolean): boolean {
 	if (typeof reference !== 'string' || typeof resilient !== 'string') return false;
@@ -58,6 +73,31 @@ export const DEVIATIONS: readonly Deviation[] = [
 			if (/^requests\[\d+\]\.body\.text$/.test(d.path)) return sameWithLastValues(d.reference, d.resilient, false);
 			// the body's length follows from the body
 			return /^(requests\[\d+\]\.headers\.content-length|outputs\[\d+\]\[\d+\]\.json\.bodyLength)$/.test(d.path);
+		},
+	},
+	{
+		name: 'no-credentials-cross-origin-by-default',
+		reason:
+			"HTTP Request 4.0-4.3 sends the Authorization header (Basic, Bearer, OAuth1's signature) to another origin a redirect leads to, unless Send Credentials on Cross-Origin Redirect is turned off; 4.4 no longer does by default. This node never does unless the option is on, whatever the case's typeVersion: a safer default, as 4.4's. Pinned by authentication.test.ts ('a credential stays on the first origin of a redirect by default').",
+		matches: (d, c) => c.typeVersion < 4.4 && !credentialsAskedToFollow(c) && laterHopHeader(d.path) === 'authorization' && d.reference !== undefined && d.resilient === undefined,
+	},
+	{
+		name: 'credential-headers-stay-on-their-origin',
+		reason:
+			"n8n's redirect handling takes only Authorization (and Cookie) off a request to another origin, and puts Authorization back when allowed: any other header a credential adds (Header Auth's X-Api-Key, Custom Auth's headers) follows a redirect to any origin in every version of HTTP Request, even with Send Credentials on Cross-Origin Redirect off. This node keeps every part of a credential on the first origin unless the option is on. Pinned by authentication.test.ts ('a credential stays on the first origin of a redirect by default').",
+		matches: (d, c) => {
+			const header = laterHopHeader(d.path);
+			return header !== undefined && !credentialsAskedToFollow(c) && credentialHeaderNames(c).includes(header) && d.reference !== undefined && d.resilient === undefined;
+		},
+	},
+	{
+		name: 'oauth1-keeps-the-users-headers',
+		reason:
+			"n8n's OAuth1 helper replaces all of a request's headers with its Authorization header, so HTTP Request with an OAuth1 credential silently drops every header the user set under Send Headers (a bug: an API that needs one of them fails). This node sends them, next to the signature; the Accept header HTTP Request adds by default goes, as in HTTP Request (`*/*` is sent). Pinned by authentication.test.ts ('OAuth1 API (generic)').",
+		matches: (d, c) => {
+			const header = /^requests\[\d+\]\.headers\.([^.]+)$/.exec(d.path)?.[1];
+			const own = fieldNames(c, 'headerParameters').map((h) => h.toLowerCase());
+			return c.parameters.genericAuthType === 'oAuth1Api' && header !== undefined && own.includes(header) && d.reference === undefined;
 		},
 	},
 	{
