@@ -326,6 +326,12 @@ describe('options HTTP Request has', () => {
 		expect(sent).toEqual(['x-request-source', 'X-Request-Source']);
 	});
 
+	it("Lowercase Headers off: the user's own Accept is sent (HTTP Request overwrites it with its default: deviation users-accept-kept-with-lowercase-headers-off)", async () => {
+		const api = await server(() => ({ status: 200, body: {} }));
+		await run({ url: `${api.url}/r`, sendHeaders: true, headerParameters: { parameters: [{ name: 'Accept', value: 'text/csv' }] }, options: { lowercaseHeaders: false } }, {});
+		expect(api.requests[0].headers.accept).toBe('text/csv');
+	});
+
 	it("HTTP Request's Accept header when none is set", async () => {
 		const api = await server(() => ({ status: 200, body: {} }));
 		await run({ url: `${api.url}/r` }, {});

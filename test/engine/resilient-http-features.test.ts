@@ -169,6 +169,13 @@ describe('bodies', () => {
 		expect(upstream.requests[0].body).toBe(upstream.requests[1].body);
 	});
 
+	it('Send Body on a GET sends no body: n8n\'s httpRequest helper drops it (HTTP Request sends it: deviation no-body-on-get)', async () => {
+		const upstream = await server(echo);
+		await runHttp(httpWorkflow({ url: `${upstream.url}/g`, sendBody: true, bodyParameters: { parameters: [{ name: 'a', value: '1' }] } }), [{ json: {} }], createVirtualRuntime());
+		expect(upstream.requests[0]).toMatchObject({ method: 'GET', body: '' });
+		expect(upstream.requests[0].headers['content-length']).toBeUndefined();
+	});
+
 	it('sends an n8n binary file as the body', async () => {
 		const upstream = await server(echo);
 		const file = { data: Buffer.from('%PDF-1.4 fake').toString('base64'), mimeType: 'application/pdf', fileName: 'a.pdf' };

@@ -101,6 +101,26 @@ export const DEVIATIONS: readonly Deviation[] = [
 		},
 	},
 	{
+		name: 'no-body-on-get',
+		reason:
+			"With Send Body on a GET, HTTP Request sends the body (through n8n's deprecated `request` helper). The node sends through n8n's `httpRequest` helper, the one that takes an abort signal (each attempt's timeout and the execution's cancel close the connection), and that helper never sends a body with GET (RFC 9110: content in a GET has no defined meaning; many servers and proxies drop or refuse it). Pinned by resilient-http-features.test.ts ('Send Body on a GET').",
+		matches: (d, c) => {
+			if ((c.parameters.method ?? 'GET') !== 'GET' || c.parameters.sendBody !== true) return false;
+			if (/^requests\[\d+\]\.body\.text$/.test(d.path)) return d.resilient === '';
+			return /^(requests\[\d+\]\.headers\.content-length|outputs\[\d+\]\[\d+\]\.json\.bodyLength)$/.test(d.path) && (d.resilient === undefined || d.resilient === 0);
+		},
+	},
+	{
+		name: 'users-accept-kept-with-lowercase-headers-off',
+		reason:
+			"With Lowercase Headers off, HTTP Request looks for its default Accept under the lowercase name only, so a user's `Accept` header is overwritten by the default (a bug: the user's choice is dropped only when they asked to keep header names as typed). The node keeps the user's Accept, whatever the case of its name. Pinned by authentication.test.ts ('Lowercase Headers off: the user's own Accept is sent').",
+		matches: (d, c) => {
+			if ((c.parameters.options as { lowercaseHeaders?: boolean } | undefined)?.lowercaseHeaders !== false || !/^requests\[\d+\]\.headers\.accept$/.test(d.path)) return false;
+			const own = ((c.parameters.headerParameters as { parameters?: Array<{ name?: string; value?: string }> } | undefined)?.parameters ?? []).find((p) => p.name === 'Accept');
+			return own !== undefined && d.resilient === `Accept: ${own.value}`;
+		},
+	},
+	{
 		name: 'error-additions',
 		reason:
 			"An error item carries what this node adds beside HTTP Request's fields: the retry story (`_retry`), the reason it stopped, when the server allows another try (retryAt, retryAfterMs), the idempotency key and, for pagination, the pages fetched and where to resume (issue 21, point 3). Only the additions are explained: a field HTTP Request has and this node lacks, or fills otherwise, stays unexplained.",
