@@ -157,9 +157,13 @@ describe('OAuth1 API (generic): signed by n8n, the node\'s headers kept', () => 
 		);
 		expect(result.status).toBe('success');
 		const [req] = api.requests;
+		// HTTP Request drops the user's headers with OAuth1 (n8n's helper replaces them): deviation oauth1-keeps-the-users-headers
 		expect(req.headers['x-trace']).toBe('t-1');
+		// HTTP Request's default Accept is replaced too, by the request helper's
+		expect(req.headers.accept).toBe('*/*');
 		expect(req.headers['content-type']).toBe('application/x-www-form-urlencoded');
-		expect(req.body).toBe('status=hello+world');
+		// qs's encoding, as HTTP Request sends a form: a space is %20
+		expect(req.body).toBe('status=hello%20world');
 		const header = String(req.headers.authorization);
 		expect(header).toMatch(/^OAuth /);
 		const oauth = Object.fromEntries([...header.matchAll(/(\w+)="([^"]*)"/g)].map(([, k, v]) => [k, decodeURIComponent(v)]));
@@ -296,6 +300,23 @@ describe('options HTTP Request has', () => {
 		expect([asked.jsonOf('OK')[0].auth, byDefault.jsonOf('OK')[0].auth]).toEqual(['Bearer sk_redirect_1', null]);
 	});
 
+	it('a credential stays on the first origin of a redirect by default (deviations no-credentials-cross-origin-by-default, credential-headers-stay-on-their-origin), follows it when asked; query and body fields are never added again', async () => {
+		const other = await server((req) => ({ status: 200, body: { auth: req.headers.authorization ?? null, key: req.headers['x-api-key'] ?? null, url: req.url, type: req.headers['content-type'] ?? null } }));
+		const first = await server(() => ({ status: 302, headers: { location: `${other.url}/there` } }));
+		const basic = { httpBasicAuth: { user: 'u', password: 'pw-redirect-3' } };
+		const header = { httpHeaderAuth: { name: 'X-Api-Key', value: 'key-redirect-4' } };
+		const custom = { httpCustomAuth: { json: JSON.stringify({ qs: { token: 'q-redirect-5' }, body: { secret: 'b-redirect-6' } }) } };
+		const follow = { options: { sendCredentialsOnCrossOriginRedirect: true } };
+		const landed = async (parameters: IDataObject, credentials: Record<string, ICredentialDataDecryptedObject>) => (await run({ url: `${first.url}/r`, ...parameters }, credentials)).jsonOf('OK')[0];
+		expect(await landed(generic('httpBasicAuth'), basic)).toMatchObject({ auth: null });
+		expect(await landed(generic('httpHeaderAuth'), header)).toMatchObject({ key: null });
+		expect(await landed({ ...generic('httpBasicAuth'), ...follow }, basic)).toMatchObject({ auth: `Basic ${Buffer.from('u:pw-redirect-3').toString('base64')}` });
+		expect(await landed({ ...generic('httpHeaderAuth'), ...follow }, header)).toMatchObject({ key: 'key-redirect-4' });
+		// as HTTP Request: the Location is followed as it is, and a POST turned into a GET carries no body
+		expect(await landed({ method: 'POST', sendBody: true, bodyParameters: { parameters: [{ name: 'a', value: '1' }] }, ...generic('httpCustomAuth'), ...follow }, custom)).toMatchObject({ url: '/there', type: null });
+		expect(first.requests[first.requests.length - 1].url).toBe('/r?token=q-redirect-5');
+	});
+
 	it('Lowercase Headers (default on, as in HTTP Request), and off', async () => {
 		const api = await server(() => ({ status: 200, body: {} }));
 		const headers = { sendHeaders: true, headerParameters: { parameters: [{ name: 'X-Request-Source', value: 'n8n' }] } };
@@ -303,6 +324,12 @@ describe('options HTTP Request has', () => {
 		await run({ url: `${api.url}/r`, ...headers, options: { lowercaseHeaders: false } }, {});
 		const sent = api.requests.map((r) => r.rawHeaders.filter((_h, n) => n % 2 === 0).find((h) => h.toLowerCase() === 'x-request-source'));
 		expect(sent).toEqual(['x-request-source', 'X-Request-Source']);
+	});
+
+	it("Lowercase Headers off: the user's own Accept is sent (HTTP Request overwrites it with its default: deviation users-accept-kept-with-lowercase-headers-off)", async () => {
+		const api = await server(() => ({ status: 200, body: {} }));
+		await run({ url: `${api.url}/r`, sendHeaders: true, headerParameters: { parameters: [{ name: 'Accept', value: 'text/csv' }] }, options: { lowercaseHeaders: false } }, {});
+		expect(api.requests[0].headers.accept).toBe('text/csv');
 	});
 
 	it("HTTP Request's Accept header when none is set", async () => {

@@ -71,6 +71,26 @@ describe('pagination: the same pages as HTTP Request', () => {
 	});
 });
 
+describe('pagination: $request and empty pages as in HTTP Request', () => {
+	it('$request shows the credential HTTP Request sets itself, its value hidden', async () => {
+		const api = await server(threePages);
+		const options = { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }, { type: 'qs', name: 'seen', value: '={{ String($request.headers["X-Api-Key"]) + "," + String($request.qs.api_key) }}' }] }, paginationCompleteWhen: 'responseIsEmpty' } } };
+		const wf = httpWorkflow({ url: `${api.url}/list`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', options }, { credentials: { httpHeaderAuth: { id: '1', name: 'h' } } });
+		const run = await runHttp(wf, [{ json: {} }], createVirtualRuntime(), { credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: 'key-pag-61' } } });
+		expect(run.status).toBe('success');
+		expect(api.requests.map((r) => new URL(r.url, 'http://x').searchParams.get('seen'))).toEqual(Array(4).fill('**hidden**,undefined'));
+		expect(api.requests.every((r) => r.headers['x-api-key'] === 'key-pag-61')).toBe(true);
+	});
+
+	it('pages that are all empty arrays leave no item, as in HTTP Request (the nodes after it do not run)', async () => {
+		const api = await server(() => ({ status: 200, body: [] }));
+		const parameters = { url: `${api.url}/list`, options: byPageCount };
+		const ours = await runHttp(httpWorkflow(parameters), [{ json: {} }], createVirtualRuntime());
+		const core = await coreRun(parameters);
+		expect([ours.jsonOf('HTTP'), core.jsonOf('HTTP')]).toEqual([[], []]);
+	});
+});
+
 describe('pagination: each page is one request for the retry engine', () => {
 	it('a 429 with Retry-After on page 2 waits and fetches page 2 again: every item kept, no page fetched twice but page 2', async () => {
 		let throttled = false;

@@ -132,10 +132,19 @@ describe('bodies', () => {
 		expect(JSON.parse(json.body)).toEqual({ a: 'hello' });
 		expect(json.headers['content-type']).toBe('application/json');
 		expect(json.url).toBe('/b?p=1&p=2');
-		expect(form.body).toBe('a=b+c');
+		// qs's encoding, as HTTP Request sends a form: a space is %20
+		expect(form.body).toBe('a=b%20c');
 		expect(form.headers['content-type']).toBe('application/x-www-form-urlencoded');
 		expect(raw.body).toBe('a,b\n1,2');
 		expect(raw.headers['content-type']).toBe('text/csv');
+	});
+
+	it('a query or form field named twice sends both values, as HTTP Request 4.3 and 4.4 (4.0-4.2 kept the last: deviation repeated-field-names-before-4.3)', async () => {
+		const upstream = await server(echo);
+		const twice = { parameters: [{ name: 'tag', value: 'a' }, { name: 'tag', value: 'b' }] };
+		await runHttp(httpWorkflow({ method: 'POST', url: `${upstream.url}/t`, sendQuery: true, queryParameters: twice, sendBody: true, contentType: 'form-urlencoded', bodyParameters: twice }), [{ json: {} }], createVirtualRuntime());
+		expect(upstream.requests[0].url).toBe('/t?tag%5B0%5D=a&tag%5B1%5D=b');
+		expect(upstream.requests[0].body).toBe('tag%5B0%5D=a&tag%5B1%5D=b');
 	});
 
 	it('sends multipart form-data with a binary field, the same bytes on every attempt', async () => {
@@ -158,6 +167,13 @@ describe('bodies', () => {
 			expect(req.body).toContain('name="file"; filename="note.txt"\r\nContent-Type: text/plain\r\n\r\nfile-content-123\r\n');
 		}
 		expect(upstream.requests[0].body).toBe(upstream.requests[1].body);
+	});
+
+	it('Send Body on a GET sends no body: n8n\'s httpRequest helper drops it (HTTP Request sends it: deviation no-body-on-get)', async () => {
+		const upstream = await server(echo);
+		await runHttp(httpWorkflow({ url: `${upstream.url}/g`, sendBody: true, bodyParameters: { parameters: [{ name: 'a', value: '1' }] } }), [{ json: {} }], createVirtualRuntime());
+		expect(upstream.requests[0]).toMatchObject({ method: 'GET', body: '' });
+		expect(upstream.requests[0].headers['content-length']).toBeUndefined();
 	});
 
 	it('sends an n8n binary file as the body', async () => {

@@ -25,7 +25,7 @@ export type AuthSelection = { authentication: 'none' } | { authentication: 'gene
 export type AuthPlan =
 	| { kind: 'none' }
 	/** n8n's httpRequestWithAuthentication (the type's `authenticate`); `refreshOn`: statuses after which n8n refreshes the credential and sends again */
-	| { kind: 'authenticate'; credentialType: string; refreshOn: number[]; writesBody: boolean }
+	| { kind: 'authenticate'; credentialType: string; refreshOn: number[]; writesBody: boolean; shownHeaders?: string[] }
 	/** n8n's requestOAuth2 / requestOAuth1, as HTTP Request calls them: token, signing and refresh are n8n's */
 	| { kind: 'oAuth2'; credentialType: string; oauth2: IOAuth2Options }
 	| { kind: 'oAuth1'; credentialType: string }
@@ -149,7 +149,7 @@ export async function readAuthPlan(ctx: IExecuteFunctions, i: number, url: strin
 		case 'httpTemplatedCustomAuth':
 			return { kind: 'authenticate', credentialType, refreshOn: [], writesBody: templatedAuthWritesBody(data) };
 		default:
-			// Bearer and Header Auth
-			return { kind: 'authenticate', credentialType, refreshOn: [], writesBody: false };
+			// Bearer and Header Auth; `shownHeaders`: the header HTTP Request sets itself, which its `$request` shows (hidden)
+			return { kind: 'authenticate', credentialType, refreshOn: [], writesBody: false, shownHeaders: [selection.type === 'httpBearerAuth' ? 'Authorization' : text(data.name)] };
 	}
 }

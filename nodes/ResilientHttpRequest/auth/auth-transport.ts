@@ -17,6 +17,14 @@ import type { IExecuteFunctions, IHttpRequestOptions, IRequestOptions } from 'n8
 import type { AuthPlan } from './auth-plan';
 import { bodyFields, bodyWithFields } from '../transport/body-fields';
 
+/** What the credential needs to know of the request beyond its options. */
+export interface HopFacts {
+	/** The request follows a redirect: HTTP Request follows the Location as it is, the credential's query and body fields not added again. */
+	redirected: boolean;
+	/** The Accept header is HTTP Request's default, which n8n's OAuth1 helper replaces. */
+	acceptIsDefault: boolean;
+}
+
 /** What n8n's helpers resolve with when asked for the full response. */
 export interface RawResponse {
 	statusCode: number;
@@ -99,8 +107,30 @@ function withBodyAsFields(request: IHttpRequestOptions): IHttpRequestOptions {
 	return rest;
 }
 
+/**
+ * The headers a request with the plan's credential goes out with, on every hop (also where the
+ * credential itself no longer goes). n8n's OAuth1 helper replaces all headers with its
+ * Authorization, so with OAuth1 HTTP Request's default Accept goes and its request helper's `*\/*`
+ * is sent: so here. The user's own headers are kept (HTTP Request drops them: deviation
+ * oauth1-keeps-the-users-headers).
+ */
+export function headersFor(plan: AuthPlan, headers: IHttpRequestOptions['headers'], hop: HopFacts): IHttpRequestOptions['headers'] {
+	if (plan.kind !== 'oAuth1' || !hop.acceptIsDefault) return headers;
+	const others = Object.fromEntries(Object.entries(headers ?? {}).filter(([name]) => name.toLowerCase() !== 'accept'));
+	return { ...others, accept: '*/*' };
+}
+
+/** Custom Auth's query and body fields, added to the first request only (a redirect is followed as it is). */
+function withCustomAuth(request: IHttpRequestOptions, plan: AuthPlan & { kind: 'custom' }, hop: HopFacts): IHttpRequestOptions {
+	const headers = (request.headers ?? {}) as Record<string, string>;
+	const body = typeof request.body === 'string' || Buffer.isBuffer(request.body) || request.body === undefined ? request.body : undefined;
+	// a redirect that turned the request into a GET has no body: the credential's fields do not make one
+	const merged = hop.redirected && body === undefined ? { body, headers: { ...headers, ...plan.headers } } : bodyWithFields(body, { ...headers, ...plan.headers }, plan.body);
+	return { ...request, headers: merged.headers, qs: { ...(request.qs ?? {}), ...(hop.redirected ? {} : plan.qs) }, ...(merged.body !== undefined ? { body: merged.body } : {}) };
+}
+
 /** Sends `request` signed by the plan's credential. `request` is a fresh copy: the helpers may write into it. */
-export async function sendAuthenticated(ctx: IExecuteFunctions, request: IHttpRequestOptions, plan: AuthPlan): Promise<unknown> {
+export async function sendAuthenticated(ctx: IExecuteFunctions, request: IHttpRequestOptions, plan: AuthPlan, hop: HopFacts): Promise<unknown> {
 	switch (plan.kind) {
 		case 'none':
 			return await ctx.helpers.httpRequest(request);
@@ -113,13 +143,9 @@ export async function sendAuthenticated(ctx: IExecuteFunctions, request: IHttpRe
 				ctx.helpers.httpRequest({ ...request, auth: { username: plan.username, password: plan.password, sendImmediately: false }, ignoreHttpStatusErrors: { ignore: true, except: [401] } }),
 			);
 		case 'query':
-			return await ctx.helpers.httpRequest({ ...request, qs: { ...(request.qs ?? {}), [plan.name]: plan.value } });
-		case 'custom': {
-			const headers = (request.headers ?? {}) as Record<string, string>;
-			const body = typeof request.body === 'string' || Buffer.isBuffer(request.body) || request.body === undefined ? request.body : undefined;
-			const merged = bodyWithFields(body, { ...headers, ...plan.headers }, plan.body);
-			return await ctx.helpers.httpRequest({ ...request, headers: merged.headers, qs: { ...(request.qs ?? {}), ...plan.qs }, ...(merged.body !== undefined ? { body: merged.body } : {}) });
-		}
+			return await ctx.helpers.httpRequest(hop.redirected ? request : { ...request, qs: { ...(request.qs ?? {}), [plan.name]: plan.value } });
+		case 'custom':
+			return await ctx.helpers.httpRequest(withCustomAuth(request, plan, hop));
 		case 'authenticate': {
 			const options: IHttpRequestOptions = {
 				...(plan.writesBody ? withBodyAsFields(request) : request),

@@ -7,6 +7,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 import { setPath } from '../../shared/core/json-path';
 import { parameterError } from '../../shared/n8n/parameters';
+import { stringifyForm } from '../transport/form-urlencoded';
 import { encodeMultipart, type MultipartPart } from '../transport/multipart';
 
 export interface RequestSpec {
@@ -16,6 +17,8 @@ export interface RequestSpec {
 	headers: Record<string, string>;
 	body?: string | Buffer;
 	arrayFormat?: 'indices' | 'brackets' | 'repeat';
+	/** The Accept header is HTTP Request's default, not the user's (n8n's OAuth1 helper replaces it). */
+	acceptIsDefault?: true;
 }
 
 interface KeyValue {
@@ -25,9 +28,31 @@ interface KeyValue {
 	inputDataFieldName?: string;
 }
 
-function keyValues(ctx: IExecuteFunctions, parameter: string, i: number): KeyValue[] {
+function allKeyValues(ctx: IExecuteFunctions, parameter: string, i: number): KeyValue[] {
 	const collection = ctx.getNodeParameter(parameter, i, {}) as { parameters?: KeyValue[] };
-	return (collection.parameters ?? []).filter((p) => (p.name ?? '') !== '' || p.parameterType === 'formBinaryData');
+	return collection.parameters ?? [];
+}
+
+/** The entries with a name (a binary field needs none). */
+function keyValues(ctx: IExecuteFunctions, parameter: string, i: number): KeyValue[] {
+	return allKeyValues(ctx, parameter, i).filter((p) => (p.name ?? '') !== '' || p.parameterType === 'formBinaryData');
+}
+
+/**
+ * Query and form fields as HTTP Request 4.3+ collects them: a name given again becomes an array of
+ * its values (4.0-4.2 kept the last value only: a named deviation in the differential suite). An
+ * empty name is kept, as HTTP Request keeps it (`?=x`).
+ */
+function collectFields(entries: KeyValue[]): IDataObject {
+	const fields: IDataObject = {};
+	for (const p of entries) {
+		const name = p.name ?? '';
+		const previous = Object.prototype.hasOwnProperty.call(fields, name) ? fields[name] : undefined;
+		const value = previous === undefined ? p.value : ([] as unknown[]).concat(previous, p.value);
+		// defined, not assigned: a name the user typed never reaches the object's prototype
+		Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
+	}
+	return fields;
 }
 
 /** A JSON parameter may arrive as an object (expression) or as text the user typed. */
@@ -123,7 +148,14 @@ async function binaryPart(ctx: IExecuteFunctions, i: number, field: string) {
 		});
 	}
 	const data = await ctx.helpers.getBinaryDataBuffer(i, field);
-	return { data, fileName: meta.fileName ?? field, mimeType: meta.mimeType || 'application/octet-stream' };
+	// HTTP Request's fallbacks: a file named "file"; a mime type only when there is none at all (an
+	// empty one is sent empty)
+	return { data, fileName: meta.fileName ?? 'file', mimeType: meta.mimeType ?? 'application/octet-stream' };
+}
+
+/** HTTP Request sets the length of a file or multipart body itself, under a lowercase name the server sees. */
+function setContentLength(headers: Record<string, string>, body: Buffer): void {
+	headers['content-length'] = String(body.length);
 }
 
 async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<string, string>): Promise<string | Buffer | undefined> {
@@ -142,29 +174,32 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 		}
 		case 'form-urlencoded': {
 			setType('application/x-www-form-urlencoded');
-			if ((ctx.getNodeParameter('specifyBody', i, 'keypair') as string) === 'string') return ctx.getNodeParameter('body', i, '') as string;
-			const form = new URLSearchParams();
-			for (const p of keyValues(ctx, 'bodyParameters', i)) form.append(p.name as string, String(p.value ?? ''));
-			return form.toString();
+			// HTTP Request reads a typed body into fields (the last of a repeated name wins) and encodes them again
+			if ((ctx.getNodeParameter('specifyBody', i, 'keypair') as string) === 'string') return stringifyForm(Object.fromEntries(new URLSearchParams(ctx.getNodeParameter('body', i, '') as string)));
+			return stringifyForm(collectFields(allKeyValues(ctx, 'bodyParameters', i)));
 		}
 		case 'multipart-form-data': {
 			const parts: MultipartPart[] = [];
 			for (const p of keyValues(ctx, 'bodyParameters', i)) {
 				if (p.parameterType === 'formBinaryData') {
 					const field = (p.inputDataFieldName ?? '').trim() || 'data';
-					parts.push({ name: p.name || field, ...(await binaryPart(ctx, i, field)) });
+					const file = await binaryPart(ctx, i, field);
+					// form-data guesses an empty mime type (from the name, else application/octet-stream)
+					parts.push({ name: p.name || field, ...file, mimeType: file.mimeType || 'application/octet-stream' });
 				} else {
 					parts.push({ name: p.name as string, value: String(p.value ?? '') });
 				}
 			}
 			const encoded = encodeMultipart(parts);
 			headers['content-type'] = encoded.contentType;
+			setContentLength(headers, encoded.body);
 			return encoded.body;
 		}
 		case 'binaryData': {
 			const field = (ctx.getNodeParameter('inputDataFieldName', i, 'data') as string).trim() || 'data';
 			const file = await binaryPart(ctx, i, field);
 			setType(file.mimeType);
+			setContentLength(headers, file.data);
 			return file.data;
 		}
 		case 'raw': {
@@ -181,18 +216,10 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options
 	const method = (ctx.getNodeParameter('method', i, 'GET') as string).toUpperCase() as IHttpRequestMethods;
 	const url = validateUrl(ctx, ctx.getNodeParameter('url', i, '') as unknown, i);
 
-	const qs: IDataObject = {};
+	let qs: IDataObject = {};
 	if (ctx.getNodeParameter('sendQuery', i, false) as boolean) {
-		if ((ctx.getNodeParameter('specifyQuery', i, 'keypair') as string) === 'json') {
-			Object.assign(qs, jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters (JSON)'));
-		} else {
-			for (const p of keyValues(ctx, 'queryParameters', i)) {
-				const name = p.name as string;
-				// repeated names become arrays, as in HTTP Request
-				const previous = qs[name];
-				qs[name] = previous === undefined ? (p.value as string) : ([] as unknown[]).concat(previous, p.value) as IDataObject[string];
-			}
-		}
+		const asJson = (ctx.getNodeParameter('specifyQuery', i, 'keypair') as string) === 'json';
+		qs = asJson ? { ...jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters (JSON)') } : collectFields(allKeyValues(ctx, 'queryParameters', i));
 	}
 
 	// HTTP Request lowercases the names of the headers the user sets, unless told not to
@@ -211,9 +238,8 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options
 	}
 
 	const body = await readBody(ctx, i, headers);
-	if (headerValue(headers, 'accept') === undefined) {
-		headers.accept = defaultAccept(((options.response as IDataObject | undefined)?.response as IDataObject | undefined)?.responseFormat);
-	}
+	const acceptIsDefault = headerValue(headers, 'accept') === undefined;
+	if (acceptIsDefault) headers.accept = defaultAccept(((options.response as IDataObject | undefined)?.response as IDataObject | undefined)?.responseFormat);
 	const arrayFormat = options.queryParameterArrays as RequestSpec['arrayFormat'];
-	return { method, url, qs, headers, ...(body !== undefined ? { body } : {}), ...(arrayFormat ? { arrayFormat } : {}) };
+	return { method, url, qs, headers, ...(body !== undefined ? { body } : {}), ...(arrayFormat ? { arrayFormat } : {}), ...(acceptIsDefault ? { acceptIsDefault } : {}) };
 }

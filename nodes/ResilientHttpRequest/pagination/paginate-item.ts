@@ -22,7 +22,7 @@ export async function paginateItem(ctx: IExecuteFunctions, scope: ItemScope, con
 		owner,
 		...(idempotency.key !== undefined ? { idempotency: { header: idempotency.header, key: idempotency.key } } : {}),
 		...(resume ? { resume } : {}),
-		withCredentials: config.transport.auth.kind !== 'none',
+		auth: config.transport.auth,
 		sendCredentialsCrossOrigin: config.transport.sendCredentialsCrossOrigin,
 		fetchPage: send,
 		sleep: async (ms) => await runtime.sleep(ms, signal),

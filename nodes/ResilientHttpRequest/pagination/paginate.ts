@@ -8,6 +8,7 @@
  * the item with them and with where to resume.
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
+import type { AuthPlan } from '../auth/auth-plan';
 import { NodeOperationError } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import { RETRY_LIMITS } from '../../shared/core/defaults';
@@ -20,6 +21,7 @@ import { responseOf } from '../output/error-output';
 import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { decodeBody, type DecodedBody, type ResponseFormat } from '../output/response';
+import { stringifyForm } from '../transport/form-urlencoded';
 import type { HttpResponse } from '../transport/send-attempt';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
@@ -47,8 +49,8 @@ interface PaginationRun {
 	idempotency?: { header: string; key: string };
 	/** A failed pass of this node this item resumes. */
 	resume?: PaginationRecord;
-	/** Whether credentials go with the request: then every page must stay on the first page's origin. */
-	withCredentials: boolean;
+	/** The item's credential: when there is one every page must stay on the first page's origin; `$request` shows its fields, hidden. */
+	auth: AuthPlan;
 	sendCredentialsCrossOrigin: boolean;
 	fetchPage(spec: RequestSpec, page: number): Promise<RetryOutcome<HttpResponse>>;
 	/** Waits Interval Between Requests; rejects when the execution is cancelled (the page then reports it). */
@@ -104,10 +106,40 @@ function baseRequestOptions(spec: RequestSpec, body: { kind: BodyKind; value?: I
 	};
 }
 
-/** `$request` as HTTP Request shows it: without the values of headers that carry credentials. */
-function sanitizedRequest(options: PageRequest): IDataObject {
-	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, SENSITIVE_HEADERS.includes(name.toLowerCase()) ? '**hidden**' : value]));
-	return { ...(options as IDataObject), headers };
+const HIDDEN = '**hidden**';
+
+const hiddenFields = (names: string[]): IDataObject => Object.fromEntries(names.map((name) => [name, HIDDEN]));
+
+/**
+ * What HTTP Request's request options hold of the credential, values hidden, as its `$request`
+ * shows them: it sets Basic, Digest, Bearer, Header, Query and Custom Auth on the options itself
+ * (a predefined or OAuth credential is applied later, by n8n, and not shown).
+ */
+function credentialShown(plan: AuthPlan): { headers?: IDataObject; qs?: IDataObject; body?: IDataObject; auth?: IDataObject } {
+	switch (plan.kind) {
+		case 'basic':
+			return { auth: { user: plan.username, pass: HIDDEN } };
+		case 'digest':
+			return { auth: { user: plan.username, pass: HIDDEN, sendImmediately: false } };
+		case 'query':
+			return { qs: hiddenFields([plan.name]) };
+		case 'custom':
+			return { headers: hiddenFields(Object.keys(plan.headers)), qs: hiddenFields(Object.keys(plan.qs)), body: hiddenFields(Object.keys(plan.body)) };
+		case 'authenticate':
+			return { headers: hiddenFields(plan.shownHeaders ?? []) };
+		default:
+			return {};
+	}
+}
+
+/** `$request` as HTTP Request shows it: the credential's fields there with their values hidden, as are headers that carry credentials. */
+function sanitizedRequest(options: PageRequest, plan: AuthPlan): IDataObject {
+	const shown = credentialShown(plan);
+	const headers = Object.fromEntries(Object.entries({ ...(options.headers ?? {}), ...shown.headers }).map(([name, value]) => [name, SENSITIVE_HEADERS.includes(name.toLowerCase()) ? HIDDEN : value]));
+	const withFields = (own: IDataObject | undefined, added: IDataObject | undefined) => (added && Object.keys(added).length > 0 ? { ...own, ...added } : own);
+	const qs = withFields(options.qs, shown.qs);
+	const body = withFields(options.body, shown.body);
+	return { ...(options as IDataObject), headers, ...(qs ? { qs } : {}), ...(body ? { body } : {}), ...(shown.auth ? { auth: shown.auth } : {}) };
 }
 
 function asText(value: unknown): string {
@@ -118,7 +150,7 @@ function asText(value: unknown): string {
 function pageSpecFrom(base: RequestSpec, options: PageRequest, body: BodyKind): RequestSpec {
 	const headers = Object.fromEntries(Object.entries((options.headers ?? {}) as IDataObject).map(([name, value]) => [name, asText(value)]));
 	const spec: RequestSpec = { ...base, url: String(options.uri ?? options.url ?? base.url), qs: { ...((options.qs ?? {}) as IDataObject) }, headers };
-	if (body === 'form') spec.body = new URLSearchParams(Object.entries((options.form ?? {}) as IDataObject).map(([k, v]): [string, string] => [k, asText(v)])).toString();
+	if (body === 'form') spec.body = stringifyForm((options.form ?? {}) as IDataObject);
 	else if (body === 'json' || (body === 'none' && options.body !== undefined)) {
 		spec.body = JSON.stringify(options.body ?? {});
 		if (headerValue(spec.headers, 'content-type') === undefined) spec.headers['content-type'] = 'application/json';
@@ -170,7 +202,7 @@ function checkPageUrl(ctx: IExecuteFunctions, i: number, run: PaginationRun, fir
 		parameterError(ctx, i, label, `gave page ${page} a value that is not a URL`, 'Make sure it evaluates to an absolute URL starting with http:// or https://.');
 	}
 	if (url.protocol !== 'http:' && url.protocol !== 'https:') parameterError(ctx, i, label, `gave page ${page} a URL with protocol "${url.protocol}": only http:// and https:// are sent`);
-	if (run.withCredentials && !run.sendCredentialsCrossOrigin && url.origin !== firstOrigin) {
+	if (run.auth.kind !== 'none' && !run.sendCredentialsCrossOrigin && url.origin !== firstOrigin) {
 		parameterError(
 			ctx,
 			i,
@@ -269,7 +301,7 @@ export async function fetchPages(ctx: IExecuteFunctions, i: number, run: Paginat
 	// the helper calls `this.helpers.request` for each page (no credential type: ours are applied per attempt)
 	const host = { helpers: { request: (options: PageRequest) => sendPage(state, options) } };
 	try {
-		await (ctx.helpers.requestWithAuthenticationPaginated as unknown as PaginatedHelper).call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base));
+		await (ctx.helpers.requestWithAuthenticationPaginated as unknown as PaginatedHelper).call(host, base, i, helperOptions, undefined, undefined, sanitizedRequest(base, run.auth));
 		return { ok: true, pages: state.pages };
 	} catch (error) {
 		return failedOutcome(state, error);

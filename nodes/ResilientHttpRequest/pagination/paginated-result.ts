@@ -50,9 +50,7 @@ export async function paginatedResult(ctx: IExecuteFunctions, scope: ItemScope, 
 	const items = await itemsOf(ctx, i, run.pages, carried, settings, tool);
 
 	if (run.ok) {
-		// an item never vanishes: pages that were all empty still leave one item (the last page's)
-		const last = run.pages[run.pages.length - 1];
-		if (items.length === 0 && last?.response) items.push(...(await responseToItems(ctx, i, last.response, settings.response, last.spec.url, 'page')));
+		// pages that were all empty arrays leave no item, as in HTTP Request: the nodes after it do not run
 		return withStory(items, tool ? '' : settings.storyField, story, i);
 	}
 	const record: PaginationRecord = {

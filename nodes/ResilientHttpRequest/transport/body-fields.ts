@@ -5,6 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { headerValue } from '../config/request-spec';
+import { stringifyForm } from './form-urlencoded';
 
 type BodyFields = { kind: 'none' } | { kind: 'json' | 'form'; fields: IDataObject } | { kind: 'unsupported'; why: string };
 
@@ -48,9 +49,7 @@ export function bodyWithFields(body: string | Buffer | undefined, headers: Recor
 	if (Object.keys(added).length === 0) return { body, headers };
 	const current = bodyFields(body, headers);
 	if (current.kind === 'form') {
-		const form = new URLSearchParams();
-		for (const [name, value] of Object.entries({ ...current.fields, ...added })) form.append(name, typeof value === 'string' ? value : JSON.stringify(value));
-		return { body: form.toString(), headers };
+		return { body: stringifyForm({ ...current.fields, ...added }), headers };
 	}
 	if (current.kind === 'json') return { body: JSON.stringify({ ...current.fields, ...added }), headers };
 	if (current.kind === 'none') {

@@ -8,7 +8,7 @@ import { isErrorCode } from '../../shared/core/classify';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import type { AttemptContext } from '../../shared/core/retry-loop';
 import type { AuthPlan } from '../auth/auth-plan';
-import { sendAuthenticated, type RawResponse } from '../auth/auth-transport';
+import { headersFor, sendAuthenticated, type HopFacts, type RawResponse } from '../auth/auth-transport';
 import type { RequestSpec } from '../config/request-spec';
 import { responseUrl } from './response-url';
 
@@ -74,12 +74,13 @@ function agentOptionsFor(tls: TlsOptions | undefined, withCredentials: boolean):
 	return Object.keys(options).length > 0 ? options : undefined;
 }
 
-async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, withCredentials: boolean, attempt: AttemptContext): Promise<HttpResponse> {
+async function sendHop(ctx: IExecuteFunctions, options: IHttpRequestOptions, settings: TransportSettings, hop: HopFacts & { withCredentials: boolean }, attempt: AttemptContext): Promise<HttpResponse> {
+	const { withCredentials } = hop;
 	// n8n's credential helper writes the auth header (e.g. X-Api-Key) into the objects it is given:
 	// fresh copies keep it off the next hop, which may go to another origin
 	const agentOptions = agentOptionsFor(settings.tls, withCredentials);
-	const request: IHttpRequestOptions = { ...options, headers: { ...(options.headers ?? {}) }, qs: { ...(options.qs ?? {}) }, abortSignal: attempt.signal, ...(agentOptions ? { agentOptions } : {}) };
-	const pending = sendAuthenticated(ctx, request, withCredentials ? settings.auth : { kind: 'none' });
+	const request: IHttpRequestOptions = { ...options, headers: { ...(headersFor(settings.auth, options.headers, hop) ?? {}) }, qs: { ...(options.qs ?? {}) }, abortSignal: attempt.signal, ...(agentOptions ? { agentOptions } : {}) };
+	const pending = sendAuthenticated(ctx, request, withCredentials ? settings.auth : { kind: 'none' }, hop);
 	const raw = await pending.catch((error: unknown) => Promise.reject(isCutResponse(error) ? new ResponseCutError() : error));
 	const full = raw as RawResponse;
 	const url = responseUrl(options.url, options.qs ?? {}, options.arrayFormat);
@@ -148,7 +149,7 @@ export async function sendAttempt(ctx: IExecuteFunctions, spec: RequestSpec, set
 			...(settings.proxy ? { proxy: settings.proxy } : {}),
 			...(spec.arrayFormat ? { arrayFormat: spec.arrayFormat } : {}),
 		};
-		const response = await sendHop(ctx, options, settings, withCredentials, attempt);
+		const response = await sendHop(ctx, options, settings, { withCredentials, redirected: hop > 0, acceptIsDefault: spec.acceptIsDefault === true }, attempt);
 		const location = response.headers.location;
 		if (!settings.followRedirects || !isRedirect(response.statusCode) || typeof location !== 'string' || location === '') return response;
 		if (hop >= settings.maxRedirects) throw new TooManyRedirectsError(settings.maxRedirects);

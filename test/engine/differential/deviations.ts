@@ -41,7 +41,106 @@ function referenceFailedWith(d: Difference, message: string): boolean {
 	return (d.path === 'executionError' || d.path === 'nodeError') && d.resilient === undefined && isPlain(d.reference) && d.reference.message === message;
 }
 
+/** The names of a key-value parameter list (queryParameters, bodyParameters) of the case. */
+function fieldNames(c: DiffCase, parameter: string): string[] {
+	const list = (c.parameters[parameter] as { parameters?: Array<{ name?: string }> } | undefined)?.parameters ?? [];
+	return list.map((p) => p.name ?? '');
+}
+
+const repeatsAName = (names: string[]) => new Set(names).size < names.length;
+
+/** A query string or form body read as HTTP Request 4.0-4.2 collects it: `a[0]`, `a[]` and a repeated `a` collapse to the last value. */
+function lastValues(query: string): string {
+	const last = new Map<string, string>();
+	for (const [name, value] of new URLSearchParams(query)) last.set(name.replace(/\[\d*\]$/, ''), value);
+	return JSON.stringify([...last].sort());
+}
+
+/** A header of a request after the first (a redirect's hop): its lowercase name. */
+function laterHopHeader(path: string): string | undefined {
+	return /^requests\[[1-9]\d*\]\.headers\.([^.]+)$/.exec(path)?.[1];
+}
+
+const credentialsAskedToFollow = (c: DiffCase) => (c.parameters.options as { sendCredentialsOnCrossOriginRedirect?: boolean } | undefined)?.sendCredentialsOnCrossOriginRedirect === true;
+
+/** The headers (lowercase) the case's credential adds, Authorization aside: Header Auth's name, Custom Auth's headers. */
+function credentialHeaderNames(c: DiffCase): string[] {
+	const header = c.credentials?.httpHeaderAuth?.name;
+	const custom = c.credentials?.httpCustomAuth?.json;
+	const customHeaders = typeof custom === 'string' ? Object.keys((JSON.parse(custom) as { headers?: object }).headers ?? {}) : [];
+	return [...(typeof header === 'string' ? [header] : []), ...customHeaders].map((h) => h.toLowerCase()).filter((h) => h !== 'authorization');
+}
+
+/** Both URLs (or bodies) say the same once repeated names keep their last value. */
+function sameWithLastValues(reference: unknown, resilient: unknown, isUrl: boolean): boolean {
+	if (typeof reference !== 'string' || typeof resilient !== 'string') return false;
+	const split = (s: string) => (isUrl ? [s.split('?')[0], s.split('?')[1] ?? ''] : ['', s]);
+	const [refPath, refQuery] = split(reference);
+	const [resPath, resQuery] = split(resilient);
+	return refPath === resPath && lastValues(refQuery) === lastValues(resQuery);
+}
+
 export const DEVIATIONS: readonly Deviation[] = [
+	{
+		name: 'repeated-field-names-before-4.3',
+		reason:
+			'HTTP Request 4.0-4.2 keeps only the last value of a query or Form URL Encoded field whose name is given twice (`?tag=b`); 4.3 and 4.4 send every value (`tag[0]=a&tag[1]=b`, or as Array Format in Query asks). This node has one version and follows 4.4: no value the user entered is dropped. Pinned by resilient-http-features.test.ts ("a query or form field named twice").',
+		matches: (d, c) => {
+			if (c.typeVersion >= 4.3) return false;
+			const inQuery = repeatsAName(fieldNames(c, 'queryParameters'));
+			const inForm = c.parameters.contentType === 'form-urlencoded' && repeatsAName(fieldNames(c, 'bodyParameters'));
+			if (inQuery && /^(requests\[\d+\]|outputs\[\d+\]\[\d+\]\.json)\.url$/.test(d.path)) return sameWithLastValues(d.reference, d.resilient, true);
+			if (!inForm) return false;
+			if (/^requests\[\d+\]\.body\.text$/.test(d.path)) return sameWithLastValues(d.reference, d.resilient, false);
+			// the body's length follows from the body
+			return /^(requests\[\d+\]\.headers\.content-length|outputs\[\d+\]\[\d+\]\.json\.bodyLength)$/.test(d.path);
+		},
+	},
+	{
+		name: 'no-credentials-cross-origin-by-default',
+		reason:
+			"HTTP Request 4.0-4.3 sends the Authorization header (Basic, Bearer, OAuth1's signature) to another origin a redirect leads to, unless Send Credentials on Cross-Origin Redirect is turned off; 4.4 no longer does by default. This node never does unless the option is on, whatever the case's typeVersion: a safer default, as 4.4's. Pinned by authentication.test.ts ('a credential stays on the first origin of a redirect by default').",
+		matches: (d, c) => c.typeVersion < 4.4 && !credentialsAskedToFollow(c) && laterHopHeader(d.path) === 'authorization' && d.reference !== undefined && d.resilient === undefined,
+	},
+	{
+		name: 'credential-headers-stay-on-their-origin',
+		reason:
+			"n8n's redirect handling takes only Authorization (and Cookie) off a request to another origin, and puts Authorization back when allowed: any other header a credential adds (Header Auth's X-Api-Key, Custom Auth's headers) follows a redirect to any origin in every version of HTTP Request, even with Send Credentials on Cross-Origin Redirect off. This node keeps every part of a credential on the first origin unless the option is on. Pinned by authentication.test.ts ('a credential stays on the first origin of a redirect by default').",
+		matches: (d, c) => {
+			const header = laterHopHeader(d.path);
+			return header !== undefined && !credentialsAskedToFollow(c) && credentialHeaderNames(c).includes(header) && d.reference !== undefined && d.resilient === undefined;
+		},
+	},
+	{
+		name: 'oauth1-keeps-the-users-headers',
+		reason:
+			"n8n's OAuth1 helper replaces all of a request's headers with its Authorization header, so HTTP Request with an OAuth1 credential silently drops every header the user set under Send Headers (a bug: an API that needs one of them fails). This node sends them, next to the signature; the Accept header HTTP Request adds by default goes, as in HTTP Request (`*/*` is sent). Pinned by authentication.test.ts ('OAuth1 API (generic)').",
+		matches: (d, c) => {
+			const header = /^requests\[\d+\]\.headers\.([^.]+)$/.exec(d.path)?.[1];
+			const own = fieldNames(c, 'headerParameters').map((h) => h.toLowerCase());
+			return c.parameters.genericAuthType === 'oAuth1Api' && header !== undefined && own.includes(header) && d.reference === undefined;
+		},
+	},
+	{
+		name: 'no-body-on-get',
+		reason:
+			"With Send Body on a GET, HTTP Request sends the body (through n8n's deprecated `request` helper). The node sends through n8n's `httpRequest` helper, the one that takes an abort signal (each attempt's timeout and the execution's cancel close the connection), and that helper never sends a body with GET (RFC 9110: content in a GET has no defined meaning; many servers and proxies drop or refuse it). Pinned by resilient-http-features.test.ts ('Send Body on a GET').",
+		matches: (d, c) => {
+			if ((c.parameters.method ?? 'GET') !== 'GET' || c.parameters.sendBody !== true) return false;
+			if (/^requests\[\d+\]\.body\.text$/.test(d.path)) return d.resilient === '';
+			return /^(requests\[\d+\]\.headers\.content-length|outputs\[\d+\]\[\d+\]\.json\.bodyLength)$/.test(d.path) && (d.resilient === undefined || d.resilient === 0);
+		},
+	},
+	{
+		name: 'users-accept-kept-with-lowercase-headers-off',
+		reason:
+			"With Lowercase Headers off, HTTP Request looks for its default Accept under the lowercase name only, so a user's `Accept` header is overwritten by the default (a bug: the user's choice is dropped only when they asked to keep header names as typed). The node keeps the user's Accept, whatever the case of its name. Pinned by authentication.test.ts ('Lowercase Headers off: the user's own Accept is sent').",
+		matches: (d, c) => {
+			if ((c.parameters.options as { lowercaseHeaders?: boolean } | undefined)?.lowercaseHeaders !== false || !/^requests\[\d+\]\.headers\.accept$/.test(d.path)) return false;
+			const own = ((c.parameters.headerParameters as { parameters?: Array<{ name?: string; value?: string }> } | undefined)?.parameters ?? []).find((p) => p.name === 'Accept');
+			return own !== undefined && d.resilient === `Accept: ${own.value}`;
+		},
+	},
 	{
 		name: 'error-additions',
 		reason:
