@@ -14,6 +14,7 @@ import type { ItemScope } from '../config/item-scope';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { errorBodyValue } from '../output/error-output';
 import { consoleReporter } from '../output/console-requests';
+import { thrownShape } from '../output/http-request-error';
 import { createTrafficGate } from '../traffic/traffic-gate';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
 
@@ -35,7 +36,7 @@ async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config:
 		if (error instanceof TooManyRedirectsError) return { ok: false, failure: { kind: 'network', code: 'EMAXREDIRECTS', message: error.message, reachedServer: 'yes', transient: false } };
 		const { code, message } = errorCodeOf(error);
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
-		return { ok: false, failure };
+		return { ok: false, failure: { ...failure, thrown: thrownShape(error) } };
 	}
 	if (response.statusCode < 400) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
 	// status, headers and body are read here, once: whether to retry, and the server's requested wait;
