@@ -29,9 +29,10 @@ export interface SentRequest {
 	body?: string | Buffer;
 }
 
-/** axios' status error codes (its `settle`): 4xx ERR_BAD_REQUEST, 5xx ERR_BAD_RESPONSE. */
-function statusErrorCode(status: number): string {
-	return status >= 500 ? 'ERR_BAD_RESPONSE' : 'ERR_BAD_REQUEST';
+/** axios' status error codes (its `settle`): 4xx ERR_BAD_REQUEST, 5xx ERR_BAD_RESPONSE, none for a 3xx. */
+function statusErrorCode(status: number): { code?: string } {
+	if (status >= 500) return { code: 'ERR_BAD_RESPONSE' };
+	return status >= 400 ? { code: 'ERR_BAD_REQUEST' } : {};
 }
 
 /** The headers as the axios config holds them: axios' and n8n's defaults, overridden case-insensitively by the request's. */
@@ -102,7 +103,7 @@ function statusError(failure: AttemptFailure, status: number, request: SentReque
 	return {
 		name: 'AxiosError',
 		message: status === 429 ? TOO_MANY_REQUESTS : `${status} - ${JSON.stringify(error)}`,
-		code: statusErrorCode(status),
+		...statusErrorCode(status),
 		isAxiosError: true,
 		options: optionsOf(request),
 		statusCode: status,

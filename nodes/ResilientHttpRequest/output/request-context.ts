@@ -34,8 +34,11 @@ export function requestContext(ctx: IExecuteFunctions, i: number, spec: RequestS
 	const follow = redirect === undefined || redirect.followRedirects === true;
 	const maxRedirects = redirect?.maxRedirects;
 	const streamed = settings.format === 'autodetect' || settings.format === 'file';
+	const body = bodyOptions(spec);
+	// a JSON body or a form: HTTP Request leaves the content type to the request library
+	const headers = Object.keys(body).length > 0 ? Object.fromEntries(Object.entries(spec.headers).filter(([name]) => name.toLowerCase() !== 'content-type')) : { ...spec.headers };
 	return {
-		headers: { ...spec.headers },
+		headers,
 		method: spec.method,
 		uri: spec.url,
 		gzip: true,
@@ -47,7 +50,7 @@ export function requestContext(ctx: IExecuteFunctions, i: number, spec: RequestS
 		sendCredentialsOnCrossOriginRedirect: settings.sendCredentialsCrossOrigin,
 		timeout: typeof options.timeout === 'number' && options.timeout > 0 ? options.timeout : 300_000,
 		...(Object.keys(spec.qs).length > 0 ? { qs: spec.qs } : {}),
-		...bodyOptions(spec),
+		...body,
 		...(streamed ? { encoding: null, json: false, useStream: true } : { json: true }),
 	};
 }
