@@ -85,7 +85,9 @@ describe('bad parameters: a clear error naming the parameter and the item, no re
 		const errorNode = isHttp ? 'HTTP' : 'Backoff';
 		const [failed, ...more] = allOutput(run, errorNode, isHttp ? 1 : 2);
 		expect(more).toHaveLength(0);
-		expect((failed.json.error as IDataObject).message).toBe(message(BAD_INDEX));
+		// HTTP Request's error item: the message alone (Backoff Delay's: an object with its message)
+		const failedMessage = isHttp ? failed.json.error : (failed.json.error as IDataObject).message;
+		expect(failedMessage).toBe(message(BAD_INDEX));
 		const { error: _error, ...original } = failed.json;
 		expect(original).toEqual(items[BAD_INDEX].json);
 		const succeeded = isHttp ? allOutput(run, 'HTTP', 0) : allOutput(run, 'OK');

@@ -126,7 +126,8 @@ describe('pagination: each page is one request for the retry engine', () => {
 		const error = errorItem.error as IDataObject;
 		expect(error).toMatchObject({ status: 503, reason: 'attempts-exhausted' });
 		expect(error.pagination).toEqual({ pagesFetched: 2, resumeFrom: { node: 'http', page: 3, url: `${api.url}/list`, parameters: { qs: { page: 3 } } }, items: EXPECTED.slice(0, 4) });
-		expect(error.message).toMatch(/^Page 3 failed, 2 pages fetched before it: /);
+		expect(error.message).toBe('503 - ""');
+		expect((error._retry as IDataObject).summary).toMatch(/^Page 3 failed, 2 pages fetched before it: /);
 		expect(api.requests.map(pageOf)).toEqual([1, 2, 3, 3]);
 
 		// where HTTP Request reads the 503 as its last page (an empty body is an "empty response") and reports success

@@ -41,7 +41,8 @@ describe('Resilient HTTP Request in n8n-core', () => {
 		expect(runtime.sleeps).toHaveLength(0);
 		expect(run.outputOf('HTTP', 0)).toHaveLength(0);
 		const [failed] = run.outputOf('HTTP', 1);
-		expect(failed.json).toMatchObject({ orderId: 'A-1', amount: 5, error: { status, reason: 'final-status', body: { message: 'no' } } });
+		// HTTP Request's error fields (the body as text under `error`), this node's beside them
+		expect(failed.json).toMatchObject({ orderId: 'A-1', amount: 5, error: { name: 'AxiosError', status, statusCode: status, error: '{"message":"no"}', reason: 'final-status' } });
 		expect(failed.binary?.file?.fileName).toBe('a.txt');
 		expect(story(failed.json).stoppedBecause).toBe('final-status');
 	});
@@ -111,7 +112,7 @@ describe('Resilient HTTP Request in n8n-core', () => {
 		const [failed] = run.jsonOf('HTTP', 1);
 		expect(failed.order).toBe(7);
 		expect(failed.error).toMatchObject({ reason: 'not-safe-to-retry' });
-		expect(String((failed.error as IDataObject).message)).toMatch(/may have processed it/);
+		expect(String(story(failed).summary)).toMatch(/may have processed it/);
 	});
 
 	it('retries a POST whose connection was refused: it never reached the server', async () => {
@@ -150,8 +151,10 @@ describe('Resilient HTTP Request in n8n-core', () => {
 
 		expect(run.status).toBe('error');
 		expect(upstream.requests).toHaveLength(4);
-		expect(run.error?.message).toMatch(/^Gave up after 4 attempts in .+: last response 503/);
+		// HTTP Request's message for a 503; the story follows in the description, one line per attempt
+		expect(run.error?.message).toBe('Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)');
 		expect(run.error).toMatchObject({ httpCode: '503' });
+		expect(String(run.error?.description)).toMatch(/^503 - ""\n\nRetry story: 4 attempts of at most 4, .+\n1\. .+: 503 Service Unavailable in .+; then waited .+, backoff\n(.+\n){3}Gave up after 4 attempts in .+: last response 503/);
 	});
 
 	it('cancelling the execution ends a long backoff at once', async () => {

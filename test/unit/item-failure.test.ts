@@ -31,6 +31,11 @@ describe('where the failure and the wait are found', () => {
 		expect(readItemFailure({ statusCode: 200, headers: {} }, NOW)).toEqual({ failed: false, status: 200 });
 	});
 
+	it("HTTP Request's error (and this node's, in its shape): the status text of its response, the waits of its body held as text", () => {
+		const error = { name: 'AxiosError', status: 429, statusCode: 429, error: '{"retry_after":7}', response: { status: 429, statusText: 'Too Many Requests', headers: {} } };
+		expect(readItemFailure({ error }, NOW)).toMatchObject({ failed: true, status: 429, statusText: 'Too Many Requests', serverDelay: { delayMs: 7000 } });
+	});
+
 	it('an error that is only text, and an item that says nothing, are failures', () => {
 		expect(readItemFailure({ error: 'not ready yet' }, NOW)).toEqual({ failed: true, message: 'not ready yet' });
 		expect(readItemFailure({ id: 1 }, NOW)).toEqual({ failed: true });

@@ -1,4 +1,4 @@
-import { formatDuration } from '../../nodes/shared/core/retry-story';
+import { formatDuration, storyLines } from '../../nodes/shared/core/retry-story';
 
 describe('formatDuration', () => {
 	it.each<[number, string]>([
@@ -27,5 +27,50 @@ describe('formatDuration', () => {
 			if (/\b60 s\b|\b60\.0 s\b|\b1000 ms\b/.test(text)) bad.push(`${ms}: ${text}`);
 		}
 		expect(bad).toEqual([]);
+	});
+});
+
+describe('storyLines', () => {
+	const base = { maxAttempts: 5, totalDelayMs: 1200, idempotencyKey: undefined };
+	it('reads one line per attempt: when, what, how long, and the wait before the next and why', () => {
+		const lines = storyLines({
+			...base,
+			attempts: 3,
+			stoppedBecause: 'final-status',
+			summary: 'Stopped after 3 attempts in 3.4 s: response 404 Not Found is final',
+			elapsedMs: 3400,
+			history: [
+				{ attempt: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 15, status: 503, statusText: 'Service Unavailable', delayBeforeMs: 0, traffic: { waitedMs: 0, inFlight: 1, window: 10 }, budget: { available: 40 } },
+				{ attempt: 2, startedAt: '2026-01-01T00:00:01.215Z', durationMs: 12, errorCode: 'ECONNRESET', error: 'socket hang up', delayBeforeMs: 1200, delayReason: 'backoff', traffic: { waitedMs: 0, inFlight: 1, window: 10 } },
+				{ attempt: 3, startedAt: '2026-01-01T00:00:03.400Z', durationMs: 3, status: 404, statusText: 'Not Found', delayBeforeMs: 2000, delayReason: 'retry-after', delayHeader: 'retry-after', traffic: { waitedMs: 150, waitedFor: { concurrency: 150 }, inFlight: 10, window: 10 } },
+			],
+		});
+		expect(lines).toEqual([
+			'Retry story: 3 attempts of at most 5, 3.4 s in all',
+			'1. 2026-01-01T00:00:00.000Z: 503 Service Unavailable in 15 ms; then waited 1.2 s, backoff',
+			'2. 2026-01-01T00:00:01.215Z: ECONNRESET: socket hang up in 12 ms; then waited 2 s, asked by the server (retry-after); waited 150 ms at the API\'s traffic control (for a slot 150 ms, 10 in flight of a window of 10)',
+			'3. 2026-01-01T00:00:03.400Z: 404 Not Found in 3 ms',
+			'Stopped after 3 attempts in 3.4 s: response 404 Not Found is final',
+		]);
+	});
+
+	it('shows the controller only where it explains a wait, and a wait the server asked for', () => {
+		const lines = storyLines({
+			...base,
+			attempts: 1,
+			stoppedBecause: 'retry-after-too-long',
+			summary: 'The server asked to wait 2 h',
+			elapsedMs: 5,
+			retryAt: '2026-01-01T02:00:00.000Z',
+			history: [{ attempt: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 5, status: 429, delayBeforeMs: 0, traffic: { waitedMs: 900, waitedFor: { budget: 900 }, inFlight: 1, window: 10 }, budget: { retries: 3, available: 0 } }],
+		});
+		expect(lines).toEqual([
+			'Retry story: 1 attempt of at most 5, 5 ms in all',
+			'Before attempt 1: waited 900 ms at the API\'s traffic control (for the retry budget 900 ms, budget {"retries":3,"available":0})',
+			'1. 2026-01-01T00:00:00.000Z: 429 in 5 ms',
+			'The server asked to wait 2 h',
+			'The server allows another try at 2026-01-01T02:00:00.000Z',
+		]);
+		expect(lines.join('\n')).not.toMatch(/window/);
 	});
 });

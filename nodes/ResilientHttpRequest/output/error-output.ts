@@ -40,11 +40,11 @@ export function errorBodyValue(response: HttpResponse): unknown {
 }
 
 /**
- * What the error output carries. A server-requested wait is always handed on (retryAfterMs,
- * retryAt), also when the node stopped for another reason, so a Backoff Delay node can obey it.
+ * What this node adds beside HTTP Request's error fields: why it stopped and, when the server asked
+ * for a wait, the wait (also when the node stopped for another reason, so that a Backoff Delay
+ * node can obey it), and the idempotency key with the node that generated it.
  */
-export function errorDetails(failure: AttemptFailure, story: RetryStory, nowMs: number): IDataObject {
-	const body = failureBody(failure);
+export function errorAdditions(failure: AttemptFailure, story: RetryStory, nowMs: number): IDataObject {
 	let retryAfter: IDataObject = {};
 	if (story.retryAfterMs !== undefined) {
 		retryAfter = { retryAfterMs: story.retryAfterMs, retryAt: story.retryAt };
@@ -53,15 +53,25 @@ export function errorDetails(failure: AttemptFailure, story: RetryStory, nowMs: 
 		retryAfter = { retryAfterMs: failure.serverDelay.delayMs, retryAt: new Date(Math.min(nowMs + failure.serverDelay.delayMs, 8.64e15)).toISOString() };
 	}
 	return {
-		message: story.summary,
-		...(failure.status !== undefined ? { status: failure.status } : {}),
-		...(failure.statusText ? { statusText: failure.statusText } : {}),
-		...(failure.code ? { code: failure.code } : {}),
 		reason: story.stoppedBecause,
 		...retryAfter,
 		// the key and the node that generated it travel with the item even without a retry story
 		...(story.idempotencyKey !== undefined ? { idempotencyKey: story.idempotencyKey } : {}),
 		...(story.idempotencyKeyOwner !== undefined ? { idempotencyKeyOwner: story.idempotencyKeyOwner } : {}),
+	};
+}
+
+/** The failure as the tool's account reads it: message, status, code, the decoded body, and the additions. */
+export function errorDetails(failure: AttemptFailure, story: RetryStory, nowMs: number): IDataObject {
+	const body = failureBody(failure);
+	const { reason, ...rest } = errorAdditions(failure, story, nowMs);
+	return {
+		message: story.summary,
+		...(failure.status !== undefined ? { status: failure.status } : {}),
+		...(failure.statusText ? { statusText: failure.statusText } : {}),
+		...(failure.code ? { code: failure.code } : {}),
+		reason,
+		...rest,
 		...(body !== undefined ? { body: body as IDataObject } : {}),
 	};
 }
@@ -74,12 +84,24 @@ export class ItemFailedError extends Error {
 }
 
 /**
- * The input item, whole (json and binary), with `error` added. n8n sends an item to the error
- * output only when its json has no key besides `error`; it then merges the input item's json
- * back in through the paired item. With "continue (regular output)" we merge it ourselves.
+ * An item that failed, as HTTP Request gives it under *Continue*: `{ error }` and its paired item;
+ * n8n merges the input item's json into it on the error output (its json has no key besides
+ * `error`). On the error output the input's binary data stays too: a Backoff Delay loop sends the
+ * item again, and a binary body needs it (HTTP Request drops it: deviation error-output-binary).
  */
-export function failedItem(ctx: IExecuteFunctions, i: number, details: IDataObject): INodeExecutionData {
+export function failedItem(ctx: IExecuteFunctions, i: number, error: unknown): INodeExecutionData {
 	const item = ctx.getInputData()[i];
-	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error: details } : { ...item.json, error: details };
+	const keepBinary = ctx.getNode().onError === 'continueErrorOutput' && item.binary !== undefined;
+	return { json: { error: error as IDataObject }, ...(keepBinary ? { binary: item.binary } : {}), pairedItem: { item: i } };
+}
+
+/**
+ * The tool's failure item: the input item, whole, with `error` added (a model reads the item's
+ * json, and the input's fields tell it which call failed); n8n merges the input json itself on
+ * the error output.
+ */
+export function inputItemWithError(ctx: IExecuteFunctions, i: number, error: IDataObject): INodeExecutionData {
+	const item = ctx.getInputData()[i];
+	const json = ctx.getNode().onError === 'continueErrorOutput' ? { error } : { ...item.json, error };
 	return { json, ...(item.binary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }

@@ -7,13 +7,16 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { Redactor } from '../../shared/core/redact';
-import type { RetryStory } from '../../shared/core/retry-story';
+import { storyLines, type RetryStory } from '../../shared/core/retry-story';
 import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { HttpResponse } from '../transport/send-attempt';
-import { errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
+import type { RequestSpec } from '../config/request-spec';
+import { requestContext } from './request-context';
+import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
+import { AxiosError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
 import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from '../tool/tool-answer';
@@ -32,8 +35,8 @@ interface FailureExtras {
 interface FailedPass {
 	failure: AttemptFailure;
 	story: RetryStory;
-	/** The request (its URL names a Never Error file response; method and URL head the tool's account). */
-	request: FailedRequest;
+	/** The request (its URL names a Never Error file response; method and URL head the tool's account; the error quotes it). */
+	request: FailedRequest & SentRequest;
 	settings: OutputSettings;
 	runtime: Runtime;
 	/** The item's redactor (ItemScope.redactor). */
@@ -41,9 +44,12 @@ interface FailedPass {
 	extras?: FailureExtras;
 	/** Set when the node runs as an AI agent's tool: the answer is shaped for the model. */
 	tool?: ToolAnswer;
+	/** The whole request and Send Credentials on Cross-Origin Redirect: the thrown error quotes them (context.request). */
+	quoted?: { spec: RequestSpec; sendCredentialsCrossOrigin: boolean };
 }
 
-export async function failedResult(ctx: IExecuteFunctions, i: number, { failure, story, request, settings, runtime, redactor, extras, tool }: FailedPass): Promise<INodeExecutionData[]> {
+export async function failedResult(ctx: IExecuteFunctions, i: number, pass: FailedPass): Promise<INodeExecutionData[]> {
+	const { failure, story, request, settings, runtime, redactor, extras, tool } = pass;
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	const failedResponse = responseOf(failure);
 	if (settings.neverError && failedResponse) {
@@ -51,18 +57,21 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, { failure,
 		return withStory([...(extras?.items ?? []), ...last], tool ? '' : settings.storyField, story, i);
 	}
 	// the server's body may echo a credential: on the error output it is redacted like our own texts
-	const details = (await redactor()).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
-	if (tool) return await toolFailure(ctx, i, { request, details, story, redactor });
-	const nodeError = new NodeApiError(ctx.getNode(), details as JsonObject, {
-		message: story.summary,
-		description: `Retry story: ${JSON.stringify({ attempts: story.attempts, stoppedBecause: story.stoppedBecause, history: story.history })}`,
-		itemIndex: i,
-		...(failure.status !== undefined ? { httpCode: String(failure.status) } : {}),
-	});
-	// NodeApiError swaps messages that mention common error codes for generic texts; ours says more
-	nodeError.message = story.summary;
-	if (settings.failureStoryField) details[settings.failureStoryField] = story as unknown as IDataObject;
-	if (ctx.continueOnFail()) return [failedItem(ctx, i, details)];
+	if (tool) {
+		const details = (await redactor()).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
+		return await toolFailure(ctx, i, { request, details, story, redactor });
+	}
+	const error = new AxiosError((await redactor()).value(httpRequestErrorFields(failure, request, settings.response.format)));
+	// built as HTTP Request builds it, before the additions (NodeApiError reads `reason` as a message)
+	const nodeError = new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
+	nodeError.description = [...(nodeError.description ? [nodeError.description, ''] : []), ...storyLines(story)].join('\n');
+	const additions: IDataObject = { ...errorAdditions(failure, story, runtime.now()), ...(extras?.details ?? {}), ...(settings.failureStoryField ? { [settings.failureStoryField]: story as unknown as IDataObject } : {}) };
+	for (const [key, value] of Object.entries(additions)) Object.defineProperty(error, key, { value, enumerable: true, writable: true, configurable: true });
+	if (ctx.continueOnFail()) return [failedItem(ctx, i, error)];
+	if (pass.quoted) {
+		const context = requestContext(ctx, i, pass.quoted.spec, { format: settings.response.format, sendCredentialsCrossOrigin: pass.quoted.sendCredentialsCrossOrigin });
+		nodeError.context.request = (await redactor()).value(context);
+	}
 	throw new ItemFailedError(nodeError);
 }
 
@@ -77,5 +86,6 @@ export async function itemResult(ctx: IExecuteFunctions, scope: ItemScope, confi
 	const story = quotesErrors ? (await scope.redactor()).value(outcome.story) : outcome.story;
 	if (outcome.ok && tool) return await toolSuccessItems(ctx, i, tool, outcome.value, output.response, request.url);
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, output.response, request.url), output.storyField, story, i);
-	return await failedResult(ctx, i, { failure: outcome.failure, story, request, settings: output, runtime, redactor: scope.redactor, ...(tool ? { tool } : {}) });
+	const quoted = { spec: request, sendCredentialsCrossOrigin: config.transport.sendCredentialsCrossOrigin };
+	return await failedResult(ctx, i, { failure: outcome.failure, story, request, settings: output, runtime, redactor: scope.redactor, quoted, ...(tool ? { tool } : {}) });
 }

@@ -12,7 +12,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { RetryStory } from '../../shared/core/retry-story';
 import { formatDuration } from '../../shared/core/retry-story';
 import type { StopReason } from '../../shared/core/stop-reasons';
-import { failedItem, ItemFailedError } from '../output/error-output';
+import { inputItemWithError, ItemFailedError } from '../output/error-output';
 import { getPath, setPath, unsetPath } from '../../shared/core/json-path';
 import { decodeBody, responseToItems, type ResponseSettings } from '../output/response';
 import type { Redactor } from '../../shared/core/redact';
@@ -263,7 +263,7 @@ interface ToolFailure {
  */
 export async function toolFailure(ctx: IExecuteFunctions, i: number, { request, details, story, redactor }: ToolFailure): Promise<INodeExecutionData[]> {
 	const account = (await redactor()).value(toolFailureAccount(request, details, story));
-	if (answersFailuresAsItems(ctx)) return [failedItem(ctx, i, account as unknown as IDataObject)];
+	if (answersFailuresAsItems(ctx)) return [inputItemWithError(ctx, i, account as unknown as IDataObject)];
 	const nodeError = new NodeApiError(ctx.getNode(), account as unknown as JsonObject, { message: account.error, itemIndex: i, ...(account.status !== undefined ? { httpCode: String(account.status) } : {}) });
 	// NodeApiError replaces messages it recognizes and derives a description; the account is both
 	nodeError.message = account.error;

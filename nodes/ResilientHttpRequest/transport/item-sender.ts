@@ -4,7 +4,7 @@
  * controller. One sender serves the item's request and each of its pages.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { classifyNetworkError } from '../../shared/core/classify';
+import { classifyNetworkError, type AttemptFailure } from '../../shared/core/classify';
 import { runWithRetry, type AttemptContext, type AttemptResult, type RetryOutcome } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import { classifyResponse } from '../../shared/core/server-signals';
@@ -15,6 +15,7 @@ import { headerValue, type RequestSpec } from '../config/request-spec';
 import { errorBodyValue } from '../output/error-output';
 import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
+import { thrownShape } from '../output/http-request-error';
 import { createTrafficGate } from '../traffic/traffic-gate';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
 
@@ -29,7 +30,13 @@ export interface SendContext {
 
 export type ItemSender = (request: RequestSpec) => Promise<RetryOutcome<HttpResponse>>;
 
-/** One attempt as the retry loop sees it: a response under 400 is a success, anything else a classified failure. */
+/** A 3xx that was not followed: final (the same request would get the same answer). */
+function redirectNotFollowed(response: HttpResponse): AttemptFailure {
+	const { statusCode: status, statusMessage: statusText } = response;
+	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: false, headers: response.headers, body: response.body };
+}
+
+/** One attempt as the retry loop sees it: a 2xx response is a success, anything else a classified failure. */
 async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config: ItemConfig, attempt: AttemptContext, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
@@ -38,9 +45,12 @@ async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config:
 		if (error instanceof TooManyRedirectsError) return { ok: false, failure: { kind: 'network', code: 'EMAXREDIRECTS', message: error.message, reachedServer: 'yes', transient: false } };
 		const { code, message } = errorCodeOf(error);
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
-		return { ok: false, failure };
+		return { ok: false, failure: { ...failure, thrown: thrownShape(error) } };
 	}
-	if (response.statusCode < 400) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	// as in HTTP Request (axios accepts 2xx only), a redirect not followed (Follow Redirects off, or no
+	// Location) is a failure: a final status, never retried, answered by Never Error
+	if (response.statusCode < 300) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	if (response.statusCode < 400) return { ok: false, failure: redirectNotFollowed(response) };
 	// status, headers and body are read here, once: whether to retry, and the server's requested wait;
 	// the loop and the error output take both from the failure
 	const { retryOn, obeyServerHints, readRateLimitHeaders } = config.retry;

@@ -42,6 +42,8 @@ export interface AttemptFailure {
 	headers?: Record<string, unknown>;
 	/** The response body of a failed status, kept for the error output. */
 	body?: unknown;
+	/** A network failure: the thrown error's name and its cause's fields, for the error output (HTTP Request's shape). */
+	thrown?: { name: string; cause?: Record<string, unknown> };
 }
 
 /** axios' own codes for a status error: they say "a status", not what failed. */

@@ -70,6 +70,16 @@ function signalsOf(status: number | undefined, headers: Json | undefined, body: 
 	return Object.keys(signals).length > 0 ? signals : undefined;
 }
 
+/** A response body HTTP Request's error holds as text: parsed when it is JSON (its waits and quotas are read from it). */
+function bodyText(value: unknown): unknown {
+	if (typeof value !== 'string') return value;
+	try {
+		return JSON.parse(value) as unknown;
+	} catch {
+		return value === '' ? undefined : value;
+	}
+}
+
 export function readItemFailure(json: Json, nowMs: number, reading: ItemReading = { obeyHints: true }): ItemFailure {
 	const error = json.error;
 	if (isObject(error)) {
@@ -78,15 +88,17 @@ export function readItemFailure(json: Json, nowMs: number, reading: ItemReading 
 		const code = errorCodeOf(error.code) ?? errorCodeOf(error.httpCode);
 		const headers = headersFrom(response.headers, error.headers);
 		const resilientReason = typeof error.reason === 'string' ? error.reason : undefined;
-		// Resilient HTTP Request's error output carries the decoded body; an axios-style error its data
-		const signals = signalsOf(status, headers, error.body ?? response.body ?? response.data, nowMs, reading);
+		// an earlier Resilient HTTP Request's error output carries the decoded body; HTTP Request's
+		// error (and ours, in its shape) the body as text under `error`; an axios error its data
+		const signals = signalsOf(status, headers, error.body ?? bodyText(error.error) ?? response.body ?? response.data, nowMs, reading);
+		const statusText = typeof error.statusText === 'string' ? error.statusText : response.statusText;
 		const serverDelay = resilientDelay(error, nowMs) ?? signals?.serverDelay;
 		return {
 			failed: true,
 			...(status !== undefined ? { status } : {}),
 			...(code ? { code } : {}),
 			...(typeof error.message === 'string' ? { message: error.message } : {}),
-			...(typeof error.statusText === 'string' && error.statusText !== '' ? { statusText: error.statusText } : {}),
+			...(typeof statusText === 'string' && statusText !== '' ? { statusText } : {}),
 			...(resilientReason ? { resilientReason } : {}),
 			...(serverDelay ? { serverDelay } : {}),
 			...(signals ? { signals } : {}),

@@ -65,3 +65,58 @@ export function formatDuration(ms: number): string {
 	const seconds = Math.round(ms / 1000) % 60;
 	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
+
+const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', 'retry-after': 'asked by the server', 'rate-limit-reset': 'until the rate limit resets' };
+
+const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
+	paused: 'paused by the API',
+	held: 'held during an outage',
+	concurrency: 'for a slot',
+	rate: 'for the pace',
+	budget: 'for the retry budget',
+};
+
+/** What the attempt got: "503 Service Unavailable", "ECONNRESET: socket hang up". */
+function outcomeOf(record: AttemptRecord): string {
+	if (record.status !== undefined) return [String(record.status), record.statusText].filter(Boolean).join(' ');
+	return [record.errorCode, record.error].filter(Boolean).join(': ') || 'failed';
+}
+
+/** The wait a record's attempt had before it: the delay and its reason, then the time at the API's traffic control. */
+function waitBefore(record: AttemptRecord): string | undefined {
+	const parts: string[] = [];
+	if (record.delayBeforeMs > 0) {
+		const why = record.delayReason ? WAIT_REASONS[record.delayReason] : undefined;
+		const header = record.delayHeader ? ` (${record.delayHeader})` : '';
+		parts.push(`waited ${formatDuration(record.delayBeforeMs)}${why ? `, ${why}${header}` : header}`);
+	}
+	const traffic = record.traffic;
+	if (traffic && traffic.waitedMs > 0) {
+		// the controller's numbers only where they explain the wait
+		const reasons = Object.entries(traffic.waitedFor ?? {}).map(([reason, ms]) => `${TRAFFIC_REASONS[reason as TrafficWaitReason]} ${formatDuration(ms ?? 0)}`);
+		const slots = traffic.waitedFor?.concurrency ? `, ${traffic.inFlight} in flight of a window of ${traffic.window}` : '';
+		const budget = traffic.waitedFor?.budget && record.budget ? `, budget ${JSON.stringify(record.budget)}` : '';
+		parts.push(`waited ${formatDuration(traffic.waitedMs)} at the API's traffic control${reasons.length > 0 ? ` (${reasons.join(', ')}${slots}${budget})` : ''}`);
+	}
+	if (traffic?.probe) parts.push('sent as the probe after an outage');
+	return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * The story as lines a person reads in the editor's error panel: a heading, then one line per
+ * attempt (when, status or error, how long, and the wait before the next and why), then how it ended.
+ */
+export function storyLines(story: RetryStory): string[] {
+	const n = story.attempts;
+	const lines = [`Retry story: ${n} attempt${n === 1 ? '' : 's'} of at most ${story.maxAttempts}, ${formatDuration(story.elapsedMs)} in all`];
+	const first = story.history[0] ? waitBefore(story.history[0]) : undefined;
+	if (first) lines.push(`Before attempt 1: ${first}`);
+	story.history.forEach((record, index) => {
+		const next = story.history[index + 1];
+		const wait = next ? waitBefore(next) : undefined;
+		lines.push(`${record.attempt}. ${record.startedAt}: ${outcomeOf(record)} in ${formatDuration(record.durationMs)}${wait ? `; then ${wait}` : ''}`);
+	});
+	lines.push(story.summary);
+	if (story.retryAt) lines.push(`The server allows another try at ${story.retryAt}`);
+	return lines;
+}

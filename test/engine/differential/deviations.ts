@@ -145,7 +145,29 @@ export const DEVIATIONS: readonly Deviation[] = [
 		name: 'error-additions',
 		reason:
 			"An error item carries what this node adds beside HTTP Request's fields: the retry story (`_retry`), the reason it stopped, when the server allows another try (retryAt, retryAfterMs), the idempotency key and, for pagination, the pages fetched and where to resume (issue 21, point 3). Only the additions are explained: a field HTTP Request has and this node lacks, or fills otherwise, stays unexplained.",
-		matches: (d) => /^outputs\[\d+\]\[\d+\]\.json\.error\.(_retry|reason|retryAt|retryAfterMs|idempotencyKey|pagination)$/.test(d.path) && d.reference === undefined,
+		matches: (d) => /^outputs\[\d+\]\[\d+\]\.json\.error\.(_retry|reason|retryAt|retryAfterMs|idempotencyKey|idempotencyKeyOwner|pagination)$/.test(d.path) && d.reference === undefined,
+	},
+	{
+		name: 'story-in-description',
+		reason:
+			"A thrown error's description is HTTP Request's (for the same failure), followed by the retry story as lines a person reads: one per attempt (when, status or error, how long, the wait before the next and why), then how it ended (issue 21, point 5). Only a description that starts with HTTP Request's and goes on with the story is explained.",
+		matches: (d) => {
+			if (!/^(nodeError|executionError)\.description$/.test(d.path) || typeof d.resilient !== 'string') return false;
+			const before = typeof d.reference === 'string' && d.reference !== '' ? `${d.reference}\n\n` : '';
+			return d.resilient.startsWith(`${before}Retry story: `);
+		},
+	},
+	{
+		name: 'error-output-binary',
+		reason:
+			"An item on the error output keeps the input item's binary data (HTTP Request's drops it): a Backoff Delay loop sends the item again, and a request whose body is that binary needs it (docs/backoff-delay.md). Pinned by test/engine/backoff-delay.test.ts and resilient-http.test.ts.",
+		matches: (d, c) => c.onError === 'continueErrorOutput' && /^outputs\[1\]\[\d+\]\.binary$/.test(d.path) && d.reference === undefined,
+	},
+	{
+		name: 'cross-origin-credentials-quoted',
+		reason:
+			"HTTP Request before 4.4 sends credentials on a cross-origin redirect unless told otherwise, and its thrown error quotes that setting (context.request.sendCredentialsOnCrossOriginRedirect: true); this node follows 4.4 (off unless Send Credentials on Cross-Origin Redirect is on: the safer choice) and quotes its own setting. Pinned by test/engine/resilient-http-features.test.ts (no credentials to another origin on a redirect).",
+		matches: (d, c) => c.typeVersion < 4.4 && /^(nodeError|executionError)\.context\.request\.sendCredentialsOnCrossOriginRedirect$/.test(d.path) && d.reference === true && d.resilient === false,
 	},
 	{
 		name: 'empty-array-keeps-item',
