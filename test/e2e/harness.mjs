@@ -518,7 +518,8 @@ export function ownerEnv() {
 /**
  * Logs in to a server from startN8n (started with ownerEnv()) as the owner. Returns
  * { get(path), post(path, body), delete(path) } resolving the JSON `data` of n8n's REST answers (throws
- * on a status other than 2xx), and text(path) for answers without that envelope.
+ * on a status other than 2xx), text(path) for answers without that envelope and bytes(path) for
+ * binary ones.
  */
 export async function restClient(server, { email = OWNER.email, password = OWNER.password } = {}) {
 	const browserId = `e2e-${randomBytes(4).toString('hex')}`;
@@ -548,7 +549,13 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 		if (!res.ok) throw new Error(`GET ${p}: ${res.status}`);
 		return await res.text();
 	};
-	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p), text };
+	/** GET of a path that answers bytes (e.g. /rest/binary-data?id=...&action=download): a Buffer. */
+	const bytes = async (p) => {
+		const res = await fetch(`${server.url}${p}`, { headers: { cookie, 'browser-id': browserId } });
+		if (!res.ok) throw new Error(`GET ${p}: ${res.status}`);
+		return Buffer.from(await res.arrayBuffer());
+	};
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p), text, bytes };
 }
 
 /** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */

@@ -1,21 +1,22 @@
 /**
- * The differential harness: one case runs twice in n8n's engine (test/engine/harness.ts), once with
- * n8n's HTTP Request at the case's typeVersion and once with the same node JSON but
+ * The differential harness: one case runs twice, once with n8n's HTTP Request at the case's
+ * typeVersion and once with the same node JSON but
  * `type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1` (what a user does to drop
  * the node in), against the same local server (server.ts). Each run is reduced to what a downstream
  * node or the user can see (`Observation`), the two are compared path by path, and every difference
  * is either explained by a named deviation (deviations.ts) or reported as unexplained.
+ *
+ * This file is the part shared by the two runners, and imports nothing but types: the workflows of
+ * a case, the observation of a run, the normalisation and the comparison. engine-run.ts runs a case
+ * in n8n's engine (n8n-core in process); test/e2e/differential.e2e.mjs runs a sample of the cases
+ * in a real n8n, with this file compiled by the repository's TypeScript.
  */
 import { createHash } from 'node:crypto';
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
-import { ResilientHttpRequest } from '../../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
-import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import { runWorkflow, type WorkflowJson, type WorkflowRunResult } from '../harness';
-import { createVirtualRuntime } from '../virtual-runtime';
-import { ITEMS_SOURCE, itemsSource, RESILIENT_HTTP } from '../workflow-builders';
-import type { CaseHandler, DiffServer, ReceivedRequest } from './server';
+import type { ICredentialDataDecryptedObject, IConnections, IDataObject, INode, INodeExecutionData, IRunData } from 'n8n-workflow';
+import type { CaseHandler, ReceivedRequest } from './server';
 
 export const HTTP_REQUEST = 'n8n-nodes-base.httpRequest';
+export const RESILIENT_HTTP = 'n8n-nodes-resilient-http.resilientHttpRequest';
 export type TypeVersion = 4 | 4.1 | 4.2 | 4.3 | 4.4;
 export const TYPE_VERSIONS: readonly TypeVersion[] = [4, 4.1, 4.2, 4.3, 4.4];
 export type OnError = 'stopWorkflow' | 'continueRegularOutput' | 'continueErrorOutput';
@@ -84,7 +85,7 @@ export interface RunPair {
 	differences: Difference[];
 }
 
-function substitute<T>(value: T, base: string, other: string): T {
+export function substitute<T>(value: T, base: string, other: string): T {
 	if (typeof value === 'string') return value.split(BASE).join(base).split(OTHER).join(other) as T;
 	if (Array.isArray(value)) return value.map((v) => substitute(v, base, other)) as T;
 	if (value && typeof value === 'object' && !Buffer.isBuffer(value)) {
@@ -93,13 +94,16 @@ function substitute<T>(value: T, base: string, other: string): T {
 	return value;
 }
 
+/** The node that emits the case's items (itemsOf): each runner has its own kind. */
+export type ItemsNode = Pick<INode, 'type' | 'typeVersion' | 'parameters'>;
+
 /** Manual Trigger -> Items -> HTTP -> OK (output 0) / Failed (output 1). */
-export function caseWorkflow(httpNode: INode): WorkflowJson {
+export function caseWorkflow(httpNode: INode, itemsNode: ItemsNode): { nodes: INode[]; connections: IConnections } {
 	const noOp = (name: string, y: number): INode => ({ id: name, name, type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [600, y], parameters: {} });
 	return {
 		nodes: [
 			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
-			{ id: 'items', name: 'Items', type: ITEMS_SOURCE, typeVersion: 1, position: [200, 0], parameters: {} },
+			{ id: 'items', name: 'Items', position: [200, 0], ...itemsNode },
 			httpNode,
 			noOp('OK', 0),
 			noOp('Failed', 200),
@@ -134,46 +138,42 @@ export function nodesOf(c: DiffCase, base: string, other: string): { reference: 
 	return { reference, resilient };
 }
 
-async function runOnce(node: INode, c: DiffCase, base: string, other: string): Promise<WorkflowRunResult> {
-	const items = structuredClone(substitute(c.items ?? DEFAULT_ITEMS, base, other));
-	return await runWorkflow(caseWorkflow(node), {
-		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(createVirtualRuntime(), new MemoryStateStore()), [ITEMS_SOURCE]: itemsSource(items) },
-		...(c.credentials ? { credentials: c.credentials } : {}),
-	});
+/** The items fed into the HTTP node (DEFAULT_ITEMS unless the case has its own), URLs substituted. */
+export function itemsOf(c: DiffCase, base: string, other: string): INodeExecutionData[] {
+	return structuredClone(substitute(c.items ?? DEFAULT_ITEMS, base, other));
 }
 
 export const caseId = (c: DiffCase) => `${c.group}/${c.name}`;
 
-/** Runs the case with HTTP Request, then with the Resilient node, and compares. */
-export async function runCase(c: DiffCase, server: DiffServer, id: string): Promise<RunPair> {
-	const { base, otherBase } = server.register(id, c.handler);
-	try {
-		const { reference, resilient } = nodesOf(c, base, otherBase);
-		const observeRun = async (node: INode): Promise<Observation> => {
-			server.reset(id);
-			try {
-				const run = await runOnce(node, c, base, otherBase);
-				return observe(run, server.requestsOf(id));
-			} catch (error) {
-				// n8n refuses to start a workflow whose node has issues (a required parameter empty)
-				if ((error as Error).name !== 'WorkflowHasIssuesError' && !String((error as Error).message).includes('has issues')) throw error;
-				return { status: 'refused', executionError: snapshot(error), outputs: [[], []], downstream: { OK: 0, Failed: 0 }, requests: server.requestsOf(id).map(snapshotRequest) };
-			}
-		};
-		const normalise = normaliser(base, otherBase);
-		const ref = normalise(await observeRun(reference)) as Observation;
-		const res = normalise(await observeRun(resilient)) as Observation;
-		return { reference: ref, resilient: res, differences: diff(ref, res) };
-	} finally {
-		server.unregister(id);
-	}
+/** The two observations of a case normalised (normaliser) and compared (diff): what both runners judge. */
+export function compare(reference: Observation, resilient: Observation, base: string, other: string): RunPair {
+	const normalise = normaliser(base, other);
+	const ref = normalise(reference) as Observation;
+	const res = normalise(resilient) as Observation;
+	return { reference: ref, resilient: res, differences: diff(ref, res) };
+}
+
+/** Whether n8n refused to start the workflow: a node has issues (a required parameter empty). */
+export const isRefusal = (error: unknown): boolean =>
+	(error as Error | undefined)?.name === 'WorkflowHasIssuesError' || String((error as Error | undefined)?.message).includes('has issues');
+
+/** The observation of a run n8n refused to start. */
+export function refused(error: unknown, requests: ReceivedRequest[]): Observation {
+	return { status: 'refused', executionError: snapshot(error), outputs: [[], []], downstream: { OK: 0, Failed: 0 }, requests: requests.map(snapshotRequest) };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Observation: what downstream sees, as plain data
 
-function observe(run: WorkflowRunResult, requests: ReceivedRequest[]): Observation {
-	const task = run.run.data.resultData.runData.HTTP?.[0];
+/** What observe reads of a finished run: its status, the execution's error and the run data. */
+export interface RunView {
+	status: string;
+	error?: unknown;
+	runData: IRunData;
+}
+
+export function observe(run: RunView, requests: ReceivedRequest[]): Observation {
+	const task = run.runData.HTTP?.[0];
 	const outputs = (task?.data?.main ?? []).map((items) => (items ?? []).map(snapshotItem));
 	while (outputs.length < 2) outputs.push([]);
 	return {
@@ -181,7 +181,7 @@ function observe(run: WorkflowRunResult, requests: ReceivedRequest[]): Observati
 		...(run.error ? { executionError: snapshot(run.error) } : {}),
 		...(task?.error ? { nodeError: snapshot(task.error) } : {}),
 		outputs,
-		downstream: { OK: run.runsOf('OK'), Failed: run.runsOf('Failed') },
+		downstream: { OK: run.runData.OK?.length ?? 0, Failed: run.runData.Failed?.length ?? 0 },
 		requests: requests.map(snapshotRequest),
 	};
 }

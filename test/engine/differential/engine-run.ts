@@ -1,0 +1,41 @@
+/**
+ * Runs a differential case in n8n's engine (test/engine/harness.ts: n8n-core in process), the
+ * Resilient node with a virtual runtime and a fresh memory store; the workflows, the observation
+ * and the comparison are harness.ts's, shared with the real-n8n sample (test/e2e/differential.e2e.mjs).
+ */
+import type { INode } from 'n8n-workflow';
+import { ResilientHttpRequest } from '../../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
+import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import { runWorkflow, type WorkflowRunResult } from '../harness';
+import { createVirtualRuntime } from '../virtual-runtime';
+import { ITEMS_SOURCE, itemsSource, RESILIENT_HTTP } from '../workflow-builders';
+import { caseWorkflow, compare, isRefusal, itemsOf, nodesOf, observe, refused, type DiffCase, type Observation, type RunPair } from './harness';
+import type { DiffServer } from './server';
+
+async function runOnce(node: INode, c: DiffCase, base: string, other: string): Promise<WorkflowRunResult> {
+	return await runWorkflow(caseWorkflow(node, { type: ITEMS_SOURCE, typeVersion: 1, parameters: {} }), {
+		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(createVirtualRuntime(), new MemoryStateStore()), [ITEMS_SOURCE]: itemsSource(itemsOf(c, base, other)) },
+		...(c.credentials ? { credentials: c.credentials } : {}),
+	});
+}
+
+/** Runs the case with HTTP Request, then with the Resilient node, and compares. */
+export async function runCase(c: DiffCase, server: DiffServer, id: string): Promise<RunPair> {
+	const { base, otherBase } = server.register(id, c.handler);
+	try {
+		const { reference, resilient } = nodesOf(c, base, otherBase);
+		const observeRun = async (node: INode): Promise<Observation> => {
+			server.reset(id);
+			try {
+				const run = await runOnce(node, c, base, otherBase);
+				return observe({ status: run.status, error: run.error, runData: run.run.data.resultData.runData }, server.requestsOf(id));
+			} catch (error) {
+				if (!isRefusal(error)) throw error;
+				return refused(error, server.requestsOf(id));
+			}
+		};
+		return compare(await observeRun(reference), await observeRun(resilient), base, otherBase);
+	} finally {
+		server.unregister(id);
+	}
+}
