@@ -196,7 +196,7 @@ describe('bodies', () => {
 });
 
 describe('responses', () => {
-	it('splits a JSON array into items, keeps an empty array as one item, and wraps text', async () => {
+	it('splits a JSON array into items, gives no item for an empty array (as HTTP Request), and wraps text', async () => {
 		const upstream = await server((req) =>
 			req.url === '/list' ? { status: 200, body: [{ a: 1 }, { a: 2 }] } : req.url === '/empty' ? { status: 200, body: [] } : { status: 200, headers: { 'content-type': 'text/plain' }, body: 'plain words' },
 		);
@@ -207,8 +207,8 @@ describe('responses', () => {
 
 		expect(list.jsonOf('HTTP').map((j) => j.a)).toEqual([1, 2]);
 		expect(list.outputOf('HTTP').map((o) => o.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
-		expect(empty.jsonOf('HTTP')).toHaveLength(1);
-		expect(empty.jsonOf('HTTP')[0].data).toEqual([]);
+		expect(empty.status).toBe('success');
+		expect(empty.jsonOf('HTTP')).toEqual([]);
 		expect(text.jsonOf('HTTP')[0].data).toBe('plain words');
 	});
 

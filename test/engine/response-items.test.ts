@@ -21,12 +21,6 @@ async function itemsFor(parameters: IDataObject, items: INodeExecutionData[] = [
 }
 
 describe('response items: deliberate differences from HTTP Request', () => {
-	it('a JSON empty array keeps its input item as { data: [] } (HTTP Request emits no item)', async () => {
-		const upstream = await server(() => ({ body: [] }));
-		const items = await itemsFor({ url: `${upstream.url}/r`, options: {} });
-		expect(items.map((item) => item.json)).toEqual([{ data: [] }]);
-	});
-
 	it('JSON scalars go under the output field, data (HTTP Request emits json: 1); null is {} as in HTTP Request', async () => {
 		const upstream = await server(() => ({ body: [1, 'two', null, { n: 3 }] }));
 		const items = await itemsFor({ url: `${upstream.url}/r`, options: {} });

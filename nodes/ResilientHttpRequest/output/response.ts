@@ -91,8 +91,8 @@ function jsonItems(ctx: IExecuteFunctions, i: number, response: HttpResponse, se
 	// an empty body: HTTP Request fails with "Cannot read properties of undefined"; the answer is {}
 	const parsed = value === undefined ? {} : parsedJson(ctx, i, value);
 	if (!Array.isArray(parsed)) return [itemJson(parsed, field)];
-	// HTTP Request drops the item on an empty array; keeping it means no input item vanishes
-	if (parsed.length === 0) return [{ [field]: [] }];
+	// an empty array is an answer of no records: no item, as from HTTP Request (the nodes after it do
+	// not run for it; n8n's Always Output Data setting gives an empty item instead)
 	return parsed.map((entry) => itemJson(entry, field));
 }
 

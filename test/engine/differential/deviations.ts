@@ -170,12 +170,6 @@ export const DEVIATIONS: readonly Deviation[] = [
 		matches: (d, c) => c.typeVersion < 4.4 && /^(nodeError|executionError)\.context\.request\.sendCredentialsOnCrossOriginRedirect$/.test(d.path) && d.reference === true && d.resilient === false,
 	},
 	{
-		name: 'empty-array-keeps-item',
-		reason:
-			'A JSON body that is an empty array gives HTTP Request no item for the input item, so the nodes after it do not run for it; the node keeps one item, `{ data: [] }`: every input item ends on an output (a request that answered must not vanish from the run, e.g. from a Merge by position). Pinned in test/engine/response-items.test.ts.',
-		matches: (d, c) => /^json empty array, format (autodetect|json)$/.test(c.name) && itemWhereReferenceGaveNone(d, (json) => Object.keys(json).length === 1 && Array.isArray(json.data) && json.data.length === 0),
-	},
-	{
 		name: 'scalar-json-under-field',
 		reason:
 			"A JSON body that is a number, a string or an array of them makes HTTP Request emit that value as an item's json (`json: 42`), which is not n8n item data: a downstream Edit Fields cannot add a field to it and passes it on unchanged. The node puts the value under the output field (`{ data: 42 }`), as HTTP Request does for a text body. Pinned in test/engine/response-items.test.ts.",
