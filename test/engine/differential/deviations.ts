@@ -142,6 +142,16 @@ export const DEVIATIONS: readonly Deviation[] = [
 		},
 	},
 	{
+		name: 'credentials-never-in-errors',
+		reason:
+			"HTTP Request's error item quotes the request it sent, credential included: `error.options.headers` holds the Authorization, X-Api-Key or Custom Auth header in clear, on an item that goes on to logs, Data Tables and Slack alerts. This node's error item quotes the request without the credential, whose headers it never puts in an output (a rule of this package, held by security.test.ts).",
+		matches: (d, c) => {
+			const header = /^outputs\[\d+\]\[\d+\]\.json\.error\.options\.headers\.([^.]+)$/.exec(d.path)?.[1]?.toLowerCase();
+			const credentialHeaders = [...credentialHeaderNames(c), ...(c.credentials ? ['authorization'] : [])];
+			return header !== undefined && credentialHeaders.includes(header) && d.reference !== undefined && d.resilient === undefined;
+		},
+	},
+	{
 		name: 'error-additions',
 		reason:
 			"An error item carries what this node adds beside HTTP Request's fields: the retry story (`_retry`), the reason it stopped, when the server allows another try (retryAt, retryAfterMs), the idempotency key and, for pagination, the pages fetched and where to resume (issue 21, point 3). Only the additions are explained: a field HTTP Request has and this node lacks, or fills otherwise, stays unexplained.",
