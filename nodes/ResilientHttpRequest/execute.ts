@@ -8,39 +8,24 @@ import { NodeOperationError } from 'n8n-workflow';
 import { runItemPool } from '../shared/core/item-pool';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/core/traffic/store';
-import { IdempotencyKeys } from './config/idempotency-keys';
-import { readItemConfig, type RunSettings } from './config/item-config';
-import { itemScope, type ItemScope } from './config/item-scope';
-import { readScheduleSettings } from './config/schedule-settings';
-import { itemResult } from './output/item-results';
-import { RetryTally } from './output/retry-tally';
+import { itemScope } from './config/item-scope';
+import { planRun } from './config/run-plan';
 import { settleThrown } from './output/thrown-errors';
-import { paginateItem } from './pagination/paginate-item';
-import { selectStateStore } from './traffic/state-store';
-import { itemSender, type SendContext } from './transport/item-sender';
-
-async function processItem(ctx: IExecuteFunctions, scope: ItemScope, run: RunSettings, sending: SendContext): Promise<INodeExecutionData[]> {
-	const config = await readItemConfig(ctx, scope, run);
-	const send = itemSender(ctx, scope, config, sending);
-	if (config.pagination) return await paginateItem(ctx, scope, { ...config, pagination: config.pagination }, send, run.keys.owner, sending);
-	return await itemResult(ctx, scope, config, await send(config.request), sending.runtime);
-}
+import { processItem } from './process-item';
 
 export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<INodeExecutionData[][]> {
 	const items = ctx.getInputData();
-	const signal = ctx.getExecutionCancelSignal?.();
-	const sending: SendContext = { runtime, store: await selectStateStore(ctx, memoryStore), signal, tally: new RetryTally() };
-	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
-	const run: RunSettings = { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(ctx) };
+	const plan = await planRun(ctx, runtime, memoryStore);
+	const { signal } = plan.sending;
 	const results: INodeExecutionData[][] = new Array(items.length);
 	const failures = new Map<number, Error>();
 
 	// Max Items in Flight bounds this run's items in progress; how many of their requests are in
 	// flight at once is each API's traffic controller's to decide (its learned window)
-	await runItemPool(items.length, run.schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
+	await runItemPool(items.length, plan.run.schedule, runtime, { signal, shouldStop: () => failures.size > 0 }, async (i) => {
 		const scope = itemScope(ctx, i);
 		try {
-			results[i] = await processItem(ctx, scope, run, sending);
+			results[i] = await processItem(ctx, scope, plan);
 		} catch (error) {
 			const settled = await settleThrown(ctx, scope, error, signal);
 			if ('items' in settled) results[i] = settled.items;
@@ -48,7 +33,7 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 		}
 	});
 
-	sending.tally.report(ctx, items.length);
+	plan.sending.tally.report(ctx, items.length);
 	if (signal?.aborted) throw new NodeOperationError(ctx.getNode(), 'The execution was canceled');
 	if (failures.size > 0) throw failures.get(Math.min(...failures.keys()));
 	return [results.flat()];

@@ -73,4 +73,13 @@ describe('storyLines', () => {
 		]);
 		expect(lines.join('\n')).not.toMatch(/window/);
 	});
+
+	it("tells no wait at the controller that has no reason (the store's own step) or lasts a few ms", () => {
+		const record = (traffic: { waitedMs: number; waitedFor?: Record<string, number> }) =>
+			storyLines({ ...base, attempts: 1, stoppedBecause: 'success', summary: 'Succeeded on attempt 1', elapsedMs: 9, history: [{ attempt: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 8, status: 200, delayBeforeMs: 0, traffic: { ...traffic, inFlight: 1, window: 10 } }] }).join('\n');
+		expect(record({ waitedMs: 1 })).not.toMatch(/Before attempt 1/);
+		expect(record({ waitedMs: 40 })).not.toMatch(/Before attempt 1/);
+		expect(record({ waitedMs: 4, waitedFor: { rate: 4 } })).not.toMatch(/Before attempt 1/);
+		expect(record({ waitedMs: 40, waitedFor: { rate: 40 } })).toMatch(/^Before attempt 1: waited 40 ms at the API's traffic control \(for the pace 40 ms\)$/m);
+	});
 });

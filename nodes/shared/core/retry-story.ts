@@ -82,6 +82,9 @@ function outcomeOf(record: AttemptRecord): string {
 	return [record.errorCode, record.error].filter(Boolean).join(': ') || 'failed';
 }
 
+/** The shortest wait at the traffic controller the story's lines tell of. */
+const TOLD_TRAFFIC_WAIT_MS = 10;
+
 /** The wait a record's attempt had before it: the delay and its reason, then the time at the API's traffic control. */
 function waitBefore(record: AttemptRecord): string | undefined {
 	const parts: string[] = [];
@@ -91,7 +94,9 @@ function waitBefore(record: AttemptRecord): string | undefined {
 		parts.push(`waited ${formatDuration(record.delayBeforeMs)}${why ? `, ${why}${header}` : header}`);
 	}
 	const traffic = record.traffic;
-	if (traffic && traffic.waitedMs > 0) {
+	// a wait with no reason is the controller's own step (a store's round trip), and a few ms of a
+	// reason explain nothing to a person: neither is told
+	if (traffic && traffic.waitedMs >= TOLD_TRAFFIC_WAIT_MS && Object.keys(traffic.waitedFor ?? {}).length > 0) {
 		// the controller's numbers only where they explain the wait
 		const reasons = Object.entries(traffic.waitedFor ?? {}).map(([reason, ms]) => `${TRAFFIC_REASONS[reason as TrafficWaitReason]} ${formatDuration(ms ?? 0)}`);
 		const slots = traffic.waitedFor?.concurrency ? `, ${traffic.inFlight} in flight of a window of ${traffic.window}` : '';

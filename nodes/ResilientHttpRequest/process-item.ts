@@ -1,0 +1,15 @@
+/** One item, start to end: its config read once, its request (or its pages) sent, its items made. */
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { readItemConfig } from './config/item-config';
+import type { ItemScope } from './config/item-scope';
+import type { RunPlan } from './config/run-plan';
+import { itemResult } from './output/item-results';
+import { paginateItem } from './pagination/paginate-item';
+import { itemSender } from './transport/item-sender';
+
+export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, { run, sending }: RunPlan): Promise<INodeExecutionData[]> {
+	const config = await readItemConfig(ctx, scope, run);
+	const send = itemSender(ctx, scope, config, sending);
+	if (config.pagination) return await paginateItem(ctx, scope, { ...config, pagination: config.pagination }, send, run.keys.owner, sending);
+	return await itemResult(ctx, scope, config, await send(config.request), sending.runtime);
+}
