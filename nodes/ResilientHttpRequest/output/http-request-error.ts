@@ -8,6 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { ResponseFormat } from './response';
+import { charsetOf } from './text-decoding';
 
 /**
  * Named as HTTP Request's error is: a Code node reading `error.constructor.name` sees the same, and
@@ -64,11 +65,6 @@ function optionsOf(request: SentRequest): IDataObject {
 const MAX_WHOLE_ERROR_BODY_BYTES = 64 * 1024;
 const LARGE_ERROR_BODY_CHARS = 2000;
 
-function charsetOf(headers: Record<string, unknown> | undefined): string {
-	const match = /charset=["']?([\w.:-]+)/i.exec(String(headers?.['content-type'] ?? ''));
-	return match?.[1] ?? 'utf-8';
-}
-
 /**
  * The response body as HTTP Request's error carries it (`error`): the text, decoded by its charset
  * (Autodetect, File: n8n reads the stream to a string); parsed when JSON is expected (JSON, Text:
@@ -81,7 +77,7 @@ function bodyValue(failure: AttemptFailure, format: ResponseFormat): unknown {
 	const body = large ? whole.subarray(0, LARGE_ERROR_BODY_CHARS * 4) : whole;
 	let text: string;
 	try {
-		text = new TextDecoder(charsetOf(failure.headers)).decode(body);
+		text = new TextDecoder(charsetOf(String(failure.headers?.['content-type'] ?? '')) ?? 'utf-8').decode(body);
 	} catch {
 		text = body.toString('utf8');
 	}

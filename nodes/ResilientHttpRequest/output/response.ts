@@ -6,7 +6,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { HttpResponse } from '../transport/send-attempt';
-import { isBlank, readResponseBody, type BodySource, type ResponseFormat } from './response-body';
+import { contentTypeOf, isBlank, readResponseBody, type BodySource, type ResponseFormat } from './response-body';
 import { prepareResponseFile } from './response-file';
 
 export type { ResponseFormat } from './response-body';
@@ -17,11 +17,6 @@ export interface ResponseSettings {
 	outputPropertyName: string;
 	/** Options > Response > Never Error: also an invalid JSON body is an answer ({}), as in HTTP Request. */
 	neverError: boolean;
-}
-
-function contentTypeOf(response: HttpResponse): string {
-	const value = response.headers['content-type'];
-	return (Array.isArray(value) ? String(value[0]) : String(value ?? '')).toLowerCase();
 }
 
 function looksTextual(contentType: string): boolean {
@@ -35,7 +30,7 @@ function looksTextual(contentType: string): boolean {
 export type DecodedBody = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } | { kind: 'invalid-json'; problem: string };
 
 export function decodeBody(response: HttpResponse, format: ResponseFormat): DecodedBody {
-	const contentType = contentTypeOf(response);
+	const contentType = contentTypeOf(response).toLowerCase();
 	if (format === 'file') return { kind: 'file' };
 	const text = response.body.toString('utf8');
 	if (format === 'text') return { kind: 'text', value: text };
