@@ -181,19 +181,6 @@ async function realRunView(client, execution) {
 	return { status: execution.status, error: resultData.error, runData };
 }
 
-async function pool(items, size, work) {
-	const out = new Array(items.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(size, items.length) }, async () => {
-			while (next < items.length) {
-				const index = next++;
-				out[index] = await work(items[index], index);
-			}
-		}),
-	);
-	return out;
-}
 
 let code;
 let sample;
@@ -223,7 +210,7 @@ before(async () => {
 	n8n = await starting;
 	client = await restClient(n8n);
 	const t1 = Date.now();
-	await pool(fixtures, 4, async (f) => void (f.workflowIds = await storeCase(client, code.harness, f)));
+	await code.harness.pool(fixtures, 4, async (f) => void (f.workflowIds = await storeCase(client, code.harness, f)));
 	timings.store = Date.now() - t1;
 });
 
@@ -258,7 +245,7 @@ test("every sampled case judges the same in a real n8n as in the engine suite's 
 	const committed = new Map(committedCases.map((r) => [`${r.group}/${r.name}`, r.verdict]));
 	const committedPaths = new Map(committedCases.map((r) => [`${r.group}/${r.name}`, r.paths]));
 	const started = Date.now();
-	const outcomes = await pool(fixtures, CONCURRENCY, async ({ c, server, base, otherBase, workflowIds }) => {
+	const outcomes = await code.harness.pool(fixtures, CONCURRENCY, async ({ c, server, base, otherBase, workflowIds }) => {
 		const observations = [];
 		const notRun = [];
 		for (const [n, workflowId] of workflowIds.entries()) {

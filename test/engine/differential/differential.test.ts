@@ -13,7 +13,7 @@ import path from 'node:path';
 import { CASES } from './cases';
 import { DEVIATIONS, judge, type Judgement } from './deviations';
 import { runCase } from './engine-run';
-import { caseId, type DiffCase, type Difference } from './harness';
+import { caseId, pool, type DiffCase, type Difference } from './harness';
 import { startDiffServer, type DiffServer } from './server';
 import { parityMarkdown } from './parity-table';
 import { docFiles, expectDocSection } from '../../support/doc-section';
@@ -55,20 +55,6 @@ function summarise(results: CaseResult[]) {
 		else g.deliberate++;
 	}
 	return byGroup;
-}
-
-async function pool<T, R>(items: readonly T[], size: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
-	const out: R[] = new Array(items.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(size, items.length) }, async () => {
-			while (next < items.length) {
-				const index = next++;
-				out[index] = await work(items[index], index);
-			}
-		}),
-	);
-	return out;
 }
 
 const preview = (v: unknown) => {

@@ -342,3 +342,18 @@ export function diff(reference: unknown, resilient: unknown, path = '', out: Dif
 	out.push({ path, reference, resilient });
 	return out;
 }
+
+/** Runs `work` over `items`, at most `size` at once, and gives the results in the items' order (the engine and the real-n8n suites both run cases so). */
+export async function pool<T, R>(items: readonly T[], size: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+	const out: R[] = new Array(items.length);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: Math.min(size, items.length) }, async () => {
+			while (next < items.length) {
+				const index = next++;
+				out[index] = await work(items[index], index);
+			}
+		}),
+	);
+	return out;
+}
