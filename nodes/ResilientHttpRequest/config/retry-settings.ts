@@ -5,9 +5,10 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { StatusSet } from '../../shared/core/classify';
-import { RETRY_DEFAULTS } from '../../shared/core/defaults';
+import { POLL_DEFAULTS, RETRY_DEFAULTS, RETRY_LIMITS, RETRY_PARAMETERS } from '../../shared/core/defaults';
+import type { PollParams } from '../../shared/core/poll';
 import type { RetryPolicy } from '../../shared/core/retry-loop';
-import { numberParameter } from '../../shared/n8n/parameters';
+import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { readSharedRetryParameters } from '../../shared/n8n/retry-parameters';
 
 export interface RetrySettings {
@@ -18,6 +19,28 @@ export interface RetrySettings {
 	readRateLimitHeaders: boolean;
 	/** Obey Server Retry Hints (server-signals.ts). */
 	obeyServerHints: boolean;
+	/** Retry When, raw (`={{ ... }}`): evaluated on each 2xx answer; absent when empty. */
+	retryWhen?: string;
+}
+
+/** Retry When and the polling pace; the pace only matters (and is only checked) when Retry When is set. */
+function readRetryWhen(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject, totalDeadlineMs: number): { retryWhen: string; poll: PollParams } | undefined {
+	const label = RETRY_PARAMETERS.retryWhen.displayName;
+	// raw: n8n resolves it on each answer, with $response (see polling/retry-when.ts)
+	const raw = ctx.getNodeParameter(RETRY_PARAMETERS.retryWhen.name, i, '', { rawExpressions: true });
+	if (raw === '' || raw === undefined || raw === null) return undefined;
+	if (typeof raw !== 'string' || !raw.trim().startsWith('=')) {
+		parameterError(ctx, i, label, 'must be an expression (e.g. {{ $response.body.status === "running" }}) that is true while the job is not done', 'Switch the field to Expression, or empty it to treat every 2xx answer as done.');
+	}
+	if (totalDeadlineMs === 0) {
+		parameterError(ctx, i, 'Retry Options > Total Deadline (Ms)', `is 0 (none), but ${label} polls until the total deadline: give it one (e.g. 600000 for 10 minutes)`);
+	}
+	const limits = { min: 0, max: RETRY_LIMITS.maxDelayMs };
+	const intervalMs = numberParameter(ctx, i, 'Retry Options > Poll Interval (Ms)', retryOptions.pollInterval ?? POLL_DEFAULTS.intervalMs, limits);
+	const growth = numberParameter(ctx, i, 'Retry Options > Poll Interval Growth', retryOptions.pollGrowth ?? POLL_DEFAULTS.growth, { min: 1, max: 10 });
+	const maxIntervalMs = numberParameter(ctx, i, 'Retry Options > Max Poll Interval (Ms)', retryOptions.maxPollInterval ?? POLL_DEFAULTS.maxIntervalMs, limits);
+	if (maxIntervalMs < intervalMs) parameterError(ctx, i, 'Retry Options > Max Poll Interval (Ms)', `(${maxIntervalMs}) is shorter than Poll Interval (Ms) (${intervalMs})`);
+	return { retryWhen: raw, poll: { intervalMs, growth, maxIntervalMs } };
 }
 
 export function readRetrySettings(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject): RetrySettings {
@@ -27,14 +50,17 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number, retryOption
 		maxServerDelayMs: RETRY_DEFAULTS.maxServerDelayMs,
 		retryOnStatusCodes: ctx.getNodeParameter('retryOnStatusCodes', i, RETRY_DEFAULTS.retryOnStatuses),
 	});
+	const polling = readRetryWhen(ctx, i, retryOptions, shared.policy.totalDeadlineMs);
 	return {
 		policy: {
 			...shared.policy,
+			...(polling ? { poll: polling.poll } : {}),
 			attemptTimeoutMs: numberParameter(ctx, i, 'Attempt Timeout (Ms)', retryOptions.attemptTimeout ?? RETRY_DEFAULTS.attemptTimeoutMs, {}),
 			allowUnsafeRetries: (retryOptions.allowUnsafeRetries ?? false) as boolean,
 		},
 		retryOn: shared.retryOn,
 		readRateLimitHeaders: (retryOptions.readRateLimitHeaders ?? true) as boolean,
 		obeyServerHints: shared.obeyServerHints,
+		...(polling ? { retryWhen: polling.retryWhen } : {}),
 	};
 }

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
-import { RETRY_DEFAULTS } from '../../shared/core/defaults';
+import { POLL_DEFAULTS, RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -13,6 +13,16 @@ export const retryProperties: INodeProperties[] = [
 	},
 	maxAttemptsProperty,
 	retryOnStatusCodesProperty,
+	{
+		displayName: RETRY_PARAMETERS.retryWhen.displayName,
+		name: RETRY_PARAMETERS.retryWhen.name,
+		type: 'string',
+		default: '',
+		placeholder: '={{ $response.body.status === "running" }}',
+		hint: 'Use expression mode and $response to access response data',
+		description:
+			'Polling: an expression evaluated on each 2xx answer, true while the job is not done (e.g. {{ ["queued", "running"].includes($response.body.status) }}). Such an answer is asked again after the server\'s Retry-After or the poll interval (Retry Options), until the expression is false or Total Deadline passes. It counts neither against the API\'s health nor against Max Attempts. Empty: every 2xx answer is done.',
+	},
 	{
 		displayName: 'Idempotency Key',
 		name: 'idempotencyKeyMode',
@@ -113,11 +123,35 @@ export const retryProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
+			{
+				displayName: 'Max Poll Interval (Ms)',
+				name: 'maxPollInterval',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: POLL_DEFAULTS.maxIntervalMs,
+				description: 'Retry When: no wait between two polls is longer than this',
+			},
 			maxServerDelayProperty(
 				RETRY_DEFAULTS.maxServerDelayMs,
 				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
 			),
 			obeyServerHintsProperty,
+			{
+				displayName: 'Poll Interval (Ms)',
+				name: 'pollInterval',
+				type: 'number',
+				typeOptions: { minValue: 0 },
+				default: POLL_DEFAULTS.intervalMs,
+				description: 'Retry When: the wait after the first answer that is not done yet, when the answer gives no Retry-After',
+			},
+			{
+				displayName: 'Poll Interval Growth',
+				name: 'pollGrowth',
+				type: 'number',
+				typeOptions: { minValue: 1, maxValue: 10, numberPrecision: 2 },
+				default: POLL_DEFAULTS.growth,
+				description: 'Retry When: each further wait is the one before times this, up to Max Poll Interval. 1 polls at a fixed interval.',
+			},
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',

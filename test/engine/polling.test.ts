@@ -1,0 +1,142 @@
+/**
+ * Retry When, in n8n's engine against a local server: a job polled until its answer says it is done,
+ * at the polling pace or the pace the server gives, within the total deadline; what a "not yet"
+ * answer does not cost (the API's health, the retry budget, Max Attempts); a wrong expression.
+ * Waits run on virtual time; the server stamps requests with it.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import type { RetryStory } from '../../nodes/shared/core/retry-story';
+import type { LocalResponse } from './local-server';
+import { useLocalServers } from './servers';
+import { createVirtualRuntime } from './virtual-runtime';
+import { httpWorkflow, runHttp } from './workflow-builders';
+
+const server = useLocalServers();
+const RUNNING = '={{ $response.body.status === "running" }}';
+
+/** A job that answers `running` until `doneAfterMs` of virtual time since the first request, then `done`. */
+function job(doneAfterMs: number, extra: (n: number) => Partial<LocalResponse> = () => ({})) {
+	let startedAt: number | undefined;
+	return (clock: () => number) => (_req: unknown, n: number): LocalResponse => {
+		startedAt ??= clock();
+		const done = clock() - startedAt >= doneAfterMs;
+		return { status: 200, body: { id: 'job-1', status: done ? 'done' : 'running' }, ...extra(n) };
+	};
+}
+
+async function poll(handler: ReturnType<typeof job>, parameters: IDataObject = {}) {
+	const runtime = createVirtualRuntime();
+	const upstream = await server(handler(runtime.now), runtime.now);
+	const { retryOptions, ...rest } = parameters;
+	const wf = httpWorkflow({ url: `${upstream.url}/jobs/1`, retryWhen: RUNNING, ...rest, retryOptions: { totalDeadline: 60_000, ...(retryOptions as IDataObject | undefined) } }, { onError: 'continueErrorOutput' });
+	const run = await runHttp(wf, [{ json: { id: 1 } }], runtime);
+	const ok = run.status === 'success' ? run.jsonOf('HTTP', 0) : [];
+	const failed = run.status === 'success' ? run.jsonOf('HTTP', 1) : [];
+	const story = (ok[0]?._retry ?? (failed[0]?.error as IDataObject | undefined)?._retry) as unknown as RetryStory | undefined;
+	return { run, upstream, runtime, ok, failed, story, error: failed[0]?.error as IDataObject | undefined };
+}
+
+/** The parameter error, however the engine carried it (thrown, or on the error output). */
+function errorText(result: Awaited<ReturnType<typeof poll>>): string {
+	const onOutput = result.failed[0]?.error;
+	return String(result.run.error?.message ?? (typeof onOutput === 'string' ? onOutput : (onOutput as IDataObject | undefined)?.message) ?? '');
+}
+
+const gaps = (times: number[]) => times.slice(1).map((t, k) => t - times[k]);
+
+describe('Retry When: poll until done', () => {
+	it('asks again while the answer says running, at a growing pace, and returns the answer that says done', async () => {
+		const { upstream, ok, story } = await poll(job(10_000), { retryOptions: { pollInterval: 1000, pollGrowth: 2, maxPollInterval: 4000 } });
+		expect(ok).toEqual([expect.objectContaining({ status: 'done', id: 'job-1' })]);
+		const waits = story!.history.slice(1).map((r) => r.delayBeforeMs);
+		// 1 s, 2 s, 4 s, then 4 s (the cap); jitter takes off at most a fifth of each
+		expect(waits.length).toBeGreaterThanOrEqual(4);
+		[1000, 2000, 4000, 4000].forEach((ceiling, k) => {
+			expect(waits[k]).toBeLessThanOrEqual(ceiling);
+			expect(waits[k]).toBeGreaterThanOrEqual(ceiling * 0.8);
+		});
+		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(800);
+		expect(story).toMatchObject({ stoppedBecause: 'success', polls: upstream.requests.length - 1 });
+		expect(story!.history.slice(1).every((r) => r.delayReason === 'poll')).toBe(true);
+		// a poll is no retry: the API's retry budget counted none
+		expect(story!.history.every((r) => (r.budget as IDataObject).retries === 0)).toBe(true);
+		expect(story!.summary).toMatch(/^Done on attempt \d+, after \d+ answers not done yet/);
+	});
+
+	it('polls past Max Attempts: a "not yet" answer is no failed attempt', async () => {
+		const { upstream, ok } = await poll(job(8000), { maxAttempts: 2, retryOptions: { pollInterval: 1000, pollGrowth: 1, maxPollInterval: 1000 } });
+		expect(ok).toHaveLength(1);
+		expect(upstream.requests.length).toBeGreaterThan(5);
+	});
+
+	it('obeys a Retry-After on the 2xx answer instead of the poll interval', async () => {
+		const { upstream, ok, story } = await poll(job(6000, () => ({ status: 202, headers: { 'retry-after': '3' } })), { retryOptions: { pollInterval: 500, maxPollInterval: 500 } });
+		expect(ok).toHaveLength(1);
+		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(3000);
+		expect(story!.history[1]).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retry-after' });
+	});
+
+	it('a Retry-After: 0 is not a busy loop: the first poll interval is the floor', async () => {
+		const { upstream } = await poll(job(3000, () => ({ headers: { 'retry-after': '0' } })), { retryOptions: { pollInterval: 1000 } });
+		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(1000);
+	});
+
+	it('stops at the total deadline with a reason of its own, the last answer and when to ask again', async () => {
+		const { upstream, error, story, runtime } = await poll(job(Infinity), { retryOptions: { totalDeadline: 20_000 } });
+		expect(upstream.requests.length).toBeGreaterThan(3);
+		expect(error).toMatchObject({ reason: 'not-done-by-deadline', status: 200 });
+		expect(story!.summary).toMatch(/^Gave up after \d+ attempts in .*: not done: the next poll \(in .*\) would start after the total deadline; last response 200 OK met Retry When$/);
+		expect(Date.parse(error!.retryAt as string)).toBeGreaterThan(runtime.now() - 1);
+		expect(error!.retryAfterMs).toBeGreaterThan(0);
+	});
+
+	it('with Never Error on, a job not done by the deadline still goes to the error output', async () => {
+		const { ok, error } = await poll(job(Infinity), { retryOptions: { totalDeadline: 5000 }, options: { response: { response: { neverError: true } } } });
+		expect(ok).toHaveLength(0);
+		expect(error).toMatchObject({ reason: 'not-done-by-deadline' });
+	});
+
+	it('sees the item ($json) and the headers beside $response', async () => {
+		const { upstream, ok } = await poll(job(0, () => ({ headers: { 'x-state': 'pending' } })), { retryWhen: '={{ $response.headers["x-state"] === "pending" && $json.id === 1 && $response.statusCode === 200 && $response.body.status !== "stop" }}', retryOptions: { totalDeadline: 3500 } });
+		expect(ok).toHaveLength(0);
+		expect(upstream.requests.length).toBeGreaterThan(1);
+	});
+
+	it('a failure while polling is retried as a failure, bounded by Max Attempts counted without the polls', async () => {
+		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => (n < 4 ? { status: 200, body: { status: 'running' } } : { status: 503 }), runtime.now);
+		const wf = httpWorkflow({ url: `${upstream.url}/jobs/1`, retryWhen: RUNNING, maxAttempts: 2, retryOptions: { totalDeadline: 60_000, baseDelay: 100, maxDelay: 100, jitter: 'none' } }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, [{ json: {} }], runtime);
+		const error = run.jsonOf('HTTP', 1)[0].error as IDataObject;
+		// 4 polls, then 2 failed attempts
+		expect(upstream.requests).toHaveLength(6);
+		expect(error).toMatchObject({ status: 503, reason: 'attempts-exhausted' });
+	});
+
+	it('a POST that answers "not yet" is not sent again without an idempotency key', async () => {
+		const { upstream, error } = await poll(job(Infinity), { method: 'POST' });
+		expect(upstream.requests).toHaveLength(1);
+		expect(error).toMatchObject({ reason: 'not-safe-to-retry' });
+	});
+
+	it('empty, nothing changes: a 2xx is done', async () => {
+		const { upstream, ok } = await poll(job(Infinity), { retryWhen: '' });
+		expect(upstream.requests).toHaveLength(1);
+		expect(ok).toEqual([expect.objectContaining({ status: 'running' })]);
+	});
+
+	it('a wrong expression fails the item naming the parameter, after one request', async () => {
+		const result = await poll(job(0), { retryWhen: '={{ $response.body.status === }}' });
+		expect(result.upstream.requests).toHaveLength(1);
+		expect(errorText(result)).toMatch(/Parameter "Retry When" could not be evaluated on the answer: .* \(item 0\)/);
+	});
+
+	it('a fixed text is refused before any request; so is polling with no total deadline', async () => {
+		const fixed = await poll(job(0), { retryWhen: 'true' });
+		expect(fixed.upstream.requests).toHaveLength(0);
+		expect(errorText(fixed)).toMatch(/Parameter "Retry When" must be an expression/);
+		const endless = await poll(job(0), { retryOptions: { totalDeadline: 0 } });
+		expect(endless.upstream.requests).toHaveLength(0);
+		expect(errorText(endless)).toMatch(/Total Deadline \(Ms\)" is 0 \(none\), but Retry When polls until the total deadline/);
+	});
+});
