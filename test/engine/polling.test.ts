@@ -140,3 +140,44 @@ describe('Retry When: poll until done', () => {
 		expect(errorText(endless)).toMatch(/Total Deadline \(Ms\)" is 0 \(none\), but Retry When polls until the total deadline/);
 	});
 });
+
+describe('Retry When Body Is Not JSON', () => {
+	const JSON_FORMAT = { response: { response: { responseFormat: 'json' } } };
+
+	async function run(answers: LocalResponse[], retryOptions: IDataObject, options: IDataObject = JSON_FORMAT) {
+		const runtime = createVirtualRuntime();
+		const upstream = await server((_req, n) => answers[Math.min(n, answers.length - 1)], runtime.now);
+		const wf = httpWorkflow({ url: `${upstream.url}/x`, maxAttempts: 3, options, retryOptions: { baseDelay: 100, maxDelay: 100, jitter: 'none', ...retryOptions } }, { onError: 'continueErrorOutput' });
+		const result = await runHttp(wf, [{ json: {} }], runtime);
+		return { upstream, result, ok: result.jsonOf('HTTP', 0), failed: result.jsonOf('HTTP', 1) };
+	}
+	const html: LocalResponse = { status: 200, headers: { 'content-type': 'text/html' }, body: '<html><body>Bad gateway, try later</body></html>' };
+
+	it('a proxy page where JSON was asked for is retried, and the JSON answer after it is the item', async () => {
+		const { upstream, ok } = await run([html, { status: 200, body: { id: 7 } }], { retryNotJson: true });
+		expect(upstream.requests).toHaveLength(2);
+		expect(ok).toEqual([expect.objectContaining({ id: 7 })]);
+		expect((ok[0]._retry as unknown as RetryStory).history[0]).toMatchObject({ status: 200, errorCode: 'ENOTJSON' });
+	});
+
+	it('an empty body too; when it stays so the item fails saying what the body was', async () => {
+		const { upstream, failed } = await run([{ status: 200 }], { retryNotJson: true });
+		expect(upstream.requests).toHaveLength(3);
+		const error = failed[0].error as IDataObject;
+		expect(error).toMatchObject({ reason: 'attempts-exhausted', status: 200 });
+		const story = error._retry as unknown as RetryStory;
+		expect(story.summary).toMatch(/^Gave up after 3 attempts in .*: last response 200 OK with an empty body$/);
+		expect(story.history.map((r) => r.errorCode)).toEqual(['ENOTJSON', 'ENOTJSON', 'ENOTJSON']);
+	});
+
+	it('off (the default), a page that is not JSON is not retried', async () => {
+		const { upstream } = await run([html, { status: 200, body: { id: 7 } }], {});
+		expect(upstream.requests).toHaveLength(1);
+	});
+
+	it('refused before any request where the Response Format is not JSON', async () => {
+		const { upstream, failed } = await run([html], { retryNotJson: true }, {});
+		expect(upstream.requests).toHaveLength(0);
+		expect(String(failed[0].error)).toMatch(/Parameter "Retry Options > Retry When Body Is Not JSON" applies only when Options > Response > Response Format is JSON/);
+	});
+});

@@ -21,6 +21,8 @@ export interface RetrySettings {
 	obeyServerHints: boolean;
 	/** Retry When, raw (`={{ ... }}`): evaluated on each 2xx answer; absent when empty. */
 	retryWhen?: string;
+	/** Retry When Body Is Not JSON (Response Format JSON only): a 2xx that does not parse is a transient failure. */
+	retryNotJson: boolean;
 }
 
 /** Retry When and the polling pace; the pace only matters (and is only checked) when Retry When is set. */
@@ -43,7 +45,17 @@ function readRetryWhen(ctx: IExecuteFunctions, i: number, retryOptions: IDataObj
 	return { retryWhen: raw, poll: { intervalMs, growth, maxIntervalMs } };
 }
 
-export function readRetrySettings(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject): RetrySettings {
+/** Retry When Body Is Not JSON, which only means something where JSON was asked for. */
+function readRetryNotJson(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject, format: string): boolean {
+	const on = retryOptions.retryNotJson ?? false;
+	if (typeof on !== 'boolean') parameterError(ctx, i, 'Retry Options > Retry When Body Is Not JSON', `must be true or false, got ${JSON.stringify(on)}`);
+	if (on && format !== 'json') {
+		parameterError(ctx, i, 'Retry Options > Retry When Body Is Not JSON', `applies only when Options > Response > Response Format is JSON (it is ${JSON.stringify(format)})`, 'Set Response Format to JSON, or remove the option.');
+	}
+	return on;
+}
+
+export function readRetrySettings(ctx: IExecuteFunctions, i: number, retryOptions: IDataObject, format: string): RetrySettings {
 	const shared = readSharedRetryParameters(ctx, i, {
 		collection: retryOptions,
 		totalDeadlineMs: RETRY_DEFAULTS.totalDeadlineMs,
@@ -62,5 +74,6 @@ export function readRetrySettings(ctx: IExecuteFunctions, i: number, retryOption
 		readRateLimitHeaders: (retryOptions.readRateLimitHeaders ?? true) as boolean,
 		obeyServerHints: shared.obeyServerHints,
 		...(polling ? { retryWhen: polling.retryWhen } : {}),
+		retryNotJson: readRetryNotJson(ctx, i, retryOptions, format),
 	};
 }

@@ -185,6 +185,14 @@ export const retryProperties: INodeProperties[] = [
 				default: RETRY_DEFAULTS.storyField,
 				description: 'Field that receives the retry story of the items Retry Story names. Empty: no story.',
 			},
+			{
+				displayName: 'Retry When Body Is Not JSON',
+				name: 'retryNotJson',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a 2xx answer whose body is not JSON (a proxy\'s HTML page, an empty body) is retried as a transient failure (code ENOTJSON) instead of failing the item. Only with Options > Response > Response Format: JSON.',
+			},
 			totalDeadlineProperty(
 				RETRY_DEFAULTS.totalDeadlineMs,
 				"Bound on all attempts and waits of one item, counted from the start of its first attempt in this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. 0 means no deadline.",

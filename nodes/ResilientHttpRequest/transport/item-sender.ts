@@ -13,6 +13,8 @@ import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { errorBodyValue } from '../output/error-output';
+import { decodeBody } from '../output/response';
+import { contentTypeOf } from '../output/response-body';
 import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
 import { thrownShape } from '../output/http-request-error';
@@ -38,6 +40,19 @@ function redirectNotFollowed(response: HttpResponse): AttemptFailure {
 	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: false, headers: response.headers, body: response.body };
 }
 
+/**
+ * Retry Options > Retry When Body Is Not JSON: a 2xx whose body does not parse as JSON (a proxy's
+ * HTML page, an empty body) where JSON was asked for, as a transient failure of its own code.
+ */
+function notJsonFailure(response: HttpResponse): AttemptFailure | undefined {
+	const decoded = decodeBody(response, 'json');
+	if (decoded.kind === 'json') return undefined;
+	const { statusCode: status, statusMessage: statusText, headers } = response;
+	const type = contentTypeOf(response) || 'none';
+	const what = response.body.length === 0 ? 'an empty body' : `a body that is not JSON (${response.body.length} bytes, content type "${type}")`;
+	return { kind: 'status', status, statusText, code: 'ENOTJSON', message: `${status}${statusText ? ` ${statusText}` : ''} with ${what}`, reachedServer: 'yes', transient: true, headers, body: response.body };
+}
+
 /** The code of the failure that ends an item's loop when Retry When cannot be evaluated. */
 const WRONG_RETRY_WHEN = 'ERETRYWHEN';
 
@@ -49,6 +64,8 @@ const WRONG_RETRY_WHEN = 'ERETRYWHEN';
 async function answered(ctx: IExecuteFunctions, i: number, request: RequestSpec, config: ItemConfig, response: HttpResponse, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	const { retryWhen } = config.retry;
 	const done: AttemptResult<HttpResponse> = { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	const notJson = config.retry.retryNotJson ? notJsonFailure(response) : undefined;
+	if (notJson) return { ok: false, failure: notJson };
 	if (retryWhen === undefined) return done;
 	const verdict = await meetsRetryWhen(ctx, i, { expression: retryWhen, auth: config.transport.auth, format: config.output.response.format }, request, response);
 	// a condition that cannot be evaluated ends the loop (final), and the item with a parameter error
