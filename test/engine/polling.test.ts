@@ -4,12 +4,13 @@
  * answer does not cost (the API's health, the retry budget, Max Attempts); a wrong expression.
  * Waits run on virtual time; the server stamps requests with it.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
 import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import type { LocalResponse } from './local-server';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
-import { httpWorkflow, runHttp } from './workflow-builders';
+import type { WorkflowJson } from './harness';
+import { BACKOFF_DELAY, httpWorkflow, ITEMS_SOURCE, runHttp } from './workflow-builders';
 
 const server = useLocalServers();
 const RUNNING = '={{ $response.body.status === "running" }}';
@@ -179,5 +180,85 @@ describe('Retry When Body Is Not JSON', () => {
 		const { upstream, failed } = await run([html], { retryNotJson: true }, {});
 		expect(upstream.requests).toHaveLength(0);
 		expect(String(failed[0].error)).toMatch(/Parameter "Retry Options > Retry When Body Is Not JSON" applies only when Options > Response > Response Format is JSON/);
+	});
+});
+
+describe('Backoff Delay: Polling Until Done, the body of a Wait + IF loop', () => {
+	/** Items -> HTTP Request (n8n's) -> IF not done -> Backoff Delay -> back to HTTP; IF done -> Done; Give up -> Gave up. */
+	function pollLoop(url: string, backoff: IDataObject, http: IDataObject = {}): WorkflowJson {
+		const node = (name: string, type: string, parameters: IDataObject, typeVersion = 1): INode => ({ id: name, name, type, typeVersion, position: [0, 0], parameters: parameters as INode['parameters'] });
+		const notDone = {
+			conditions: {
+				options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+				conditions: [{ id: 'c1', leftValue: '={{ $json.body ? $json.body.status : $json.status }}', rightValue: 'done', operator: { type: 'string', operation: 'notEquals' } }],
+				combinator: 'and',
+			},
+			options: {},
+		};
+		return {
+			nodes: [
+				node('Start', 'n8n-nodes-base.manualTrigger', {}),
+				node('Items', ITEMS_SOURCE, {}),
+				node('HTTP', 'n8n-nodes-base.httpRequest', { method: 'GET', url, options: {}, ...http }, 4.2),
+				node('Not done?', 'n8n-nodes-base.if', notDone, 2.2),
+				node('Backoff', BACKOFF_DELAY, { loopFor: 'polling', ...backoff }),
+				node('Done', 'n8n-nodes-base.noOp', {}),
+				node('Gave up', 'n8n-nodes-base.noOp', {}),
+			],
+			connections: {
+				Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] },
+				Items: { main: [[{ node: 'HTTP', type: 'main', index: 0 }]] },
+				HTTP: { main: [[{ node: 'Not done?', type: 'main', index: 0 }]] },
+				'Not done?': { main: [[{ node: 'Backoff', type: 'main', index: 0 }], [{ node: 'Done', type: 'main', index: 0 }]] },
+				Backoff: { main: [[{ node: 'HTTP', type: 'main', index: 0 }], [{ node: 'Gave up', type: 'main', index: 0 }]] },
+			},
+		};
+	}
+
+	async function runLoop(doneAfterMs: number, backoff: IDataObject, http: IDataObject = {}, extra: (n: number) => Partial<LocalResponse> = () => ({})) {
+		const runtime = createVirtualRuntime();
+		const upstream = await server(job(doneAfterMs, extra)(runtime.now), runtime.now);
+		const result = await runHttp(pollLoop(`${upstream.url}/jobs/1`, backoff, http), [{ json: { id: 1 } }], runtime);
+		return { upstream, result, runtime };
+	}
+	const lastRun = (r: Awaited<ReturnType<typeof runLoop>>, node: string) => r.result.jsonOf(node, 0, r.result.runsOf(node) - 1);
+
+	it('asks again at the same polling pace as Retry When, until the IF finds the job done', async () => {
+		const r = await runLoop(10_000, { options: { totalDeadline: 60_000, pollInterval: 1000, pollGrowth: 2, maxPollInterval: 4000 } });
+		expect(lastRun(r, 'Done')).toEqual([expect.objectContaining({ status: 'done' })]);
+		const passes = r.result.runsOf('Backoff');
+		const delays = Array.from({ length: passes }, (_, k) => (r.result.jsonOf('Backoff', 0, k)[0]._backoff as IDataObject).delayMs as number);
+		[1000, 2000, 4000, 4000].forEach((ceiling, k) => {
+			expect(delays[k]).toBeLessThanOrEqual(ceiling);
+			expect(delays[k]).toBeGreaterThanOrEqual(ceiling * 0.8);
+		});
+		expect(r.result.jsonOf('Backoff', 0, passes - 1)[0]._backoff).toMatchObject({ polls: passes, delayReason: 'poll' });
+		expect(r.upstream.requests).toHaveLength(passes + 1);
+	});
+
+	it("obeys the answer's Retry-After when the request passes its headers on (Full Response)", async () => {
+		const r = await runLoop(8000, { options: { totalDeadline: 60_000 } }, { options: { response: { response: { fullResponse: true } } } }, () => ({ status: 202, headers: { 'retry-after': '4' } }));
+		expect(lastRun(r, 'Done')).toHaveLength(1);
+		expect(r.result.jsonOf('Backoff', 0, 0)[0]._backoff).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retry-after' });
+		expect((r.result.jsonOf('Backoff', 0, 0)[0]._backoff as IDataObject).delayMs).toBeGreaterThanOrEqual(4000);
+	});
+
+	it('gives up at the total deadline with not-done-by-deadline, the same stop as the HTTP node', async () => {
+		const r = await runLoop(Infinity, { options: { totalDeadline: 20_000 } });
+		const gaveUp = lastRun(r, 'Gave up');
+		expect(gaveUp).toHaveLength(1);
+		expect(gaveUp[0]._backoff).toMatchObject({ stoppedBecause: 'not-done-by-deadline' });
+		expect((gaveUp[0]._backoff as IDataObject).message).toMatch(/^Gave up after \d+ attempts: not done: the next poll \(in .*\) would start after the total deadline; last response 200, not done yet met Retry When$/);
+	});
+
+	it('a long wait goes through n8n\'s waiting state', async () => {
+		const r = await runLoop(Infinity, { options: { totalDeadline: 3_600_000, pollInterval: 120_000, maxPollInterval: 120_000 } });
+		expect(r.result.isWaiting).toBe(true);
+		expect(r.result.waitTill!.getTime() - r.runtime.now()).toBeGreaterThan(90_000);
+	});
+
+	it('needs a total deadline, refused naming it', async () => {
+		const r = await runLoop(Infinity, {});
+		expect(String(r.result.error?.message)).toMatch(/Parameter "Options > Total Deadline \(Ms\)" is 0 \(none\), but Polling Until Done polls until the total deadline/);
 	});
 });

@@ -5,11 +5,11 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { StatusSet } from '../../shared/core/classify';
-import { POLL_DEFAULTS, RETRY_DEFAULTS, RETRY_LIMITS, RETRY_PARAMETERS } from '../../shared/core/defaults';
+import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
 import type { PollParams } from '../../shared/core/poll';
 import type { RetryPolicy } from '../../shared/core/retry-loop';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
-import { readSharedRetryParameters } from '../../shared/n8n/retry-parameters';
+import { readPollParameters, readSharedRetryParameters } from '../../shared/n8n/retry-parameters';
 
 export interface RetrySettings {
 	/** The retry loop's policy but for the request itself (method, key), which the item's config adds. */
@@ -34,15 +34,8 @@ function readRetryWhen(ctx: IExecuteFunctions, i: number, retryOptions: IDataObj
 	if (typeof raw !== 'string' || !raw.trim().startsWith('=')) {
 		parameterError(ctx, i, label, 'must be an expression (e.g. {{ $response.body.status === "running" }}) that is true while the job is not done', 'Switch the field to Expression, or empty it to treat every 2xx answer as done.');
 	}
-	if (totalDeadlineMs === 0) {
-		parameterError(ctx, i, 'Retry Options > Total Deadline (Ms)', `is 0 (none), but ${label} polls until the total deadline: give it one (e.g. 600000 for 10 minutes)`);
-	}
-	const limits = { min: 0, max: RETRY_LIMITS.maxDelayMs };
-	const intervalMs = numberParameter(ctx, i, 'Retry Options > Poll Interval (Ms)', retryOptions.pollInterval ?? POLL_DEFAULTS.intervalMs, limits);
-	const growth = numberParameter(ctx, i, 'Retry Options > Poll Interval Growth', retryOptions.pollGrowth ?? POLL_DEFAULTS.growth, { min: 1, max: 10 });
-	const maxIntervalMs = numberParameter(ctx, i, 'Retry Options > Max Poll Interval (Ms)', retryOptions.maxPollInterval ?? POLL_DEFAULTS.maxIntervalMs, limits);
-	if (maxIntervalMs < intervalMs) parameterError(ctx, i, 'Retry Options > Max Poll Interval (Ms)', `(${maxIntervalMs}) is shorter than Poll Interval (Ms) (${intervalMs})`);
-	return { retryWhen: raw, poll: { intervalMs, growth, maxIntervalMs } };
+	const poll = readPollParameters(ctx, i, retryOptions, { prefix: 'Retry Options > ', why: label }, totalDeadlineMs);
+	return { retryWhen: raw, poll };
 }
 
 /** Retry When Body Is Not JSON, which only means something where JSON was asked for. */

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
-import { POLL_DEFAULTS, RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
+import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
+import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -123,35 +123,13 @@ export const retryProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
-			{
-				displayName: 'Max Poll Interval (Ms)',
-				name: 'maxPollInterval',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: POLL_DEFAULTS.maxIntervalMs,
-				description: 'Retry When: no wait between two polls is longer than this',
-			},
+			...pollProperties.filter((p) => p.name === 'maxPollInterval'),
 			maxServerDelayProperty(
 				RETRY_DEFAULTS.maxServerDelayMs,
 				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
 			),
 			obeyServerHintsProperty,
-			{
-				displayName: 'Poll Interval (Ms)',
-				name: 'pollInterval',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: POLL_DEFAULTS.intervalMs,
-				description: 'Retry When: the wait after the first answer that is not done yet, when the answer gives no Retry-After',
-			},
-			{
-				displayName: 'Poll Interval Growth',
-				name: 'pollGrowth',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: 10, numberPrecision: 2 },
-				default: POLL_DEFAULTS.growth,
-				description: 'Retry When: each further wait is the one before times this, up to Max Poll Interval. 1 polls at a fixed interval.',
-			},
+			...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',
