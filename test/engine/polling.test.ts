@@ -262,3 +262,85 @@ describe('Backoff Delay: Polling Until Done, the body of a Wait + IF loop', () =
 		expect(String(r.result.error?.message)).toMatch(/Parameter "Options > Total Deadline \(Ms\)" is 0 \(none\), but Polling Until Done polls until the total deadline/);
 	});
 });
+
+describe('Follow Asynchronous Operations', () => {
+	/** A job API: the POST answers 202 naming a status URL; the status says running for `runningMs`, then how it ended. */
+	async function operationsApi(runtime: ReturnType<typeof createVirtualRuntime>, answer: (path: string, runningFor: number, base: string) => LocalResponse) {
+		let startedAt: number | undefined;
+		const api = await server((req) => {
+			if (req.method === 'POST') startedAt = runtime.now();
+			return answer(req.url, runtime.now() - (startedAt ?? runtime.now()), api.url);
+		}, runtime.now);
+		return api;
+	}
+
+	async function follow(answer: (path: string, runningFor: number, base: string) => LocalResponse, parameters: IDataObject = {}) {
+		const runtime = createVirtualRuntime();
+		const api = await operationsApi(runtime, answer);
+		const { retryOptions, ...rest } = parameters;
+		const wf = httpWorkflow(
+			{ method: 'POST', url: `${api.url}/jobs`, idempotencyKeyMode: 'generate', sendHeaders: true, headerParameters: { parameters: [{ name: 'Authorization', value: 'Bearer secret-token' }] }, ...rest, retryOptions: { followAsyncOperations: true, totalDeadline: 120_000, ...(retryOptions as IDataObject | undefined) } },
+			{ onError: 'continueErrorOutput' },
+		);
+		const run = await runHttp(wf, [{ json: { id: 1 } }], runtime);
+		const ok = run.jsonOf('HTTP', 0);
+		const failed = run.jsonOf('HTTP', 1);
+		const story = (ok[0]?._retry ?? (failed[0]?.error as IDataObject | undefined)?._retry) as unknown as RetryStory;
+		return { api, ok, failed, story, error: failed[0]?.error as IDataObject | undefined };
+	}
+
+	const azure = (state: (ms: number) => string) => (path: string, ms: number): LocalResponse => {
+		if (path === '/jobs') return { status: 202, headers: { 'operation-location': '/operations/1' }, body: { id: 'op-1' } };
+		if (path === '/operations/1') return { status: 200, body: { status: state(ms), ...(state(ms) === 'succeeded' ? { resourceLocation: '/results/1' } : {}) } };
+		return { status: 200, body: { result: 42 } };
+	};
+
+	it('Operation-Location: polls the status until it succeeds, then returns the resource it names', async () => {
+		const { api, ok, story } = await follow(azure((ms) => (ms < 5000 ? 'running' : 'succeeded')));
+		expect(ok).toEqual([expect.objectContaining({ result: 42 })]);
+		const paths = api.requests.map((r) => `${r.method} ${r.url}`);
+		expect(paths[0]).toBe('POST /jobs');
+		expect(paths.at(-1)).toBe('GET /results/1');
+		expect(paths.slice(1, -1).every((p) => p === 'GET /operations/1')).toBe(true);
+		expect(paths.length).toBeGreaterThan(4);
+		// the status GETs carry no body and no idempotency key; the same origin gets the credential
+		expect(api.requests.slice(1).every((r) => r.body === '' && r.headers['idempotency-key'] === undefined && r.headers.authorization === 'Bearer secret-token')).toBe(true);
+		expect(story.history.map((r) => r.attempt)).toEqual(paths.map((_, k) => k + 1));
+		expect(story.polls).toBe(paths.length - 3);
+	});
+
+	it('a failed operation goes to the error output, saying how it ended', async () => {
+		const { error, story } = await follow(azure((ms) => (ms < 2000 ? 'running' : 'failed')));
+		expect(error).toMatchObject({ reason: 'final-status', status: 200 });
+		expect(story.summary).toMatch(/^The operation ended "failed" \(operation-location: http:\/\/127\.0\.0\.1:\d+\/operations\/1\)$/);
+	});
+
+	it('Location: asks the status URL until it stops answering 202, and its answer is the result', async () => {
+		const { api, ok } = await follow((path, ms) => {
+			if (path === '/jobs') return { status: 202, headers: { location: '/exports/1' } };
+			return ms < 4000 ? { status: 202, headers: { 'retry-after': '1' } } : { status: 200, body: { file: 'export.csv' } };
+		});
+		expect(ok).toEqual([expect.objectContaining({ file: 'export.csv' })]);
+		expect(api.requests.length).toBeGreaterThan(3);
+	});
+
+	it('a status URL on another origin gets no credential', async () => {
+		const runtime = createVirtualRuntime();
+		const other = await server(() => ({ status: 200, body: { status: 'succeeded' } }), runtime.now);
+		const { ok } = await follow((path) => ({ status: 202, headers: { 'operation-location': `${other.url}/operations/9` } }));
+		expect(ok).toEqual([expect.objectContaining({ status: 'succeeded' })]);
+		expect(other.requests).toHaveLength(1);
+		expect(other.requests[0].headers.authorization).toBeUndefined();
+	});
+
+	it('off, a 202 is the answer, as in HTTP Request', async () => {
+		const { api, ok } = await follow(azure(() => 'running'), { retryOptions: { followAsyncOperations: false } });
+		expect(api.requests).toHaveLength(1);
+		expect(ok).toEqual([expect.objectContaining({ id: 'op-1' })]);
+	});
+
+	it('an operation still running at the deadline stops with not-done-by-deadline', async () => {
+		const { error } = await follow(azure(() => 'running'), { retryOptions: { totalDeadline: 15_000 } });
+		expect(error).toMatchObject({ reason: 'not-done-by-deadline' });
+	});
+});

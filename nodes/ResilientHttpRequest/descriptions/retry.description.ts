@@ -115,6 +115,14 @@ export const retryProperties: INodeProperties[] = [
 			},
 			baseDelayProperty,
 			{
+				displayName: 'Follow Asynchronous Operations',
+				name: 'followAsyncOperations',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether a 202 Accepted with an Operation-Location, Azure-AsyncOperation or Location header is followed: its status URL is polled (GET) until the operation ends, then the item is the operation's result (the resource it names, or the last status answer). A failed or canceled operation goes to the error output. Credentials go to the status URL only on the request's own origin (see Send Credentials on Cross-Origin Redirect).",
+			},
+			{
 				displayName: 'Header Name for Idempotency Key',
 				name: 'idempotencyHeaderName',
 				type: 'string',

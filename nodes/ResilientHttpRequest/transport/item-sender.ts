@@ -66,7 +66,8 @@ async function answered(ctx: IExecuteFunctions, i: number, request: RequestSpec,
 	const done: AttemptResult<HttpResponse> = { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
 	const notJson = config.retry.retryNotJson ? notJsonFailure(response) : undefined;
 	if (notJson) return { ok: false, failure: notJson };
-	if (retryWhen === undefined) return done;
+	// following an operation, Retry When judges the status answers, not the request that started it
+	if (retryWhen === undefined || config.retry.followOperations) return done;
 	const verdict = await meetsRetryWhen(ctx, i, { expression: retryWhen, auth: config.transport.auth, format: config.output.response.format }, request, response);
 	// a condition that cannot be evaluated ends the loop (final), and the item with a parameter error
 	if ('wrong' in verdict) return { ok: false, failure: { kind: 'network', code: WRONG_RETRY_WHEN, message: verdict.wrong, reachedServer: 'yes', transient: false } };
