@@ -316,7 +316,7 @@ describe('Follow Asynchronous Operations', () => {
 	});
 
 	it('Location: asks the status URL until it stops answering 202, and its answer is the result', async () => {
-		const { api, ok } = await follow((path, ms) => {
+		const { api, ok } = await follow((path, ms): LocalResponse => {
 			if (path === '/jobs') return { status: 202, headers: { location: '/exports/1' } };
 			return ms < 4000 ? { status: 202, headers: { 'retry-after': '1' } } : { status: 200, body: { file: 'export.csv' } };
 		});
@@ -327,7 +327,7 @@ describe('Follow Asynchronous Operations', () => {
 	it('a status URL on another origin gets no credential', async () => {
 		const runtime = createVirtualRuntime();
 		const other = await server(() => ({ status: 200, body: { status: 'succeeded' } }), runtime.now);
-		const { ok } = await follow((path) => ({ status: 202, headers: { 'operation-location': `${other.url}/operations/9` } }));
+		const { ok } = await follow(() => ({ status: 202, headers: { 'operation-location': `${other.url}/operations/9` } }));
 		expect(ok).toEqual([expect.objectContaining({ status: 'succeeded' })]);
 		expect(other.requests).toHaveLength(1);
 		expect(other.requests[0].headers.authorization).toBeUndefined();
