@@ -36,13 +36,21 @@ function redirectNotFollowed(response: HttpResponse): AttemptFailure {
 	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: false, headers: response.headers, body: response.body };
 }
 
+/** A redirect past Max Redirects, as HTTP Request's client (follow-redirects under axios) reports it. */
+function tooManyRedirects(): AttemptFailure {
+	const code = 'ERR_FR_TOO_MANY_REDIRECTS';
+	const name = `Error [${code}]`;
+	const message = 'Maximum number of redirects exceeded';
+	return { kind: 'network', code, message, reachedServer: 'yes', transient: false, thrown: { name, cause: { name, message, code } } };
+}
+
 /** One attempt as the retry loop sees it: a 2xx response is a success, anything else a classified failure. */
 async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config: ItemConfig, attempt: AttemptContext, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
 		response = await sendAttempt(ctx, request, config.transport, attempt);
 	} catch (error) {
-		if (error instanceof TooManyRedirectsError) return { ok: false, failure: { kind: 'network', code: 'EMAXREDIRECTS', message: error.message, reachedServer: 'yes', transient: false } };
+		if (error instanceof TooManyRedirectsError) return { ok: false, failure: tooManyRedirects() };
 		const { code, message } = errorCodeOf(error);
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
 		return { ok: false, failure: { ...failure, thrown: thrownShape(error) } };
