@@ -75,7 +75,7 @@ interface PageRequest {
 }
 
 /** n8n's helper, called on an object of our own (see fetchPages): typed by what it is given. */
-type PaginatedHelper = (this: unknown, requestOptions: PageRequest, itemIndex: number, paginationOptions: PaginationOptions, credentialsType?: string, additionalCredentialOptions?: undefined, sanitizedRequest?: IDataObject) => Promise<unknown[]>;
+export type PaginatedHelper = (this: unknown, requestOptions: PageRequest, itemIndex: number, paginationOptions: PaginationOptions, credentialsType?: string, additionalCredentialOptions?: undefined, sanitizedRequest?: IDataObject) => Promise<unknown[]>;
 
 /** How the pages' body parameters reach the body: n8n's helper merges them into `body` (JSON) or `form`. */
 type BodyKind = 'none' | 'json' | 'form' | 'fixed';
@@ -190,6 +190,13 @@ function resumePointOf(owner: string, page: FetchedPage, parameters: PageParamet
 function pageResponse(response: HttpResponse, read: ResponseBody): IDataObject {
 	const body = read.format === 'file' ? response.body : read.value;
 	return { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
+}
+
+/** One answer as n8n's pagination helper starts from it: the request options, `$request` (credentials hidden) and `$response`. */
+export async function answerView(ctx: IExecuteFunctions, spec: RequestSpec, auth: AuthPlan, response: HttpResponse, format: ResponseFormat): Promise<{ options: PageRequest; request: IDataObject; response: IDataObject }> {
+	const options = baseRequestOptions(spec, bodyKindOf(spec));
+	// the body as the helper reads a page's: the same `$response` as pagination's
+	return { options, request: sanitizedRequest(options, auth), response: pageResponse(response, await readResponseBody(ctx, response, format, false, 'page')) };
 }
 
 /** The page failed without a response (network, timeout, cancel, a stop at the API's gate). */

@@ -4,7 +4,7 @@ import type { StopReason } from './stop-reasons';
 
 export type { StopReason };
 
-export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
+export type DelayReason = 'backoff' | 'poll' | 'retry-after' | 'rate-limit-reset';
 
 /** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
 export type TrafficWaitReason = 'paused' | 'held' | 'concurrency' | 'rate' | 'budget';
@@ -34,6 +34,8 @@ export interface AttemptRecord {
 	delayReason?: DelayReason;
 	/** The header a server-requested wait came from. */
 	delayHeader?: string;
+	/** The answer met Retry When: the job was not done yet. */
+	notYet?: true;
 	/** For a wait for the retry budget: the API's budget as this attempt was counted (first attempts, retries, available, window). */
 	budget?: Record<string, unknown>;
 	/** The API's traffic controller before this attempt, when it made it wait (how long, why) or sent it as the probe. */
@@ -56,6 +58,8 @@ export interface RetryStory {
 	idempotencyKey?: string;
 	/** The node that generated the key: it sends the item again under the same key (see item-records.ts). */
 	idempotencyKeyOwner?: string;
+	/** Answers that met Retry When ("not yet"): attempts that were polls, not retries. */
+	polls?: number;
 	/** Set when the server asked for a wait the node would not sleep: hand it to a Backoff Delay node. */
 	retryAfterMs?: number;
 	retryAt?: string;
@@ -72,7 +76,7 @@ export function formatDuration(ms: number): string {
 	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
 
-const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', 'retry-after': 'asked by the server', 'rate-limit-reset': 'until the rate limit resets' };
+const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', poll: 'polling', 'retry-after': 'asked by the server', 'rate-limit-reset': 'until the rate limit resets' };
 
 const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 	paused: 'paused by the API',
@@ -84,7 +88,7 @@ const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 
 /** What the attempt got: "503 Service Unavailable", "ECONNRESET: socket hang up". */
 function outcomeOf(record: AttemptRecord): string {
-	if (record.status !== undefined) return [String(record.status), record.statusText].filter(Boolean).join(' ');
+	if (record.status !== undefined) return [String(record.status), record.statusText, record.notYet ? '(not done yet)' : ''].filter(Boolean).join(' ');
 	return [record.errorCode, record.error].filter(Boolean).join(': ') || 'failed';
 }
 
@@ -116,8 +120,11 @@ function waitBefore(record: AttemptRecord): string | undefined {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** "2 attempts of at most 5"; a paginated item's: "3 pages fetched, 4 attempts in all, at most 2 per page". */
-export function storyCounts(story: Pick<RetryStory, 'attempts' | 'maxAttempts' | 'maxAttemptsPerPage' | 'pages'>): string {
-	if (story.maxAttemptsPerPage === undefined) return `${plural(story.attempts, 'attempt')} of at most ${story.maxAttempts ?? story.attempts}`;
+export function storyCounts(story: Pick<RetryStory, 'attempts' | 'maxAttempts' | 'maxAttemptsPerPage' | 'pages' | 'polls'>): string {
+	const max = story.maxAttempts ?? story.attempts;
+	// polls are not failed attempts: Max Attempts bounds the others
+	if (story.maxAttemptsPerPage === undefined && story.polls) return `${plural(story.attempts, 'attempt')} (${story.polls} answered not done yet; at most ${max} failed ones)`;
+	if (story.maxAttemptsPerPage === undefined) return `${plural(story.attempts, 'attempt')} of at most ${max}`;
 	return `${plural(story.pages ?? 0, 'page')} fetched, ${plural(story.attempts, 'attempt')} in all, at most ${story.maxAttemptsPerPage} per page`;
 }
 
