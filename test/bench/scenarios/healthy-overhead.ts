@@ -6,7 +6,6 @@
  * learned). Alternating runs; the figures are medians.
  */
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import type { StateStore } from '../../../nodes/shared/core/traffic/store';
 import { median } from '../stats';
 import type { Upstream } from '../upstream';
 import { benchWorkflow, coreHttp, items, perItemUrl, realTimeRuntime, resilientHttp, runOnce } from '../workflows';
@@ -40,12 +39,28 @@ export interface HealthyResult {
 	samples: Record<HealthyVariant, HealthySample[]>;
 }
 
-async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, tag: string, store?: StateStore): Promise<HealthySample> {
+/**
+ * The memory store, noting the window each request was admitted under, in order (a story tells of
+ * the window only where it made an attempt wait: a healthy run's stories carry none).
+ */
+class WindowWatchingStore extends MemoryStateStore {
+	readonly admitted: number[] = [];
+
+	override async traffic<T>(...args: Parameters<MemoryStateStore['traffic']>): Promise<T> {
+		const result = (await super.traffic(...args)) as T;
+		const admission = result as { go?: boolean; window?: unknown } | undefined;
+		if (admission?.go === true && typeof admission.window === 'number') this.admitted.push(admission.window);
+		return result;
+	}
+}
+
+async function measure(upstream: Upstream, variant: HealthyVariant, settings: HealthySettings, tag: string, store?: WindowWatchingStore): Promise<HealthySample> {
 	const slug = `healthy-${settings.latencyMs}-${variant}-${tag}`;
 	const url = perItemUrl(settings.latencyMs > 0 ? `${upstream.url}/slow/${settings.latencyMs}` : `${upstream.url}/ok`, slug);
 	const workflow = benchWorkflow(slug, variant === 'core' ? coreHttp(url, undefined) : resilientHttp(url));
 	const input = items(0, settings.items);
 	const resilient = store ? { runtime: realTimeRuntime(settings.seed), store } : undefined;
+	store?.admitted.splice(0);
 	const cpu = process.cpuUsage();
 	const started = performance.now();
 	const result = await runOnce(workflow, input, resilient);
@@ -57,10 +72,8 @@ async function measure(upstream: Upstream, variant: HealthyVariant, settings: He
 	}
 	const sample: HealthySample = { wallMs, cpuMs: (used.user + used.system) / 1000 };
 	if (store) {
-		const windows = result.outputOf('HTTP').map((item) => ((item.json._retry as { history?: Array<{ startedAt: string; traffic?: { window: number } }> } | undefined)?.history ?? [])[0]).filter((h) => h !== undefined);
-		windows.sort((a, b) => a.startedAt.localeCompare(b.startedAt));
-		sample.windowAtStart = windows[0]?.traffic?.window;
-		sample.windowAtEnd = windows[windows.length - 1]?.traffic?.window;
+		sample.windowAtStart = store.admitted[0];
+		sample.windowAtEnd = store.admitted[store.admitted.length - 1];
 	}
 	return sample;
 }
@@ -71,7 +84,7 @@ async function measureSide(upstream: Upstream, side: 'core' | 'resilient', setti
 		samples.core.push(await measure(upstream, 'core', settings, tag));
 		return;
 	}
-	const store = new MemoryStateStore();
+	const store = new WindowWatchingStore();
 	samples.first.push(await measure(upstream, 'first', settings, tag, store));
 	samples.second.push(await measure(upstream, 'second', settings, tag, store));
 }
