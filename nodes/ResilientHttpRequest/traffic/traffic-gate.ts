@@ -118,14 +118,16 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	return {
 		async enter(attempt, last, deadlineAt) {
 			const id = randomUUID();
-			const result = await passGate(gate, { id, retry: attempt > 1 || options.loopRetry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const retry = attempt > 1 || options.loopRetry;
+			const paced = wasPaced(last);
+			const result = await passGate(gate, { id, retry, paced }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					await reportOutcome(gate, id, outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders));
+					await reportOutcome(gate, id, { ...outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};
 		},
