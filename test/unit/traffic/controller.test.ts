@@ -183,6 +183,16 @@ describe('traffic controller: the API pauses everyone', () => {
 		expect(api.events.filter((e) => e.kind === 'paused' || e.kind === 'rate-learned')).toEqual([{ kind: 'paused', until: T0 + 2005, by: 'retry-after' }]);
 	});
 
+	it("a first request that gets through after a pause: the limit is shared, a first request's throttle pauses the API again", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(1000), sent: 'first' });
+		const [retry, fresh, late] = [api.admit(T0 + 1000, { retry: true, paced: true }), api.admit(T0 + 1000), api.admit(T0 + 1000)];
+		api.complete(T0 + 1001, retry.id, { ...OK, sent: 'paced' });
+		api.complete(T0 + 1001, fresh.id, { ...OK, sent: 'first' });
+		api.complete(T0 + 1002, late.id, { ...throttled(1000), sent: 'first' });
+		expect(api.admit(T0 + 1003)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2002 });
+	});
+
 	it('a paced retry throttled again: the throttles are the API\'s, every one pauses it again', () => {
 		const api = new Api(params());
 		api.call(T0, { ...throttled(1000), sent: 'first' });

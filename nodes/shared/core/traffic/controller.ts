@@ -61,10 +61,10 @@ export interface TrafficData {
 	hold?: BreakerData;
 	/**
 	 * Since the last pause began: retries the server paced that succeeded, and that were throttled
-	 * again. Paced retries that succeed while none is throttled say the API's Retry-After is each
-	 * request's own (see ownThrottle).
+	 * again; first requests that succeeded. Paced retries that succeed while none is throttled again
+	 * and no first request gets through say the API's Retry-After is each request's own (ownThrottle).
 	 */
-	pacedAnswers?: { ok: number; throttled: number };
+	pacedAnswers?: { ok: number; throttled: number; firstOk?: number };
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -313,7 +313,7 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		}
 	}
 	const own = ownThrottle(data, outcome);
-	if (outcome.sent === 'paced') countPaced(data, outcome);
+	countAnswer(data, outcome);
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
@@ -343,18 +343,26 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 
 /**
  * A throttle of an item's first request that is its own, not the API's: since the last pause
- * began, retries the server paced have succeeded and none was throttled again, so the API limits
- * each request (an item, a resource) rather than the caller. Such a throttle pauses nothing and
+ * began, retries the server paced have succeeded, none was throttled again and no first request
+ * got through, so the API limits each request (an item, a resource) rather than the caller (a
+ * shared limit lets new requests through as it refills, and throttles retries as well). Such a throttle pauses nothing and
  * teaches no pace: its item's retry waits the stated time (the retry loop), the other items go on.
  * One paced retry throttled again, and every throttle is the API's until the next pause shows
  * otherwise.
  */
 function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
 	const answers = data.pacedAnswers;
-	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0;
+	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
 }
 
-function countPaced(data: TrafficData, outcome: Outcome): void {
+/** A paced retry's or a first request's answer, for ownThrottle. */
+function countAnswer(data: TrafficData, outcome: Outcome): void {
+	if (outcome.sent === 'first') {
+		// a first request that gets through: the API takes new requests, its throttles are a shared limit's
+		if (outcome.success && data.pacedAnswers) data.pacedAnswers.firstOk = (data.pacedAnswers.firstOk ?? 0) + 1;
+		return;
+	}
+	if (outcome.sent !== 'paced') return;
 	const answers = (data.pacedAnswers ??= { ok: 0, throttled: 0 });
 	if (outcome.throttled) answers.throttled++;
 	else if (outcome.success) answers.ok++;
