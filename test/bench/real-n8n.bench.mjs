@@ -343,15 +343,15 @@ async function main() {
 			return { skipped: `failed: ${String(error.message ?? error).split('\n')[0]}` };
 		}
 	};
-	const results = {
-		runId,
-		measuredAt: new Date().toISOString(),
-		n8nVersion: n8nPaths.N8N_VERSION,
-		nodeVersion,
-		healthy: await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream)),
-		webhookFleet: await attempt('webhookFleet', settings.scenarios.has('webhook'), () => webhookFleet(settings, upstream)),
-		queueMode: await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream)),
-	};
+	// written after each scenario too: a scenario that crashes the process keeps the ones before it
+	const pending = { skipped: 'failed: the process ended before this scenario finished' };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending };
+	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
+	save();
+	results.webhookFleet = await attempt('webhookFleet', settings.scenarios.has('webhook'), () => webhookFleet(settings, upstream));
+	save();
+	results.queueMode = await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);
