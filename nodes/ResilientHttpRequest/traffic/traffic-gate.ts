@@ -124,14 +124,15 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 			const id = randomUUID();
 			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget
 			const retry = (attempt > 1 && last?.notYet !== true) || options.loopRetry;
-			const result = await passGate(gate, { id, retry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const paced = wasPaced(last);
+			const result = await passGate(gate, { id, retry, paced }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					await reportOutcome(gate, id, outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders));
+					await reportOutcome(gate, id, { ...outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};
 		},

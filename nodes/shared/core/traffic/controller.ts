@@ -25,7 +25,7 @@
 import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -59,6 +59,12 @@ export interface TrafficData {
 	pauseProbeId?: string;
 	budget?: BudgetData;
 	hold?: BreakerData;
+	/**
+	 * Since the last pause began: retries the server paced that succeeded, and that were throttled
+	 * again; first requests that succeeded. Paced retries that succeed while none is throttled again
+	 * and no first request gets through say the API's Retry-After is each request's own (ownThrottle).
+	 */
+	pacedAnswers?: { ok: number; throttled: number; firstOk?: number };
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -72,6 +78,8 @@ export interface AdmitRequest {
 	retry: boolean;
 	/** The wait before this retry was the server's (Retry-After): the budget is not spent on it. */
 	paced: boolean;
+	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
+	paceSlotAt?: number;
 }
 
 export type Admission =
@@ -88,6 +96,8 @@ export type Admission =
 			wake: 'time' | 'change';
 			/** What paused the API (reason `paused`). */
 			pausedBy?: string;
+			/** Reason `rate`: the slot reserved for this request (= until); ask again with it at that time. */
+			paceSlotAt?: number;
 	  };
 
 export interface Outcome {
@@ -103,6 +113,8 @@ export interface Outcome {
 	serverWait?: { ms: number; header: string; inferred?: boolean };
 	/** The quota the answer advertised (success or not). */
 	quota?: { remaining: number; resetMs: number };
+	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
+	sent?: 'first' | 'paced' | 'retry';
 }
 
 export type TrafficEvent =
@@ -157,7 +169,7 @@ function copyJson<T>(value: T): T {
  * copied, not each lease; the rest is small.
  */
 function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
-	const { window, rate, leases, budget, hold, ...rest } = data;
+	const { window, rate, leases, budget, hold, pacedAnswers, ...rest } = data;
 	const live: Lease[] = [];
 	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
 	return {
@@ -167,6 +179,7 @@ function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
 		leases: live,
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
+		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
 }
 
@@ -227,8 +240,9 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
 		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
 	}
-	const paceAt = paceAllowsAt(data.rate);
-	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	// a slot reserved earlier is this request's, however late it comes (the pace took it then)
+	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
+	if (!reserved && paceAllowsAt(data.rate) > nowMs) return { go: false, reason: 'rate', until: paceAllowsAt(data.rate), wake: 'time' };
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -247,7 +261,12 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	data.touchedAt = nowMs;
 	const verdict = blocked(data, nowMs, request, params);
 	if ('go' in verdict) {
-		if (verdict.reason === 'rate') paceHeld(data.rate, nowMs);
+		if (verdict.reason === 'rate') {
+			paceHeld(data.rate, nowMs);
+			// a request that already holds a slot still to come keeps it: it was early
+			const slot = request.paceSlotAt !== undefined && request.paceSlotAt > nowMs ? request.paceSlotAt : reserveSlot(data.rate, nowMs, params.rateLimitRps);
+			return { data, result: { ...verdict, until: slot, paceSlotAt: slot } };
+		}
 		return { data, result: verdict };
 	}
 	const { probe } = verdict;
@@ -266,7 +285,7 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
 	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
 	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}) } };
 }
 
@@ -293,6 +312,8 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 			events.push({ kind: 'recovered', change });
 		}
 	}
+	const own = ownThrottle(data, outcome);
+	countAnswer(data, outcome);
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
@@ -304,20 +325,47 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		if (decrease) events.push({ kind: 'window', decrease });
 	}
 	// an API that advertises its quota says its limit outright: the quota paces, nothing is guessed
-	if (outcome.throttled && !outcome.quota) {
+	if (outcome.throttled && !outcome.quota && !own) {
 		const before = learnedRps(data.rate, nowMs);
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
 	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
 	else quotaUnanswered(data.rate, id, nowMs);
-	if (outcome.throttled && outcome.serverWait) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	if (outcome.throttled && outcome.serverWait && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
 		endPause(data);
 	}
 	return { data, result: events };
+}
+
+/**
+ * A throttle of an item's first request that is its own, not the API's: since the last pause
+ * began, retries the server paced have succeeded, none was throttled again and no first request
+ * got through, so the API limits each request (an item, a resource) rather than the caller (a
+ * shared limit lets new requests through as it refills, and throttles retries as well). Such a throttle pauses nothing and
+ * teaches no pace: its item's retry waits the stated time (the retry loop), the other items go on.
+ * One paced retry throttled again, and every throttle is the API's until the next pause shows
+ * otherwise.
+ */
+function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
+	const answers = data.pacedAnswers;
+	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
+}
+
+/** A paced retry's or a first request's answer, for ownThrottle. */
+function countAnswer(data: TrafficData, outcome: Outcome): void {
+	if (outcome.sent === 'first') {
+		// a first request that gets through: the API takes new requests, its throttles are a shared limit's
+		if (outcome.success && data.pacedAnswers) data.pacedAnswers.firstOk = (data.pacedAnswers.firstOk ?? 0) + 1;
+		return;
+	}
+	if (outcome.sent !== 'paced') return;
+	const answers = (data.pacedAnswers ??= { ok: 0, throttled: 0 });
+	if (outcome.throttled) answers.throttled++;
+	else if (outcome.success) answers.ok++;
 }
 
 /**
@@ -332,7 +380,10 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 	if (!wait.inferred) {
 		if (until <= data.pausedUntil && !guessed) return;
 		// one event per pause, not one per 429 of the burst that caused it
-		if (!paused) events.push({ kind: 'paused', until, by: wait.header });
+		if (!paused) {
+			events.push({ kind: 'paused', until, by: wait.header });
+			data.pacedAnswers = { ok: 0, throttled: 0 };
+		}
 		endPause(data);
 		data.pausedUntil = until;
 		data.pausedBy = wait.header;
