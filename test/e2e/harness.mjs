@@ -78,6 +78,16 @@ function track(child) {
 	return child;
 }
 
+/**
+ * Each n8n command's time, one line per command in RH_E2E_TIMING_LOG (run.sh sets it and sums it
+ * up per test file): n8n boots are most of the suite's time, so this is where it can be cut.
+ */
+function logCommandTime(command, ms) {
+	if (!process.env.RH_E2E_TIMING_LOG) return;
+	const file = path.basename(process.argv[1] ?? 'unknown');
+	fs.appendFileSync(process.env.RH_E2E_TIMING_LOG, `${file}\t${command}\t${ms}\n`);
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort() {
 	return await new Promise((resolve, reject) => {
@@ -141,6 +151,7 @@ export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra
 	clearTimeout(timer);
 	// n8n's task runner is a child in the same process group: do not leave it behind.
 	killGroup(child, 'SIGKILL');
+	logCommandTime(args[0], Date.now() - started);
 	return { exitCode, signal, stdout, stderr, durationMs: Date.now() - started };
 }
 
@@ -316,13 +327,17 @@ function httpStatus(url) {
 /** Polls readiness until ready(status) says so; stops the process and throws when it exits or times out. */
 async function awaitReady(handle, what, readinessUrl, readyTimeoutMs, ready) {
 	const { child } = handle;
+	const started = Date.now();
 	const deadline = Date.now() + readyTimeoutMs;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
 			servers.delete(handle);
 			throw new Error(`${what} exited early (${child.exitCode ?? child.signalCode}):\n${handle.logs().slice(-4000)}`);
 		}
-		if (ready(await httpStatus(readinessUrl))) return handle;
+		if (ready(await httpStatus(readinessUrl))) {
+			logCommandTime(`${what} (until ready)`, Date.now() - started);
+			return handle;
+		}
 		if (Date.now() > deadline) {
 			await stopN8n(handle);
 			throw new Error(`${what} did not become ready within ${readyTimeoutMs} ms:\n${handle.logs().slice(-4000)}`);
