@@ -5,7 +5,7 @@
 // task runner) when the test process exits, is interrupted, or a test fails. With RH_E2E_PIDFILE
 // set (test/e2e/run.sh sets it), each PID is also written there so run.sh can clean up after a
 // test process that was killed hard.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -642,20 +642,34 @@ export async function storedExecutions(userFolder, workflowId, { afterId = 0 } =
 			await client.end();
 		}
 	}
-	const sqlite3 = requireFromN8n('sqlite3');
+	// n8n's sqlite3 is a native module built for n8n's Node (24): it is read from a Node 24 child,
+	// not loaded into this process, which may run another Node (the bench and tests run on the
+	// machine's)
 	const file = path.join(userFolder, '.n8n', 'database.sqlite');
-	const db = await new Promise((resolve, reject) => {
-		const handle = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(handle)));
-	});
-	try {
-		db.configure('busyTimeout', 5000); // n8n writes to it meanwhile (WAL: readers do not block it)
-		const rows = await new Promise((resolve, reject) =>
-			db.all('SELECT id, status, startedAt, stoppedAt FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id', [workflowId, afterId], (error, r) =>
-				error ? reject(error) : resolve(r),
+	const rows = JSON.parse(
+		await new Promise((resolve, reject) =>
+			execFile(
+				path.join(env.NODE24_BIN, 'node'),
+				['-e', READ_EXECUTIONS_SCRIPT, path.join(env.N8N_HOME, 'node_modules/n8n/package.json'), file, String(workflowId), String(afterId)],
+				{ maxBuffer: 64 * 1024 * 1024 },
+				(error, stdout, stderr) => (error ? reject(new Error(`reading ${file}: ${stderr || error.message}`)) : resolve(stdout)),
 			),
-		);
-		return rows.map(rowOf);
-	} finally {
-		await new Promise((resolve) => db.close(() => resolve()));
-	}
+		),
+	);
+	return rows.map(rowOf);
 }
+
+/** Prints a workflow's execution rows as JSON, read with n8n's own sqlite3 (run by Node 24). */
+const READ_EXECUTIONS_SCRIPT = `
+const [n8nPackage, file, workflowId, afterId] = process.argv.slice(1);
+const sqlite3 = require('node:module').createRequire(n8nPackage)('sqlite3');
+const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => {
+	if (error) throw error;
+	db.configure('busyTimeout', 5000); // n8n writes to it meanwhile (WAL: readers do not block it)
+	db.all('SELECT id, status, startedAt, stoppedAt FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id', [workflowId, Number(afterId)], (error, rows) => {
+		if (error) throw error;
+		process.stdout.write(JSON.stringify(rows));
+		db.close();
+	});
+});
+`;
