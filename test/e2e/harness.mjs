@@ -224,6 +224,18 @@ export async function publishWorkflow(userFolder, id) {
 }
 
 /**
+ * Publishes workflows on a running n8n as the editor's Publish button does (POST
+ * /rest/workflows/:id/activate with the current version): their webhooks are registered at once,
+ * without a `publish:workflow` command per workflow (each boots n8n) before the start.
+ */
+export async function publishOnServer(client, ids) {
+	for (const id of ids) {
+		const { versionId } = await client.get(`/rest/workflows/${id}`);
+		await client.post(`/rest/workflows/${id}/activate`, { versionId });
+	}
+}
+
+/**
  * The run data n8n prints: a pretty-printed JSON object that starts at the first line beginning
  * with '{' and ends at a line beginning with '}' (log lines may follow it).
  */
