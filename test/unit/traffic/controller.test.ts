@@ -366,9 +366,25 @@ describe('traffic controller: the pace', () => {
 		// early, a request keeps its slot; at it, it goes without taking another
 		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
 		expect(api.admit(T0 + 100, { id: 'a', paceSlotAt: T0 + 100 }).go).toBe(true);
-		// late (a loaded machine), it still goes on the slot it holds
+		// late (a loaded machine), it still goes on the slot it holds, and the next goes a spacing after it
 		expect(api.admit(T0 + 260, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
-		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 300 });
+		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 360 });
+	});
+
+	it('waiters woken late together go one spacing apart, each keeping its slot: no burst after a stalled event loop', () => {
+		const api = new Api(params({ rateLimitRps: 4 }));
+		expect(api.admit(T0).go).toBe(true);
+		const slots = ['a', 'b', 'c'].map((id, k) => api.admit(T0 + 10 + k, { id }).paceSlotAt);
+		expect(slots).toEqual([T0 + 250, T0 + 500, T0 + 750]);
+		// every timer fires at T0 + 800 (the loop was blocked): one goes, the others wait for the spacing
+		expect(api.admit(T0 + 800, { id: 'a', paceSlotAt: T0 + 250 }).go).toBe(true);
+		expect(api.admit(T0 + 800, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1050, paceSlotAt: T0 + 500 });
+		expect(api.admit(T0 + 800, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1050, paceSlotAt: T0 + 750 });
+		expect(api.admit(T0 + 1050, { id: 'b', paceSlotAt: T0 + 500 }).go).toBe(true);
+		expect(api.admit(T0 + 1050, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, until: T0 + 1300 });
+		expect(api.admit(T0 + 1300, { id: 'c', paceSlotAt: T0 + 750 }).go).toBe(true);
+		// the next free slot is a spacing after the last one taken, late as it was
+		expect(api.admit(T0 + 1300)).toMatchObject({ go: false, reason: 'rate', until: T0 + 1550, paceSlotAt: T0 + 1550 });
 	});
 
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {

@@ -25,7 +25,7 @@
 import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reserveSlot, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotAllowsAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -240,9 +240,11 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
 		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
 	}
-	// a slot reserved earlier is this request's, however late it comes (the pace took it then)
+	// a slot reserved earlier is this request's, however late it comes (the pace took it then), but it
+	// keeps the spacing after the request before it: late wakes must not add up to a burst
 	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
-	if (!reserved && paceAllowsAt(data.rate) > nowMs) return { go: false, reason: 'rate', until: paceAllowsAt(data.rate), wake: 'time' };
+	const paceAt = reserved ? reservedSlotAllowsAt(data.rate, nowMs, params.rateLimitRps) : paceAllowsAt(data.rate);
+	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -263,9 +265,10 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	if ('go' in verdict) {
 		if (verdict.reason === 'rate') {
 			paceHeld(data.rate, nowMs);
-			// a request that already holds a slot still to come keeps it: it was early
-			const slot = request.paceSlotAt !== undefined && request.paceSlotAt > nowMs ? request.paceSlotAt : reserveSlot(data.rate, nowMs, params.rateLimitRps);
-			return { data, result: { ...verdict, until: slot, paceSlotAt: slot } };
+			// a request that already holds a slot keeps it: early, it waits for it; late, for the spacing
+			const slot = request.paceSlotAt ?? reserveSlot(data.rate, nowMs, params.rateLimitRps);
+			const late = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
+			return { data, result: { ...verdict, until: late ? (verdict.until ?? slot) : slot, paceSlotAt: slot } };
 		}
 		return { data, result: verdict };
 	}

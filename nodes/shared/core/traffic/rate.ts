@@ -57,6 +57,12 @@ export interface RateData {
 	/** When the next request may go (epoch ms), by the tightest of the limits. */
 	nextAt: number;
 	/**
+	 * When the last request went (epoch ms). A request that reserved a slot goes at it, but never
+	 * sooner than the spacing after the one before: waiters woken late together (an event loop
+	 * blocked by other executions) would otherwise go in a burst.
+	 */
+	lastSentAt?: number;
+	/**
 	 * The limit learned: W (requests a second the API accepted before it throttled), when it was
 	 * learned (CUBIC's epoch), the last throttle, and the last time the pace held a request back.
 	 */
@@ -127,6 +133,11 @@ export function paceAllowsAt(data: RateData): number {
 	return data.nextAt;
 }
 
+/** When a request whose reserved slot has come may go: the spacing after the last one that went. */
+export function reservedSlotAllowsAt(data: RateData, nowMs: number, fixedRps: number | undefined): number {
+	return data.lastSentAt === undefined ? nowMs : data.lastSentAt + spacingMs(data, nowMs, fixedRps);
+}
+
 /**
  * The pace holds a request back (mutates): it reserves the next free slot, whose time it is told,
  * and the slot after it is the next request's (GCRA: the time of the next free slot is the whole
@@ -144,12 +155,11 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
  * while it waited (reserveSlot), so it takes none now.
  */
 export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, reserved = false): void {
-	if (!reserved) {
-		const spacing = spacingMs(data, nowMs, fixedRps);
-		data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
-		// a pace that fell behind (idle API) starts from now, not from long ago
-		if (data.nextAt < nowMs) data.nextAt = nowMs;
-	}
+	data.lastSentAt = nowMs;
+	const spacing = spacingMs(data, nowMs, fixedRps);
+	// a reserved slot is already counted in nextAt; one taken late still pushes the next free slot
+	// to a spacing after it
+	data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
 	if (!data.quota) return;
 	data.quota.sentSince++;
 	// past the reset, this request asks for the new count (the one before it never answered)
