@@ -5,7 +5,7 @@
  * requests and outcomes. Fixed seed (FC_SEED picks another).
  */
 import fc from 'fast-check';
-import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Lease, type LeaseView, type Outcome, type Step, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
 import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
 import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
@@ -22,21 +22,40 @@ function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
 	return { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...overrides };
 }
 
-/** One API's controller as a store keeps it: its state between steps. */
+/** One API's controller as a store keeps it: its state between steps, and its leases. */
 class Api {
 	data: TrafficData | undefined;
 	events: TrafficEvent[] = [];
+	/** The leases in flight (a store's sorted set); expired ones are dropped as a store drops them. */
+	leases: Lease[] = [];
+	/** Every lease handed out, by id: a request reports with its own. */
+	private readonly issued = new Map<string, Lease>();
 	private n = 0;
 	constructor(readonly p: TrafficParams) {}
+	view(now: number): LeaseView {
+		this.leases = this.leases.filter(([, end]) => end > now);
+		return { count: this.leases.length, soonest: Math.min(Infinity, ...this.leases.map(([, end]) => end)) };
+	}
+	private apply<T>(step: Step<T>): void {
+		if (step.changed) this.data = step.data;
+		if (step.lease && 'add' in step.lease) {
+			this.leases.push(step.lease.add);
+			this.issued.set(step.lease.add[0], step.lease.add);
+		} else if (step.lease) {
+			const id = step.lease.end;
+			this.leases = this.leases.filter(([leaseId]) => leaseId !== id);
+		}
+	}
 	admit(now: number, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
 		const id = request.id ?? `r${this.n++}`;
-		const step = admit(this.data, now, { id, retry: false, paced: false, ...request }, this.p);
-		this.data = step.data;
+		const step = admit(this.data, this.view(now), now, { id, retry: false, paced: false, ...request }, this.p);
+		this.apply(step);
 		return { ...step.result, id };
 	}
 	complete(now: number, id: string, outcome: Outcome): TrafficEvent[] {
-		const step = complete(this.data, now, id, outcome, this.p);
-		this.data = step.data;
+		const lease = this.issued.get(id) ?? ([id, now, this.data?.window.starts ?? 0, 0] as Lease);
+		const step = complete(this.data, this.view(now), now, lease, outcome, this.p);
+		this.apply(step);
 		this.events.push(...step.result);
 		return step.result;
 	}
@@ -444,14 +463,14 @@ describe('traffic controller: properties', () => {
 					const before = api.data;
 					const hold = tp.hold && before?.hold ? breakerSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
 					const holdState = hold?.state ?? 'closed';
-					const inFlight = (before?.leases ?? []).filter(([, exp]) => exp > now).length;
+					const inFlight = api.leases.filter(([, exp]) => exp > now).length;
 					const a = api.admit(now, { retry: o.retry, paced: o.paced });
 					if (!a.go) continue;
 					live.push(a.id);
 					if (now < pausedUntil) throw new Error(`admitted at ${now - T0} while paused until ${pausedUntil - T0}`);
 					if (holdState !== 'closed' && !a.probe) throw new Error(`admitted a non-probe while the hold is ${holdState}`);
 					if (a.probe && hold?.openUntil !== undefined && now < hold.openUntil) throw new Error(`probed at ${now - T0}, before the probe time ${hold.openUntil - T0}`);
-					const probes = (api.data?.leases ?? []).filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
+					const probes = api.leases.filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
 					if (probes > 1) throw new Error(`${probes} probes in flight`);
 					if (!a.probe && inFlight >= settings.ceiling) throw new Error(`admitted with ${inFlight} in flight, ceiling ${settings.ceiling}`);
 					if (tp.budget && !a.probe && !(o.retry && o.paced)) {
