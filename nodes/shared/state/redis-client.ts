@@ -75,13 +75,10 @@ export class RedisClient {
 		copy.on('error', () => {
 			// its commands fail and it reconnects by itself; the store's own client reports the outage
 		});
-		try {
-			await this.waitUntilReady(copy);
-		} catch (error) {
+		return this.waitUntilReady(copy).catch((error: unknown) => {
 			copy.disconnect();
-			throw error;
-		}
-		return copy;
+			return Promise.reject(error);
+		});
 	}
 
 	async close(): Promise<void> {
