@@ -324,8 +324,6 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 	const [id, expiresAt, startSeq, probeLease] = lease;
 	const live = expiresAt > nowMs;
 	const inFlight = Math.max(0, leases.count - (live ? 1 : 0));
-	// at the limit before this report: a request may be waiting for the slot it frees
-	const atLimit = live && leases.count >= windowSize(data.window, params.window);
 	const pauseProbe = data.pauseProbeId === id;
 	if (pauseProbe) delete data.pauseProbeId;
 
@@ -365,7 +363,9 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
 		endPause(data);
 	}
-	const frees = atLimit || pauseProbe || asking || probeLease === 1 || events.length > 0;
+	// room for a request after this report (a request refused at a smaller window may fit now: the
+	// window grows with successes, so "it was at the limit" is not the test), or news of the API
+	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
 	return { data, result: events, changed: true, lease: { end: id }, frees };
 }
 
