@@ -683,3 +683,69 @@ function pong(port: number): Promise<boolean> {
 		});
 	});
 }
+
+/**
+ * Redis Cluster, as n8n's queue mode runs it: RH_TEST_REDIS_CLUSTER_NODES names its nodes
+ * (host:port,host:port; scripts/redis-cluster-test-server.sh starts three locally). Skipped, with
+ * the reason in the name, without one.
+ */
+const CLUSTER_NODES = process.env.RH_TEST_REDIS_CLUSTER_NODES;
+const NO_CLUSTER = 'skipped: RH_TEST_REDIS_CLUSTER_NODES not set, no Redis Cluster (export "$(bash scripts/redis-cluster-test-server.sh start)")';
+const describeCluster = CLUSTER_NODES ? describe : describe.skip;
+
+describeCluster(CLUSTER_NODES ? 'RedisStateStore against a Redis Cluster' : `RedisStateStore against a Redis Cluster (${NO_CLUSTER})`, () => {
+	const connection = redisConnectionFromCredential({ clusterNodes: CLUSTER_NODES ?? '', database: 0 });
+	const prefix = `rh:test-${process.pid}-${Date.now().toString(36)}:`;
+	let workerA: RedisStateStore;
+	let workerB: RedisStateStore;
+
+	beforeAll(() => {
+		workerA = new RedisStateStore(connection, { keyPrefix: prefix });
+		workerB = new RedisStateStore(connection, { keyPrefix: prefix });
+	});
+
+	afterAll(async () => {
+		await Promise.all([workerA.close(), workerB.close()]);
+	});
+
+	it('one API\'s keys share a slot (the script touches both), for APIs on every node', async () => {
+		const node = connection.clusterNodes![0];
+		const admin = new Redis({ host: node.host, port: node.port, lazyConnect: true });
+		await admin.connect();
+		try {
+			const slots = new Set<number>();
+			for (let i = 0; i < 20; i++) {
+				const key = workerA.keyFor(`api:${i}`);
+				const slot = Number(await admin.call('CLUSTER', 'KEYSLOT', key));
+				expect(Number(await admin.call('CLUSTER', 'KEYSLOT', `${key}:leases`))).toBe(slot);
+				slots.add(slot);
+				expect(await call(workerA, `api:${i}`, T0)).toMatchObject({ go: true });
+			}
+			expect(slots.size).toBeGreaterThan(1);
+		} finally {
+			await admin.quit();
+		}
+	});
+
+	it('two workers share one controller: a pause heard by one stops the other; the window is one', async () => {
+		await call(workerA, 'cluster-paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
+		expect(await call(workerB, 'cluster-paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
+		const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
+		const admissions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? workerA : workerB).traffic('cluster-window', T0, params, (d, l) => admit(d, l, T0, request(), params))));
+		expect(admissions.filter((a) => a.go)).toHaveLength(10);
+	});
+
+	it('a report that leaves room wakes the other worker (pub/sub through the cluster)', async () => {
+		let woken = 0;
+		const stop = workerB.watch('cluster-wake', () => woken++);
+		try {
+			await new Promise((resolve) => setTimeout(resolve, 200));
+			await call(workerA, 'cluster-wake', T0);
+			const deadline = Date.now() + 2_000;
+			while (woken === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+			expect(woken).toBeGreaterThan(0);
+		} finally {
+			stop();
+		}
+	});
+});
