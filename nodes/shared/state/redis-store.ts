@@ -361,8 +361,13 @@ export class RedisStateStore implements StateStore {
 	private async subscribe(channel: string, on: boolean): Promise<void> {
 		try {
 			const subscriber = await this.subscriberClient();
-			if (on) await subscriber.subscribe(channel);
-			else await subscriber.unsubscribe(channel);
+			if (!on) {
+				await subscriber.unsubscribe(channel);
+				return;
+			}
+			await subscriber.subscribe(channel);
+			// news published while the subscription was being made is lost: the watchers look once now
+			for (const listener of this.watchers.get(channel) ?? []) listener();
 		} catch {
 			// without pub/sub the waiting requests still look again at the gate's safety poll
 			const failed = this.subscriber;

@@ -146,8 +146,9 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		const now = runtime.now();
 		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, request, ctx.params));
 		if (admission.go) {
-			// room left: the next waiter may go too (slow start grows the window one success at a time)
-			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
+			// room left: as many waiters as there is room for may go too, together (slow start grows
+			// the window one success at a time); one at a time would chain a round trip per request
+			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'), admission.window - admission.inFlight);
 			// a first request raises the budget's limit: a retry waiting for it may fit now
 			if (!request.retry) ctx.waiters.wake(queueOf(ctx.key, 'budget'));
 			// the pause is over: the request that has waited longest for it goes next, then the next
