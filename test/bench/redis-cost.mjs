@@ -131,6 +131,36 @@ async function runRow(redis, scenario, items, workers, store) {
 	return row;
 }
 
+/** The goals of issue 24, judged on this run's rows. */
+function goals(rows) {
+	const redis = rows.filter((r) => r.store === 'redis');
+	const verdicts = [];
+	const judge = (goal, ok, measured) => verdicts.push(`| ${goal} | ${measured} | ${ok ? 'met' : '**NOT MET**'} |`);
+	const perRequest = (r) => r.scripts / r.sent;
+	for (const [scenario, bound] of [['healthy', 3], ['pace-20', 5]]) {
+		const of = redis.filter((r) => r.scenario === scenario);
+		if (of.length === 0) continue;
+		const worst = Math.max(...of.map(perRequest));
+		judge(`${scenario}: round trips per request <= ${bound}`, worst <= bound, `at most ${worst.toFixed(2)}`);
+	}
+	for (const scenario of new Set(redis.map((r) => r.scenario))) {
+		for (const workers of new Set(redis.map((r) => r.workers))) {
+			const of = redis.filter((r) => r.scenario === scenario && r.workers === workers).sort((a, b) => a.items - b.items);
+			if (of.length < 2) continue;
+			const bytes = of.map((r) => r.bytes / Math.max(1, r.scripts));
+			const calls = of.map(perRequest);
+			const flat = (values) => Math.max(...values) / Math.max(1e-9, Math.min(...values));
+			judge(`${scenario}, ${workers} worker(s): bytes per call flat in N (largest / smallest <= 1.5)`, flat(bytes) <= 1.5, `${bytes.map((b) => Math.round(b)).join(', ')} B at ${of.map((r) => r.items).join(', ')} items`);
+			judge(`${scenario}, ${workers} worker(s): round trips per request flat in N (not growing: last / first <= 1.5)`, calls[calls.length - 1] / Math.max(1e-9, calls[0]) <= 1.5, `${calls.map((c) => c.toFixed(2)).join(', ')}`);
+		}
+	}
+	const fallbacks = redis.reduce((t, r) => t + r.fallbacks, 0);
+	const leaked = redis.reduce((t, r) => t + r.leakedLeases, 0);
+	judge('0 fallbacks to memory in every run', fallbacks === 0, String(fallbacks));
+	judge('0 leases left behind in every run', leaked === 0, String(leaked));
+	return ['| Goal | Measured | Verdict |', '|---|---|---|', ...verdicts].join('\n');
+}
+
 function table(rows) {
 	const lines = [
 		'| Scenario | Items | Workers | Requests | Round trips / request | Redis commands / request (by command) | Bytes / call | Redis CPU / request | Lost CAS | Fallbacks | Leaked leases | Wall time vs memory |',
@@ -174,7 +204,10 @@ async function main() {
 	}
 	fs.mkdirSync(path.join(REPO, '.bench'), { recursive: true });
 	fs.writeFileSync(path.join(REPO, '.bench', 'redis-cost.json'), `${JSON.stringify(rows, null, '\t')}\n`);
-	console.log(table(rows));
+	const runId = process.env.BENCH_RUN_ID ?? '';
+	const section = `${table(rows)}\n\n${goals(rows)}\n`;
+	fs.writeFileSync(path.join(REPO, '.bench', 'redis-cost.md'), `<!-- run ${runId} -->\n${section}`);
+	console.log(section);
 }
 
 await main();
