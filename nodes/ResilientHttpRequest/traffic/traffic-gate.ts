@@ -31,8 +31,10 @@ const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
 /** What one attempt's result tells the API's controller. */
 function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
-	if (result.ok) {
-		const quota = readRateLimitHeaders ? readQuota(result.value.headers, nowMs) : undefined;
+	// a "not yet" answer (Retry When) is the API working: no sign of an outage, nor of throttling
+	if (result.ok || result.failure.notYet) {
+		const headers = result.ok ? result.value.headers : result.failure.headers;
+		const quota = readRateLimitHeaders && headers ? readQuota(headers, nowMs) : undefined;
 		return { success: true, outageFailure: false, overload: false, throttled: false, ...(quota ? { quota } : {}) };
 	}
 	const failure = result.failure;
@@ -121,7 +123,9 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	return {
 		async enter(attempt, last, deadlineAt) {
 			const id = randomUUID();
-			const result = await passGate(gate, { id, retry: attempt > 1 || options.loopRetry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget
+			const retry = (attempt > 1 && last?.notYet !== true) || options.loopRetry;
+			const result = await passGate(gate, { id, retry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			const lease = result.admission.lease;
