@@ -30,7 +30,7 @@
 import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -70,6 +70,12 @@ export interface TrafficData {
 	pauseProbeId?: string;
 	budget?: BudgetData;
 	hold?: BreakerData;
+	/**
+	 * Since the last pause began: retries the server paced that succeeded, and that were throttled
+	 * again; first requests that succeeded. Paced retries that succeed while none is throttled again
+	 * and no first request gets through say the API's Retry-After is each request's own (ownThrottle).
+	 */
+	pacedAnswers?: { ok: number; throttled: number; firstOk?: number };
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -83,6 +89,8 @@ export interface AdmitRequest {
 	retry: boolean;
 	/** The wait before this retry was the server's (Retry-After): the budget is not spent on it. */
 	paced: boolean;
+	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
+	paceSlotAt?: number;
 }
 
 export type Admission =
@@ -108,6 +116,8 @@ export type Admission =
 			wake: 'time' | 'change';
 			/** What paused the API (reason `paused`). */
 			pausedBy?: string;
+			/** Reason `rate`: the slot reserved for this request (= until); ask again with it at that time. */
+			paceSlotAt?: number;
 	  };
 
 export interface Outcome {
@@ -123,6 +133,8 @@ export interface Outcome {
 	serverWait?: { ms: number; header: string; inferred?: boolean };
 	/** The quota the answer advertised (success or not). */
 	quota?: { remaining: number; resetMs: number };
+	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
+	sent?: 'first' | 'paced' | 'retry';
 }
 
 export type TrafficEvent =
@@ -177,15 +189,19 @@ function copyJson<T>(value: T): T {
 	return copy as T;
 }
 
-/** A copy that a step may change (every request steps its API's state twice: kept cheap). */
+/**
+ * A copy that a step may change (every request steps its API's state twice: kept cheap, and the
+ * leases are not part of it).
+ */
 function copyTraffic(data: TrafficData): TrafficData {
-	const { window, rate, budget, hold, ...rest } = data;
+	const { window, rate, budget, hold, pacedAnswers, ...rest } = data;
 	return {
 		...rest,
 		window: { ...window },
 		rate: copyJson(rate),
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
+		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
 }
 
@@ -245,8 +261,9 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 	if (!probe && leases.count >= windowSize(data.window, params.window)) {
 		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
 	}
-	const paceAt = paceAllowsAt(data.rate);
-	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	// a slot reserved earlier is this request's, however late it comes (the pace took it then)
+	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
+	if (!reserved && paceAllowsAt(data.rate) > nowMs) return { go: false, reason: 'rate', until: paceAllowsAt(data.rate), wake: 'time' };
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -261,19 +278,14 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 
 /**
  * Before a request: it goes (and is counted, its lease started), or it waits, and why. A wait
- * changes nothing: waiting requests cost the store no write.
+ * changes nothing (waiting requests cost the store no write), but the pace's: it reserves the
+ * request's slot, once.
  */
 export function admit(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
 	const data = settle(previous, nowMs, params);
 	const verdict = blocked(data, leases, nowMs, request, params);
 	if ('go' in verdict) {
-		// the pace held a request back: a learned limit in use is kept (noted at most once a second,
-		// so that waiting stays free of writes)
-		const learned = data.rate.learned;
-		if (verdict.reason === 'rate' && learned && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS)) {
-			paceHeld(data.rate, nowMs);
-			return { data, result: verdict, changed: true };
-		}
+		if (verdict.reason === 'rate') return paceRefusal(data, nowMs, request, params, verdict);
 		return { data, result: verdict, changed: false };
 	}
 	data.touchedAt = nowMs;
@@ -293,7 +305,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
 	const lease: Lease = [request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0];
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1]);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
 	return {
 		data,
 		result: {
@@ -312,6 +324,26 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 
 /** How often at most a wait for the pace notes that the learned limit is in use. */
 const PACE_HELD_NOTE_MS = 1_000;
+
+/**
+ * The pace holds the request back: it reserves the next free slot (a write, once per waiting
+ * request, not per look), and the request goes at it without asking the pace again. A request
+ * early for a slot it holds keeps it and writes nothing, but that a learned limit is in use (noted
+ * at most once a second).
+ */
+function paceRefusal(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams, verdict: Extract<Admission, { go: false }>): Step<Admission> {
+	if (request.paceSlotAt !== undefined && request.paceSlotAt > nowMs) {
+		const slot = request.paceSlotAt;
+		const learned = data.rate.learned;
+		const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
+		if (note) paceHeld(data.rate, nowMs);
+		return { data, result: { ...verdict, until: slot, paceSlotAt: slot }, changed: note };
+	}
+	paceHeld(data.rate, nowMs);
+	data.touchedAt = nowMs;
+	const slot = reserveSlot(data.rate, nowMs, params.rateLimitRps);
+	return { data, result: { ...verdict, until: slot, paceSlotAt: slot }, changed: true };
+}
 
 /**
  * After a request (its outcome, by the lease `admit` gave it): what it teaches the controller. A
@@ -338,6 +370,8 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 			events.push({ kind: 'recovered', change });
 		}
 	}
+	const own = ownThrottle(data, outcome);
+	countAnswer(data, outcome);
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
@@ -349,7 +383,7 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 		if (decrease) events.push({ kind: 'window', decrease });
 	}
 	// an API that advertises its quota says its limit outright: the quota paces, nothing is guessed
-	if (outcome.throttled && !outcome.quota) {
+	if (outcome.throttled && !outcome.quota && !own) {
 		const before = learnedRps(data.rate, nowMs);
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
@@ -357,7 +391,7 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 	const asking = data.rate.quota?.asking === id;
 	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), inFlight, nowMs);
 	else quotaUnanswered(data.rate, id, nowMs);
-	if (outcome.throttled && outcome.serverWait) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	if (outcome.throttled && outcome.serverWait && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
@@ -367,6 +401,33 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 	// window grows with successes, so "it was at the limit" is not the test), or news of the API
 	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
 	return { data, result: events, changed: true, lease: { end: id }, frees };
+}
+
+/**
+ * A throttle of an item's first request that is its own, not the API's: since the last pause
+ * began, retries the server paced have succeeded, none was throttled again and no first request
+ * got through, so the API limits each request (an item, a resource) rather than the caller (a
+ * shared limit lets new requests through as it refills, and throttles retries as well). Such a throttle pauses nothing and
+ * teaches no pace: its item's retry waits the stated time (the retry loop), the other items go on.
+ * One paced retry throttled again, and every throttle is the API's until the next pause shows
+ * otherwise.
+ */
+function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
+	const answers = data.pacedAnswers;
+	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
+}
+
+/** A paced retry's or a first request's answer, for ownThrottle. */
+function countAnswer(data: TrafficData, outcome: Outcome): void {
+	if (outcome.sent === 'first') {
+		// a first request that gets through: the API takes new requests, its throttles are a shared limit's
+		if (outcome.success && data.pacedAnswers) data.pacedAnswers.firstOk = (data.pacedAnswers.firstOk ?? 0) + 1;
+		return;
+	}
+	if (outcome.sent !== 'paced') return;
+	const answers = (data.pacedAnswers ??= { ok: 0, throttled: 0 });
+	if (outcome.throttled) answers.throttled++;
+	else if (outcome.success) answers.ok++;
 }
 
 /**
@@ -381,7 +442,10 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 	if (!wait.inferred) {
 		if (until <= data.pausedUntil && !guessed) return;
 		// one event per pause, not one per 429 of the burst that caused it
-		if (!paused) events.push({ kind: 'paused', until, by: wait.header });
+		if (!paused) {
+			events.push({ kind: 'paused', until, by: wait.header });
+			data.pacedAnswers = { ok: 0, throttled: 0 };
+		}
 		endPause(data);
 		data.pausedUntil = until;
 		data.pausedBy = wait.header;

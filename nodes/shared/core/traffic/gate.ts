@@ -117,7 +117,10 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, now: number, deadlineAt: number | undefined): Promise<string> {
 	const { runtime } = ctx;
 	const { until } = admission;
-	const target = until !== undefined ? until + spread(until - now, () => runtime.random()) : Infinity;
+	// no spread for the end of a pause: the requests it held go together as the window allows,
+	// before an answer can pause it again
+	const exact = admission.reason === 'paused';
+	const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
 	// a quota past its reset waits for the answer that tells the new count: any report may be it
 	const queue = queueOf(ctx.key, admission.reason === 'paused' && admission.wake === 'change' ? 'concurrency' : admission.reason);
 	const lookAt = admission.wake === 'time' ? target : Math.min(target, now + ctx.pollMs);
@@ -125,6 +128,15 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	watchOnce(ctx);
 	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: now });
 	return queue;
+}
+
+/** Sleeps until `atMs` (or the abort: the loop's first check says so). */
+async function sleepUntil(ctx: GateContext, atMs: number, now: number): Promise<void> {
+	try {
+		await ctx.runtime.sleep(Math.max(0, atMs - now), ctx.signal);
+	} catch {
+		// the sleeper rejects only when the signal aborts
+	}
 }
 
 /** Waits until the controller lets the request go, or says why it cannot within the item's limits. */
@@ -138,13 +150,15 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	const passOn = () => {
 		if (inLine !== undefined) ctx.waiters.wake(inLine);
 	};
+	// the pace slot reserved for this request, once the pace held it back
+	let asking = request;
 	for (;;) {
 		if (signal?.aborted) {
 			passOn();
 			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		}
 		const now = runtime.now();
-		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, request, ctx.params));
+		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
 		if (admission.go) {
 			// room left: as many waiters as there is room for may go too, together (slow start grows
 			// the window one success at a time); one at a time would chain a round trip per request
@@ -169,7 +183,16 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			passOn();
 			return { go: false, ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}), waitedMs: waited(), waits };
 		}
-		inLine = await waitInLine(ctx, admission, now, limits.deadlineAt);
+		if (admission.paceSlotAt !== undefined) {
+			// its own slot: it waits for it alone, exactly (no look of the store until then), and the
+			// next in the line it left looks for itself
+			asking = { ...request, paceSlotAt: admission.paceSlotAt };
+			passOn();
+			inLine = undefined;
+			await sleepUntil(ctx, Math.min(admission.paceSlotAt, limits.deadlineAt ?? Infinity), now);
+		} else {
+			inLine = await waitInLine(ctx, admission, now, limits.deadlineAt);
+		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}
 }
