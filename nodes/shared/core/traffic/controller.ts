@@ -25,7 +25,8 @@
  * O(1) per step: the requests in flight (leases) are not part of the state. A store keeps them one
  * entry at a time (a map, a Redis sorted set by expiry) and hands a step their count and soonest
  * end (LeaseView); a step says which lease it adds or ends (Step.lease). A refusal changes nothing
- * (Step.changed false): a store writes nothing for it.
+ * (Step.changed false): a store writes nothing for it. The pace's refusal is the exception: it
+ * reserves the request's slot, once per waiting request.
  */
 import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
@@ -148,7 +149,7 @@ export type TrafficEvent =
 export interface Step<T> {
 	data: TrafficData;
 	result: T;
-	/** False: the step changed nothing (a refusal); the store keeps what it holds and writes nothing. */
+	/** False: the step changed nothing (a refusal, but the pace's); the store keeps what it holds and writes nothing. */
 	changed: boolean;
 	/** The lease the step starts (`add`) or ends (`end`, by id). */
 	lease?: { add: Lease } | { end: string };
