@@ -10,6 +10,8 @@
  * (its deadline): it gives up then, it does not poll.
  */
 
+import { onAbort } from '../abort-listeners';
+
 type Wake = () => void;
 
 type StartTimer = (ms: number, fire: () => void) => () => void;
@@ -43,7 +45,7 @@ export class Waiters {
 				if (done) return;
 				done = true;
 				cancelTimer();
-				signal?.removeEventListener('abort', finish);
+				unsubscribe();
 				const index = queue.waiters.indexOf(finish);
 				if (index >= 0) queue.waiters.splice(index, 1);
 				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
@@ -52,7 +54,7 @@ export class Waiters {
 			queue.waiters.push(finish);
 			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), finish) : () => undefined;
 			if (look) this.lookAt(key, queue, look, startTimer);
-			signal?.addEventListener('abort', finish, { once: true });
+			const unsubscribe = onAbort(signal, finish);
 			if (signal?.aborted) finish();
 		});
 	}
