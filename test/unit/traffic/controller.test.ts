@@ -390,6 +390,18 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 300 });
 	});
 
+	it('without a pace, a request whose time was read before the last admission is not held back (another worker, a store round trip)', () => {
+		const api = new Api(params());
+		expect(api.admit(T0 + 50).go).toBe(true);
+		expect(api.admit(T0 + 20).go).toBe(true);
+		expect(api.admit(T0 + 49)).toMatchObject({ go: true });
+		expect(api.data?.rate.nextAt).toBe(0);
+		// a fixed pace still holds a late reader back, by the slot it reserves
+		const paced = new Api(params({ rateLimitRps: 10 }));
+		expect(paced.admit(T0 + 50).go).toBe(true);
+		expect(paced.admit(T0 + 20)).toMatchObject({ go: false, reason: 'rate', paceSlotAt: T0 + 150 });
+	});
+
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);

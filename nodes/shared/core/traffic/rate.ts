@@ -144,12 +144,12 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
  * `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none now.
  */
 export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false): void {
-	if (!reserved) {
-		const spacing = spacingMs(data, nowMs, fixedRps);
-		data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
-		// a pace that fell behind (idle API) starts from now, not from long ago
-		if (data.nextAt < nowMs) data.nextAt = nowMs;
-	}
+	const spacing = reserved ? 0 : spacingMs(data, nowMs, fixedRps);
+	// no pace in force: the next request may go at once, whatever its clock says. Moving nextAt to
+	// this request's time would hold back a request whose time was read a moment earlier (another
+	// worker's, or one queued behind a store's round trip) for a pace nobody set, at the cost of a
+	// reservation and another round trip. A pace that fell behind (idle API) starts from now.
+	if (spacing > 0) data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
 	if (!data.quota) return;
 	data.quota.sentSince++;
 	// past the reset, this request asks for the new count (the one before it never answered)
