@@ -124,16 +124,19 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	// a quota past its reset waits for the answer that tells the new count: any report may be it
 	const queue = queueOf(ctx.key, admission.reason === 'paused' && admission.wake === 'change' ? 'concurrency' : admission.reason);
 	const lookAt = admission.wake === 'time' ? target : Math.min(target, now + ctx.pollMs);
-	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
+	// the timers count from the clock as it is now, after the store's round trip: counted from the
+	// time the step was asked, each wait would end that round trip late (a probe too, under load)
+	const timersFrom = runtime.now();
+	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: now });
+	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom });
 	return queue;
 }
 
-/** Sleeps until `atMs` (or the abort: the loop's first check says so). */
-async function sleepUntil(ctx: GateContext, atMs: number, now: number): Promise<void> {
+/** Sleeps until `atMs` by the clock as it is now (or the abort: the loop's first check says so). */
+async function sleepUntil(ctx: GateContext, atMs: number): Promise<void> {
 	try {
-		await ctx.runtime.sleep(Math.max(0, atMs - now), ctx.signal);
+		await ctx.runtime.sleep(Math.max(0, atMs - ctx.runtime.now()), ctx.signal);
 	} catch {
 		// the sleeper rejects only when the signal aborts
 	}
@@ -169,7 +172,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			ctx.waiters.wake(queueOf(ctx.key, 'paused'));
 			// the pace's next slot: the longest waiter for it looks then
 			const rateQueue = queueOf(ctx.key, 'rate');
-			if (admission.paceAt !== undefined) ctx.waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: now }, (ms, fire) => runtime.startTimer(ms, fire));
+			if (admission.paceAt !== undefined) ctx.waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
 			// the next in its line may go too (else it waits again, and its queue's timer with it)
 			if (!(inLine === rateQueue && admission.paceAt !== undefined)) passOn();
 			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
@@ -189,7 +192,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			asking = { ...request, paceSlotAt: admission.paceSlotAt };
 			passOn();
 			inLine = undefined;
-			await sleepUntil(ctx, Math.min(admission.paceSlotAt, limits.deadlineAt ?? Infinity), now);
+			await sleepUntil(ctx, Math.min(admission.paceSlotAt, limits.deadlineAt ?? Infinity));
 		} else {
 			inLine = await waitInLine(ctx, admission, now, limits.deadlineAt);
 		}
