@@ -326,6 +326,28 @@ describe('traffic controller: holding during an outage', () => {
 		expect(next.map((a) => a.go)).toEqual([true, true, true, true, false]);
 	});
 
+	it('a request of before the hold that fails late, while the probe is out, does not reopen the hold beside the probe (queue mode: e2e)', () => {
+		const api = new Api(params());
+		// six sent before the API looked down; the first one's answer comes last
+		const [late, ...failing] = Array.from({ length: 6 }, () => api.admit(T0));
+		for (const a of failing) api.complete(T0, a.id, DOWN);
+		const probe = api.admit(T0 + 1000);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		// a worker's report whose time was read before the probe went, applied after it
+		expect(api.complete(T0 + 900, late.id, DOWN)).toEqual([]);
+		// still one probe out: the next request waits for its answer, not for a break the late failure started
+		expect(api.admit(T0 + 2901)).toMatchObject({ go: false, reason: 'held', until: T0 + 41_000 });
+		api.complete(T0 + 1800, probe.id, DOWN);
+		expect(api.admit(T0 + 1900)).toMatchObject({ reason: 'held', until: T0 + 3800 }); // 2 s from the probe's failure
+		expect(api.admit(T0 + 3800)).toMatchObject({ go: true, probe: true });
+		// a late success is news that the API answers: it ends the hold as the probe's would
+		const other = new Api(params());
+		const [before, ...down] = Array.from({ length: 6 }, () => other.admit(T0));
+		for (const a of down) other.complete(T0, a.id, DOWN);
+		expect(other.admit(T0 + 1000)).toMatchObject({ go: true, probe: true });
+		expect(other.complete(T0 + 1100, before.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+	});
+
 	it('a probe that hangs is given up when its lease ends, and the next request probes', () => {
 		const api = new Api(params());
 		for (let k = 0; k < 5; k++) api.call(T0, DOWN);

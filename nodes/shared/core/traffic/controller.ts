@@ -362,7 +362,7 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 
 	const holdParams = holdOf(params);
 	if (holdParams) {
-		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams);
+		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, probeLease === 1);
 		data.hold = step.data;
 		const change = step.result;
 		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
