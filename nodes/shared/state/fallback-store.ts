@@ -165,7 +165,7 @@ export class FallbackStateStore implements StateStore {
 			const local = this.fallback.peek(key, nowMs);
 			if (!local) continue;
 			// best effort: a failure here is the next outage's, told by the next step
-			this.primary.traffic(key, nowMs, params, (data) => adoptLearned(data, local, nowMs)).catch(() => undefined);
+			this.primary.traffic(key, nowMs, params, (data) => adoptLearned(data, local, nowMs, params)).catch(() => undefined);
 		}
 	}
 

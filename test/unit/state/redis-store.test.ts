@@ -154,6 +154,8 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		await new Promise((resolve) => setImmediate(resolve));
 		expect(primary.inner.size).toBe(3);
 		expect(primary.inner.peek('b', back)?.hold?.state).toBe('open');
+		// news, not counts: the primary held nothing of 'k', whose 500 first attempts stay this process's
+		expect(await firsts(store, 'k', back + 1)).toBe(1);
 
 		// a second outage warns again, once
 		primary.mode = 'fail';

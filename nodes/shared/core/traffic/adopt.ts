@@ -6,7 +6,7 @@
  * Counts (window, budget, successes) stay the shared ones: a worker's own counts of a few seconds
  * would only undo what all workers learned together. Pure, like the controller.
  */
-import type { Step, TrafficData } from './controller';
+import { freshTraffic, type Step, type TrafficData, type TrafficParams } from './controller';
 
 function adoptPause(data: TrafficData, local: TrafficData, nowMs: number): void {
 	if (!(local.pausedUntil > nowMs && local.pausedUntil > data.pausedUntil)) return;
@@ -29,14 +29,13 @@ function adoptRate(data: TrafficData, local: TrafficData): void {
 	}
 }
 
-/** The shared state (undefined: none) with what `local` learned meanwhile; `local` is not changed. */
-export function adoptLearned(shared: TrafficData | undefined, local: TrafficData, nowMs: number): Step<boolean> {
-	const data: TrafficData = shared ? (JSON.parse(JSON.stringify(shared)) as TrafficData) : (JSON.parse(JSON.stringify(local)) as TrafficData);
-	if (!shared) {
-		delete data.pauseProbeId;
-		if (data.rate.quota) delete data.rate.quota.asking;
-		return { data, result: true, changed: true };
-	}
+/**
+ * The shared state with what `local` learned meanwhile; `local` is not changed. No shared state
+ * (a Redis that came back empty): a fresh one, with the news; the counts start afresh as they
+ * would for every other worker.
+ */
+export function adoptLearned(shared: TrafficData | undefined, local: TrafficData, nowMs: number, params: TrafficParams): Step<boolean> {
+	const data: TrafficData = shared ? (JSON.parse(JSON.stringify(shared)) as TrafficData) : freshTraffic(params, nowMs);
 	adoptPause(data, local, nowMs);
 	adoptRate(data, local);
 	// a hold opened alone is kept (its probe finds out for everyone); a shared one is left as it is

@@ -174,7 +174,8 @@ const PAUSE_PROBE_MAX_MS = 15 * 60_000;
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
 
-function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
+/** The state of an API nothing is known of. */
+export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
 	return { window: freshWindow(params.window), rate: freshRate(), pausedUntil: 0, touchedAt: nowMs };
 }
 
