@@ -6,7 +6,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Cluster, Redis } from 'ioredis';
-import { withTimeout } from '../core/runtime';
 import { clientOptions, clusterOptions, loadIoredis, messageOf, RedisStoreError, type RedisConnection } from './redis-connection';
 
 export type RedisLike = Redis | Cluster;
@@ -97,10 +96,29 @@ export class RedisClient {
 		}
 	}
 
-	/** The command's answer, or an error after commandTimeoutMs (a hung Redis). */
+	/**
+	 * The command's answer, or an error after commandTimeoutMs (a hung Redis). The timer may fire
+	 * only because this process could not run for a while (a busy worker, a starved CPU): after such
+	 * a pause Node runs due timers before it reads the sockets, so the answer may already be waiting
+	 * in Redis's socket. The timeout looks once more after the loop's next read of the sockets
+	 * (setImmediate runs after it) before it blames Redis.
+	 */
 	private timed<T>(command: Promise<T>): Promise<T> {
 		const ms = this.options.commandTimeoutMs;
-		return withTimeout(command, ms, () => new RedisTimeoutError(`${this.where}: no answer within ${ms} ms`));
+		return new Promise<T>((resolve, reject) => {
+			let settled = false;
+			const settle = (done: () => void): void => {
+				if (settled) return;
+				settled = true;
+				clearTimeout(timer);
+				done();
+			};
+			const timer = setTimeout(() => setImmediate(() => settle(() => reject(new RedisTimeoutError(`${this.where}: no answer within ${ms} ms`)))), ms);
+			command.then(
+				(value) => settle(() => resolve(value)),
+				(error: unknown) => settle(() => reject(error)),
+			);
+		});
 	}
 
 	private wrap(error: unknown): Error {

@@ -460,6 +460,29 @@ describeRedis(redisTitle, () => {
 			}
 		});
 
+		it("a worker that could not run for longer than the command timeout: Redis's answer, waiting in its socket, is read, not timed out", async () => {
+			const busy = new RedisStateStore(connection, { keyPrefix: prefix, commandTimeoutMs: 50 });
+			try {
+				await call(busy, 'starved', T0); // connected, the script loaded
+				const step = busy.traffic('starved', T0 + 1, P, (d, l) => admit(d, l, T0 + 1, request(), P));
+				// the script is sent (and its timer started) by now; then the process is held up 400 ms,
+				// as a starved or busy worker is, while Redis answers at once
+				await new Promise<void>((resolve) =>
+					setImmediate(() => {
+						const until = Date.now() + 400;
+						while (Date.now() < until) {
+							// busy: no timer, no socket read
+						}
+						resolve();
+					}),
+				);
+				await expect(step).resolves.toMatchObject({ go: true });
+				expect(busy.stats().timeouts).toBe(0);
+			} finally {
+				await busy.close();
+			}
+		});
+
 		it('a script that timed out (Redis paused) still ran there: the lease it added is ended by the next script, none leaks', async () => {
 			const slow = new RedisStateStore(connection, { keyPrefix: prefix, commandTimeoutMs: 100 });
 			try {
