@@ -16,15 +16,18 @@
  *   half-open  allow: refused while the probe is in flight; a probe that has not reported for
  *              probeTimeoutMs (default breakMs; its process may have died) is given up, and the
  *              call becomes the new probe.
- *              record: the outcome is taken as the probe's. Success: closed, openings = 0, window
- *              and streak empty. Failure: open again for a longer break.
+ *              record: the probe's outcome. Success: closed, openings = 0, window and streak
+ *              empty. Failure: open again for a longer break. A call that was not the probe (it
+ *              started before the breaker opened and reports late): its success counts as the
+ *              probe's would (the upstream answers), its failure is ignored (old news: failures
+ *              like it opened the breaker; counted, it would open it again while the probe is
+ *              still out, and the next probe would go beside it).
  *
  *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
  *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
  *
- * In half-open every outcome counts as the probe's: the store cannot tell the probe from a call
- * that started before the breaker opened and reports late. Either way it is fresh news of the
- * upstream, so it is used.
+ * The caller says whether a call was the probe (its lease says so): a store may apply a late report
+ * of an older call after the probe went out, even one whose time was read before the probe's.
  *
  * Forgetting: a state nobody touched for long enough is as good as none, and is reset to a fresh
  * closed breaker (the store drops it at the same moment, see breakerForgetAt):
@@ -217,8 +220,11 @@ function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
 	return calls > 0 && calls >= params.minimumCalls && failures / calls >= params.failureRatio;
 }
 
-/** Records the outcome of a call the breaker let through; returns the state change it caused. */
-export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams): BreakerStep<BreakerChange | undefined> {
+/**
+ * Records the outcome of a call the breaker let through; returns the state change it caused.
+ * `probe`: the call was let through as the probe (false: a call of before the opening).
+ */
+export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams, probe = true): BreakerStep<BreakerChange | undefined> {
 	const next = settle(data, nowMs, params);
 	const from = next.state;
 	switch (next.state) {
@@ -235,6 +241,7 @@ export function recordOutcome(data: BreakerData | undefined, nowMs: number, succ
 		case 'open':
 			return { data: next, result: undefined };
 		case 'half-open':
+			if (!success && !probe) return { data: next, result: undefined };
 			if (success) {
 				next.state = 'closed';
 				next.openings = 0;

@@ -21,6 +21,12 @@
  *
  * Pure: time is a parameter, the state is plain JSON a store keeps per API (in memory, or in Redis
  * shared by every worker, applied atomically). `admit` and `complete` are its only two steps.
+ *
+ * O(1) per step: the requests in flight (leases) are not part of the state. A store keeps them one
+ * entry at a time (a map, a Redis sorted set by expiry) and hands a step their count and soonest
+ * end (LeaseView); a step says which lease it adds or ends (Step.lease). A refusal changes nothing
+ * (Step.changed false): a store writes nothing for it. The pace's refusal is the exception: it
+ * reserves the request's slot, once per waiting request.
  */
 import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
@@ -41,12 +47,18 @@ export interface TrafficParams {
 }
 
 /** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
-type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+export type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+
+/** The requests in flight at a step's time, as the store keeps them: expired leases left out. */
+export interface LeaseView {
+	count: number;
+	/** The soonest end of a lease in flight (epoch ms); Infinity: none. */
+	soonest: number;
+}
 
 export interface TrafficData {
 	window: WindowData;
 	rate: RateData;
-	leases: Lease[];
 	/** Nothing goes before this (epoch ms, 0: not paused). */
 	pausedUntil: number;
 	/** What paused it, for the retry story: the header, or `quota`. */
@@ -83,7 +95,16 @@ export interface AdmitRequest {
 }
 
 export type Admission =
-	| { go: true; probe: boolean; inFlight: number; window: number; budget?: BudgetSnapshot }
+	| {
+			go: true;
+			probe: boolean;
+			inFlight: number;
+			window: number;
+			budget?: BudgetSnapshot;
+			lease: Lease;
+			/** The pace's next slot, when the pace holds the next request back (epoch ms). */
+			paceAt?: number;
+	  }
 	| {
 			go: false;
 			reason: WaitReason;
@@ -128,6 +149,12 @@ export type TrafficEvent =
 export interface Step<T> {
 	data: TrafficData;
 	result: T;
+	/** False: the step changed nothing (a refusal, but the pace's); the store keeps what it holds and writes nothing. */
+	changed: boolean;
+	/** The lease the step starts (`add`) or ends (`end`, by id). */
+	lease?: { add: Lease } | { end: string };
+	/** Requests waiting elsewhere (other workers) may go now: a slot freed at the limit, a probe answered, a change of state. */
+	frees?: boolean;
 }
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
@@ -147,8 +174,9 @@ const PAUSE_PROBE_MAX_MS = 15 * 60_000;
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
 
-function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
-	return { window: freshWindow(params.window), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: nowMs };
+/** The state of an API nothing is known of. */
+export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
+	return { window: freshWindow(params.window), rate: freshRate(), pausedUntil: 0, touchedAt: nowMs };
 }
 
 /**
@@ -164,30 +192,26 @@ function copyJson<T>(value: T): T {
 }
 
 /**
- * A copy that a step may change: every request steps its API's state at least twice, and the
- * leases (up to the window, 200) dominate it. A lease is never changed in place, so the list is
- * copied, not each lease; the rest is small.
+ * A copy that a step may change (every request steps its API's state twice: kept cheap, and the
+ * leases are not part of it).
  */
-function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
-	const { window, rate, leases, budget, hold, pacedAnswers, ...rest } = data;
-	const live: Lease[] = [];
-	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
+function copyTraffic(data: TrafficData): TrafficData {
+	const { window, rate, budget, hold, pacedAnswers, ...rest } = data;
 	return {
 		...rest,
 		window: { ...window },
 		rate: copyJson(rate),
-		leases: live,
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
 		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
 }
 
-/** A copy at `nowMs`: forgotten when idle long enough, expired leases given up. */
+/** A copy at `nowMs`: forgotten when idle long enough, a pause past its end ended. */
 function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
 	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
 	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
-	const next = copyTraffic(data, nowMs);
+	const next = copyTraffic(data);
 	if (next.pausedUntil <= nowMs) endPause(next);
 	return next;
 }
@@ -214,14 +238,14 @@ function pausedVerdict(data: TrafficData, nowMs: number): Extract<Admission, { g
 }
 
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
-function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
+function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
 	if (data.pausedUntil > nowMs) {
 		const paused = pausedVerdict(data, nowMs);
 		// the pause's probe is one request: it goes whatever else would hold it
 		if (paused === 'probe') return { probe: false, pauseProbe: true };
 		return paused;
 	}
-	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
+	const quota = quotaSpentUntil(data.rate, nowMs);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
 
 	let probe = false;
@@ -236,9 +260,8 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 		}
 	}
 	// a probe is one request, whatever the window: it must not wait behind requests that hang
-	if (!probe && data.leases.length >= windowSize(data.window, params.window)) {
-		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
-		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
+	if (!probe && leases.count >= windowSize(data.window, params.window)) {
+		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
 	}
 	// a slot reserved earlier is this request's, however late it comes (the pace took it then), but it
 	// keeps the spacing after the request before it: late wakes must not add up to a burst
@@ -257,21 +280,19 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 	return { probe };
 }
 
-/** Before a request: it goes (and is counted), or it waits, and why. */
-export function admit(previous: TrafficData | undefined, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
+/**
+ * Before a request: it goes (and is counted, its lease started), or it waits, and why. A wait
+ * changes nothing (waiting requests cost the store no write), but the pace's: it reserves the
+ * request's slot, once.
+ */
+export function admit(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
 	const data = settle(previous, nowMs, params);
-	data.touchedAt = nowMs;
-	const verdict = blocked(data, nowMs, request, params);
+	const verdict = blocked(data, leases, nowMs, request, params);
 	if ('go' in verdict) {
-		if (verdict.reason === 'rate') {
-			paceHeld(data.rate, nowMs);
-			// a request that already holds a slot keeps it: early, it waits for it; late, for the spacing
-			const slot = request.paceSlotAt ?? reserveSlot(data.rate, nowMs, params.rateLimitRps);
-			const late = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
-			return { data, result: { ...verdict, until: late ? (verdict.until ?? slot) : slot, paceSlotAt: slot } };
-		}
-		return { data, result: verdict };
+		if (verdict.reason === 'rate') return paceRefusal(data, nowMs, request, params, verdict);
+		return { data, result: verdict, changed: false };
 	}
+	data.touchedAt = nowMs;
 	const { probe } = verdict;
 	if (verdict.pauseProbe) {
 		data.pauseProbeId = request.id;
@@ -287,26 +308,67 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		data.budget = step.data;
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
-	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
-	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}) } };
+	const lease: Lease = [request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0];
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
+	return {
+		data,
+		result: {
+			go: true,
+			probe,
+			inFlight: leases.count + 1,
+			window: windowSize(data.window, params.window),
+			...(budget ? { budget } : {}),
+			lease,
+			...(data.rate.nextAt > nowMs ? { paceAt: data.rate.nextAt } : {}),
+		},
+		changed: true,
+		lease: { add: lease },
+	};
 }
 
-/** After a request (its outcome, by the lease id `admit` was given): what it teaches the controller. */
-export function complete(previous: TrafficData | undefined, nowMs: number, id: string, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
+/** How often at most a wait for the pace notes that the learned limit is in use. */
+const PACE_HELD_NOTE_MS = 1_000;
+
+/**
+ * The pace holds the request back: it reserves the next free slot (a write, once per waiting
+ * request, not per look), and the request goes at it without asking the pace again. A request
+ * early for a slot it holds keeps it and writes nothing, but that a learned limit is in use (noted
+ * at most once a second).
+ */
+function paceRefusal(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams, verdict: Extract<Admission, { go: false }>): Step<Admission> {
+	// a request that already holds a slot keeps it: early, it waits for it; late (woken with others
+	// after a busy event loop), for the spacing after the request before it
+	if (request.paceSlotAt !== undefined) {
+		const slot = request.paceSlotAt;
+		const until = slot > nowMs ? slot : (verdict.until ?? slot);
+		const learned = data.rate.learned;
+		const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
+		if (note) paceHeld(data.rate, nowMs);
+		return { data, result: { ...verdict, until, paceSlotAt: slot }, changed: note };
+	}
+	paceHeld(data.rate, nowMs);
+	data.touchedAt = nowMs;
+	const slot = reserveSlot(data.rate, nowMs, params.rateLimitRps);
+	return { data, result: { ...verdict, until: slot, paceSlotAt: slot }, changed: true };
+}
+
+/**
+ * After a request (its outcome, by the lease `admit` gave it): what it teaches the controller. A
+ * lease given up (expired) still reports: its news of the API is as good.
+ */
+export function complete(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, lease: Lease, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
 	const data = settle(previous, nowMs, params);
 	data.touchedAt = nowMs;
 	const events: TrafficEvent[] = [];
-	const index = data.leases.findIndex(([leaseId]) => leaseId === id);
-	// a lease given up (expired) still reports: its news of the API is as good
-	const startSeq = index >= 0 ? data.leases[index][2] : data.window.starts;
-	if (index >= 0) data.leases.splice(index, 1);
+	const [id, expiresAt, startSeq, probeLease] = lease;
+	const live = expiresAt > nowMs;
+	const inFlight = Math.max(0, leases.count - (live ? 1 : 0));
 	const pauseProbe = data.pauseProbeId === id;
 	if (pauseProbe) delete data.pauseProbeId;
 
 	const holdParams = holdOf(params);
 	if (holdParams) {
-		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams);
+		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, probeLease === 1);
 		data.hold = step.data;
 		const change = step.result;
 		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
@@ -333,7 +395,8 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
-	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
+	const asking = data.rate.quota?.asking === id;
+	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), inFlight, nowMs);
 	else quotaUnanswered(data.rate, id, nowMs);
 	if (outcome.throttled && outcome.serverWait && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
@@ -341,7 +404,10 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
 		endPause(data);
 	}
-	return { data, result: events };
+	// room for a request after this report (a request refused at a smaller window may fit now: the
+	// window grows with successes, so "it was at the limit" is not the test), or news of the API
+	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
+	return { data, result: events, changed: true, lease: { end: id }, frees };
 }
 
 /**
@@ -403,19 +469,12 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 	if (fromProbe || !guessed) data.pauseProbeAt = Math.max(nowMs + intervalMs, statedEnd);
 }
 
-function latestLeaseEnd(leases: Lease[]): number {
-	let latest = -Infinity;
-	for (const lease of leases) if (lease[1] > latest) latest = lease[1];
-	return latest;
-}
-
-/** From this time on the state holds nothing worth keeping: a store may drop it. */
+/** From this time on the state holds nothing worth keeping: a store may drop it (once its leases have ended too). */
 export function trafficForgetAt(data: TrafficData, params: TrafficParams): number {
 	return Math.max(
 		data.touchedAt + TRAFFIC_MEMORY_MS,
 		data.pausedUntil,
 		rateForgetAt(data.rate),
-		latestLeaseEnd(data.leases),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);

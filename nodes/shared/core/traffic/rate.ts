@@ -78,8 +78,9 @@ interface Quota {
 	resetAt: number;
 	/** Requests sent since that answer. */
 	sentSince: number;
-	/** After the reset: the request whose answer tells the new count (its lease id). */
+	/** After the reset: the request whose answer tells the new count (its lease id), and its lease's end. */
 	asking?: string;
+	askingUntil?: number;
 }
 
 export function freshRate(): RateData {
@@ -113,14 +114,13 @@ function spacingMs(data: RateData, nowMs: number, fixedRps: number | undefined):
 /**
  * The quota, when it holds requests back: spent, they wait until its reset ('time'); past the reset
  * while the request that asks for the new count is in flight, until its answer ('change', or the
- * lease's end if it never answers). `leases` are the requests in flight ([id, expiresAt, ...]).
+ * lease's end if it never answers).
  */
-export function quotaSpentUntil(data: RateData, nowMs: number, leases: ReadonlyArray<readonly [string, number, ...unknown[]]>): { until: number; wake: 'time' | 'change' } | undefined {
+export function quotaSpentUntil(data: RateData, nowMs: number): { until: number; wake: 'time' | 'change' } | undefined {
 	const quota = data.quota;
 	if (!quota) return undefined;
 	if (quota.resetAt > nowMs) return quota.remaining - quota.sentSince <= 0 ? { until: quota.resetAt, wake: 'time' } : undefined;
-	const asking = quota.asking === undefined ? undefined : leases.find(([id]) => id === quota.asking);
-	return asking ? { until: asking[1], wake: 'change' } : undefined;
+	return quota.asking !== undefined && quota.askingUntil !== undefined && quota.askingUntil > nowMs ? { until: quota.askingUntil, wake: 'change' } : undefined;
 }
 
 /** An answer without a quota (mutates): past the reset, the API no longer advertises one. */
@@ -151,19 +151,28 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
 }
 
 /**
- * A request goes now (mutates): the next one waits the spacing. `reserved`: its slot was reserved
- * while it waited (reserveSlot), so it takes none now.
+ * A request goes now (mutates): the next one waits the spacing. `leaseEnd`: when its lease ends.
+ * `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none now.
  */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, reserved = false): void {
-	data.lastSentAt = nowMs;
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false): void {
 	const spacing = spacingMs(data, nowMs, fixedRps);
-	// a reserved slot is already counted in nextAt; one taken late still pushes the next free slot
-	// to a spacing after it
-	data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
+	// no pace in force: the next request may go at once, whatever its clock says. Moving nextAt to
+	// this request's time would hold back a request whose time was read a moment earlier (another
+	// worker's, or one queued behind a store's round trip) for a pace nobody set, at the cost of a
+	// reservation and another round trip. A pace that fell behind (idle API) starts from now.
+	if (spacing > 0) {
+		data.lastSentAt = nowMs;
+		// a reserved slot is already counted in nextAt; one taken late still pushes the next free
+		// slot to a spacing after it
+		data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
+	}
 	if (!data.quota) return;
 	data.quota.sentSince++;
 	// past the reset, this request asks for the new count (the one before it never answered)
-	if (data.quota.resetAt <= nowMs) data.quota.asking = id;
+	if (data.quota.resetAt <= nowMs) {
+		data.quota.asking = id;
+		data.quota.askingUntil = leaseEnd;
+	}
 }
 
 function bucketOf(nowMs: number): number {
