@@ -18,15 +18,15 @@ cleanup() {
 }
 trap cleanup EXIT
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  step "install dependencies"
-  npm ci --no-audit --no-fund
-fi
-
 step "Node 24 and n8n for the end-to-end tests: installing in the background (log: $work_dir/install-n8n.log)"
 install_started=$(date +%s)
 bash scripts/install-n8n.sh > "$work_dir/install-n8n.log" 2>&1 &
 install_pid=$!
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  step "install dependencies"
+  npm ci --no-audit --no-fund
+fi
 
 # Lint, type-check and build read the sources and write nothing the others read: side by side on
 # the machine's cores (each alone leaves one core idle), each one's output printed whole after.
