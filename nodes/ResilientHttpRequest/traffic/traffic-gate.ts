@@ -4,7 +4,7 @@
  * says of the API after: a throttle, a requested wait, the quota its rate-limit headers advertise,
  * an outage. State changes are logged once, by the request that caused them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { AttemptGate, AttemptResult, GateNote } from '../../shared/core/retry-loop';
@@ -12,7 +12,7 @@ import { formatDuration } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome, TrafficEvent } from '../../shared/core/traffic/controller';
 import { passGate, reportOutcome, type GateContext, type GateResult } from '../../shared/core/traffic/gate';
-import { readQuota } from '../../shared/core/traffic/quota-headers';
+import { readBucket, readQuota } from '../../shared/core/traffic/quota-headers';
 import { getProcessWaiters } from '../../shared/core/traffic/waiters';
 import type { StateStore } from '../../shared/core/traffic/store';
 import type { TrafficControl } from '../config/traffic-settings';
@@ -26,16 +26,39 @@ const MEMORY_POLL_MS = 5_000;
 /** Statuses by which an API says "too much at once, come back later". */
 const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
+function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+/** The request as the controller knows it: its route (hashed: a path may hold a token) and path. */
+export interface TrafficRequest {
+	route: string;
+	path: string;
+}
+
+/** A request's route: its method and path (not its query), hashed. */
+export function trafficRequest(method: string, url: string): TrafficRequest {
+	const path = new URL(url).pathname;
+	return { route: shortHash(`${method.toUpperCase()} ${path}`), path };
+}
+
+/** The quota an answer advertises, and the bucket it names (when it names one). */
+function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number, request: TrafficRequest): Pick<Outcome, 'quota' | 'bucket' | 'route'> {
+	const quota = readQuota(headers, nowMs);
+	const bucket = readBucket(headers, request.path, shortHash);
+	return { ...(quota ? { quota } : {}), ...(bucket !== undefined ? { bucket, route: request.route } : {}) };
+}
+
 /** What one attempt's result tells the API's controller. */
-function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
+function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean, request: TrafficRequest): Outcome {
 	if (result.ok) {
-		const quota = readRateLimitHeaders ? readQuota(result.value.headers, nowMs) : undefined;
-		return { success: true, outageFailure: false, overload: false, throttled: false, ...(quota ? { quota } : {}) };
+		const facts = readRateLimitHeaders ? quotaFacts(result.value.headers, nowMs, request) : {};
+		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts };
 	}
 	const failure = result.failure;
 	const status = failure.status;
 	const throttled = status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined);
-	const quota = readRateLimitHeaders && failure.headers ? readQuota(failure.headers, nowMs) : undefined;
+	const facts = readRateLimitHeaders && failure.headers ? quotaFacts(failure.headers, nowMs, request) : {};
 	return {
 		success: false,
 		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
@@ -43,7 +66,7 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 		overload: failure.kind === 'timeout' || (status !== undefined && OVERLOAD_STATUSES.has(status)),
 		throttled,
 		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header, ...(failure.serverDelay.inferred ? { inferred: true } : {}) } } : {}),
-		...(quota ? { quota } : {}),
+		...facts,
 	};
 }
 
@@ -70,16 +93,29 @@ function noteOf(result: GateResult): GateNote {
 	return note;
 }
 
+function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paused' }>, nowMs: number): string {
+	const until = `${formatDuration(event.until - nowMs)} (${new Date(event.until).toISOString()})`;
+	if (event.bucket !== undefined) return `the API ${label}'s rate-limit bucket "${event.bucket}" is spent: requests to it wait for its reset in ${until}; its other endpoints go on`;
+	if (event.by === 'quota') return `the API ${label}'s rate-limit quota is spent: its requests wait for its reset in ${until}`;
+	if (event.probedFrom === undefined) return `the API ${label} asked to wait (${event.by}): its requests are paused for ${until}`;
+	return `the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${until}, one request probing from ${new Date(event.probedFrom).toISOString()}`;
+}
+
+function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'resumed' }>): string {
+	if (event.how === 'refilled') return event.bucket !== undefined ? `the API ${label}'s rate-limit bucket "${event.bucket}" is refilled: requests to it go again` : `the API ${label}'s rate-limit quota is refilled: its requests go again`;
+	if (event.how === 'probe') return `the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`;
+	return `the API ${label}'s pause (${event.by}) is over: its requests go again`;
+}
+
 function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[], nowMs: number): void {
 	const node = `Resilient HTTP Request "${ctx.getNode().name}"`;
 	for (const event of events) {
 		switch (event.kind) {
 			case 'paused':
-				if (event.probedFrom === undefined) ctx.logger.info(`${node}: the API ${label} asked to wait (${event.by}): its requests are paused for ${formatDuration(event.until - nowMs)}`);
-				else ctx.logger.info(`${node}: the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${formatDuration(event.until - nowMs)}, one request probing from ${new Date(event.probedFrom).toISOString()}`);
+				ctx.logger.info(`${node}: ${pausedMessage(label, event, nowMs)}`);
 				break;
 			case 'resumed':
-				ctx.logger.info(`${node}: the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`);
+				ctx.logger.info(`${node}: ${resumedMessage(label, event)}`);
 				break;
 			case 'down':
 				ctx.logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(event.nextProbeAt).toISOString()}`);
@@ -100,6 +136,8 @@ function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[]
 interface TrafficGateOptions {
 	/** The item's first request is a retry too (it came back through a Backoff Delay loop). */
 	loopRetry: boolean;
+	/** The request this gate admits (its route names its bucket, once an answer said). */
+	request: TrafficRequest;
 	maxServerDelayMs: number;
 	readRateLimitHeaders: boolean;
 }
@@ -118,14 +156,15 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	return {
 		async enter(attempt, last, deadlineAt) {
 			const id = randomUUID();
-			const result = await passGate(gate, { id, retry: attempt > 1 || options.loopRetry, paced: wasPaced(last) }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const failedBefore = attempt > 1;
+			const result = await passGate(gate, { id, retry: failedBefore || options.loopRetry, paced: wasPaced(last), failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					await reportOutcome(gate, id, outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders));
+					await reportOutcome(gate, id, { ...outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders, options.request), ...(failedBefore ? { failedBefore } : {}) });
 				},
 			};
 		},

@@ -16,7 +16,7 @@ import { errorBodyValue } from '../output/error-output';
 import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
 import { thrownShape } from '../output/http-request-error';
-import { createTrafficGate } from '../traffic/traffic-gate';
+import { createTrafficGate, trafficRequest } from '../traffic/traffic-gate';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
 
 /** What every item of a run is sent with. */
@@ -61,7 +61,7 @@ async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config:
 
 export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { runtime, store, signal, tally }: SendContext): ItemSender {
 	const { retry, idempotency } = config;
-	const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders });
+	const gateOptions = { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders };
 	const toConsole = consoleReporter(ctx, scope);
 	const attempt = async (request: RequestSpec, context: AttemptContext) => {
 		const result = await attemptOnce(ctx, request, config, context, runtime);
@@ -72,6 +72,7 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 		// a page carries its own key (<key>-page-<n>): the policy takes the key the request goes out with
 		const key = headerValue(request.headers, idempotency.header);
 		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}) };
+		const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { ...gateOptions, request: trafficRequest(request.method, request.url) });
 		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
 		tally.add(scope.index, outcome.story);
 		return outcome;

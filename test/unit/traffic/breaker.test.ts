@@ -150,13 +150,47 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		expect(b.state.consecutiveFailures).toBe(1);
 	});
 
-	it('ignores outcomes that arrive while open (calls that started before it opened)', () => {
+	it('while open, a failure that arrives (a call that started before it opened) changes nothing; any success ends it', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);
 		const open = b.data;
-		expect(b.record(true)).toBeUndefined();
 		expect(b.record(false)).toBeUndefined();
 		expect(b.data).toEqual(open);
+		expect(b.record(true)).toMatchObject({ from: 'open', to: 'closed', snapshot: { state: 'closed', openings: 0 } });
+	});
+
+	it('counts only first failures toward opening: a caller that failed already (counted: false) never opens it; its success counts', () => {
+		const b = new Driver();
+		const again = () => {
+			expect(b.allow().allowed).toBe(true);
+			return recordOutcome(b.data, b.now, false, b.params, { counted: false });
+		};
+		for (let i = 0; i < 50; i++) {
+			const step = again();
+			b.data = step.data;
+			expect(step.result).toBeUndefined();
+		}
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+		for (let i = 0; i < 4; i++) b.call(false);
+		b.call(true);
+		for (let i = 0; i < 4; i++) b.call(false);
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
+	});
+
+	it('half-open: only the probe (known by its id) decides; the failure of another call changes nothing, its success closes it', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		b.advance(30_000);
+		const probe = allowCall(b.data, b.now, b.params, 'probe-1');
+		expect(probe.result).toMatchObject({ allowed: true, probe: true });
+		b.data = probe.data;
+		const other = recordOutcome(b.data, b.now, false, b.params, { id: 'late-1' });
+		expect(other.result).toBeUndefined();
+		expect(other.data).toMatchObject({ state: 'half-open', probeId: 'probe-1' });
+		const failed = recordOutcome(other.data, b.now + 1, false, b.params, { id: 'probe-1' });
+		expect(failed.result).toMatchObject({ from: 'half-open', to: 'open', snapshot: { openings: 2 } });
+		const late = recordOutcome(failed.data, b.now + 2, true, b.params, { id: 'late-2' });
+		expect(late.result).toMatchObject({ from: 'open', to: 'closed' });
 	});
 
 	it('a clock that steps back never ends a break early', () => {
@@ -270,7 +304,12 @@ describe('(f) circuit breaker: properties', () => {
 								openUntil = change.snapshot.openUntil as number;
 								lastOpenings = openings;
 							}
-							if (change.to === 'closed') expect(change.snapshot.openings).toBe(0);
+							if (change.to === 'closed') {
+								expect(change.snapshot.openings).toBe(0);
+								// any success ends the hold, open or half-open
+								openUntil = -Infinity;
+								probeAt = undefined;
+							}
 						}
 					}
 				},

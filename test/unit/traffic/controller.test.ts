@@ -16,6 +16,8 @@ const T0 = 1_800_000_000_000;
 
 const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
 const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+/** A 500: an outage sign that does not halve the window. */
+const FAILED: Outcome = { success: false, outageFailure: true, overload: false, throttled: false };
 const throttled = (ms?: number, header = 'retry-after'): Outcome => ({ success: false, outageFailure: false, overload: true, throttled: true, ...(ms !== undefined ? { serverWait: { ms, header } } : {}) });
 
 function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
@@ -43,7 +45,8 @@ class Api {
 	/** Admits and completes at once. */
 	call(now: number, outcome: Outcome, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
 		const a = this.admit(now, request);
-		if (a.go) this.complete(now, a.id, outcome);
+		// as the gate reports it: an item that failed before says so again
+		if (a.go) this.complete(now, a.id, request.failedBefore ? { ...outcome, failedBefore: true } : outcome);
 		return a;
 	}
 }
@@ -100,7 +103,7 @@ describe('traffic controller: a pause whose end is a guess is probed', () => {
 		expect(probe.go).toBe(true);
 		// while the probe is out, the others wait for its answer (or the next probe's time)
 		expect(api.admit(T0 + 60_001)).toMatchObject({ go: false, reason: 'paused', until: T0 + 120_000, wake: 'change' });
-		expect(api.complete(T0 + 60_100, probe.id, OK)).toEqual([{ kind: 'resumed', by: 'body.policyName' }]);
+		expect(api.complete(T0 + 60_100, probe.id, OK)).toEqual([{ kind: 'resumed', by: 'body.policyName', how: 'probe' }]);
 		expect(api.admit(T0 + 60_101).go).toBe(true);
 	});
 
@@ -291,6 +294,150 @@ describe('traffic controller: holding during an outage', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 50; k++) api.call(T0, DOWN, { retry: k > 0, paced: true });
 		expect(api.admit(T0 + 1).go).toBe(true);
+	});
+});
+
+describe('traffic controller: a hold is for an API that is down, not for items that fail', () => {
+	it('the same items failing again and again while others succeed never hold the API', () => {
+		const api = new Api(params());
+		// a fifth of the items fail, and each retries up to 4 more times; the rest succeed
+		for (let k = 0; k < 100; k++) {
+			const now = T0 + k * 100;
+			if (k % 5 === 0) {
+				api.call(now, DOWN);
+				for (let r = 0; r < 4; r++) api.call(now + 10 + r, DOWN, { retry: true, failedBefore: true });
+			} else api.call(now, OK);
+		}
+		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.admit(T0 + 10_001)).toMatchObject({ go: true, probe: false });
+	});
+
+	it('first failures still hold an API that is down: five in a row', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, { ...DOWN });
+		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'held' });
+	});
+
+	it('a request that has not failed yet is the probe: one whose item failed waits up to 2 s for it', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		// a new item is held: it will probe
+		expect(api.admit(T0 + 100)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000, wake: 'time' });
+		// at the probe's time a retry comes first: it waits for the new item
+		expect(api.admit(T0 + 1000, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held', until: T0 + 3000, wake: 'change' });
+		expect(api.admit(T0 + 1050)).toMatchObject({ go: true, probe: true });
+		expect(api.admit(T0 + 1060, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held' });
+	});
+
+	it('with no new item waiting, a retry probes at once; when the new one never comes, the retry probes after 2 s', () => {
+		const a = new Api(params());
+		for (let k = 0; k < 5; k++) a.call(T0, DOWN);
+		expect(a.admit(T0 + 1000, { retry: true, failedBefore: true })).toMatchObject({ go: true, probe: true });
+		const b = new Api(params());
+		for (let k = 0; k < 5; k++) b.call(T0, DOWN);
+		expect(b.admit(T0 + 100).go).toBe(false);
+		expect(b.admit(T0 + 2999, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held' });
+		expect(b.admit(T0 + 3000, { retry: true, failedBefore: true })).toMatchObject({ go: true, probe: true });
+	});
+
+	it('any success ends the hold, from the probe or from a request that started before it opened', () => {
+		const api = new Api(params());
+		const early = api.admit(T0);
+		for (let k = 0; k < 5; k++) api.call(T0 + 1, FAILED);
+		expect(api.admit(T0 + 2)).toMatchObject({ reason: 'held' });
+		expect(api.complete(T0 + 3, early.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+		expect(api.admit(T0 + 4)).toMatchObject({ go: true, probe: false });
+	});
+
+	it('half-open: a failure that is not the probe does not reopen the hold', () => {
+		const api = new Api(params());
+		const early = api.admit(T0);
+		for (let k = 0; k < 5; k++) api.call(T0 + 1, FAILED);
+		const probe = api.admit(T0 + 1001);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		expect(api.complete(T0 + 1002, early.id, FAILED)).toEqual([]);
+		expect(api.complete(T0 + 1003, probe.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+	});
+});
+
+describe('traffic controller: limits where the server puts them (named buckets)', () => {
+	const HOUR = 3600_000;
+	const github = (resource: string, remaining: number, status: 'ok' | 'limited' = 'ok'): Outcome => ({
+		...(status === 'ok' ? OK : { success: false, outageFailure: false, overload: false, throttled: false }),
+		quota: { remaining, resetMs: HOUR },
+		bucket: resource,
+	});
+	const withRoute = (outcome: Outcome, route: string): Outcome => ({ ...outcome, route });
+
+	it("a spent bucket pauses its routes only: the API's other routes, and routes never answered, go on", () => {
+		const api = new Api(params());
+		const search = api.admit(T0, { route: 'GET /search/issues' });
+		expect(api.complete(T0 + 10, search.id, withRoute(github('search', 0, 'limited'), 'GET /search/issues'))).toEqual([{ kind: 'paused', until: T0 + 10 + HOUR, by: 'quota', bucket: 'search' }]);
+		api.call(T0 + 20, withRoute(github('core', 4999), 'GET /repos/a/b'), { route: 'GET /repos/a/b' });
+		expect(api.admit(T0 + 30, { route: 'GET /search/issues' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', bucket: 'search', until: T0 + 10 + HOUR, wake: 'time' });
+		expect(api.admit(T0 + 31, { route: 'GET /repos/a/b' })).toMatchObject({ go: true });
+		expect(api.admit(T0 + 32, { route: 'GET /repos/c/d' })).toMatchObject({ go: true });
+		expect(api.admit(T0 + 33)).toMatchObject({ go: true });
+	});
+
+	it('at the reset one request on the bucket asks; its answer refills it (logged once), and the routes go again', () => {
+		const api = new Api(params());
+		api.call(T0, withRoute(github('search', 0, 'limited'), 'S'), { route: 'S' });
+		// the API is in use meanwhile (an API idle past the reset is forgotten, its quota with it)
+		for (let m = 5; m < 60; m += 5) api.call(T0 + m * 60_000, withRoute(github('core', 4000), 'R'), { route: 'R' });
+		const asker = api.admit(T0 + HOUR, { route: 'S' });
+		expect(asker.go).toBe(true);
+		expect(api.admit(T0 + HOUR + 1, { route: 'S' })).toMatchObject({ go: false, reason: 'paused', bucket: 'search', wake: 'change' });
+		expect(api.complete(T0 + HOUR + 2, asker.id, withRoute(github('search', 29), 'S'))).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled', bucket: 'search' }]);
+		expect(api.admit(T0 + HOUR + 3, { route: 'S' }).go).toBe(true);
+	});
+
+	it("counts a bucket's quota down with the requests its routes send", () => {
+		const api = new Api(params());
+		api.call(T0, withRoute(github('search', 2), 'S'), { route: 'S' });
+		expect([api.admit(T0 + 1, { route: 'S' }).go, api.admit(T0 + 2, { route: 'S' }).go]).toEqual([true, true]);
+		expect(api.admit(T0 + 3, { route: 'S' })).toMatchObject({ go: false, bucket: 'search' });
+		expect(api.admit(T0 + 4, { route: 'R' }).go).toBe(true);
+	});
+
+	it("a throttle naming a bucket whose quota is not spent (GitHub's secondary limit) pauses the whole API", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(60_000, 'retry-after'), quota: { remaining: 4000, resetMs: HOUR }, bucket: 'core', route: 'R' }, { route: 'R' });
+		expect(api.admit(T0 + 1, { route: 'other' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'retry-after' });
+		expect(api.admit(T0 + 1, { route: 'other' }).bucket).toBeUndefined();
+	});
+
+	it("a 429 naming a spent bucket with a longer Retry-After pauses the bucket until then, and does not halve the window", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(5_000, 'retry-after'), quota: { remaining: 0, resetMs: 1_000 }, bucket: 'abc', route: 'R' }, { route: 'R' });
+		expect(api.admit(T0 + 1, { route: 'R' })).toMatchObject({ go: false, bucket: 'abc', until: T0 + 5_000 });
+		expect(api.admit(T0 + 2, { route: 'other' })).toMatchObject({ go: true, window: 10 });
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
+	});
+
+	it('remembers at most 64 routes, the most recently learned', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 70; k++) api.call(T0 + k, withRoute(github('core', 4000), `r${k}`), { route: `r${k}` });
+		expect(api.data?.buckets?.routes).toHaveLength(64);
+		expect(api.data?.buckets?.routes[0]).toEqual(['r6', 'core']);
+	});
+});
+
+describe('traffic controller: every pause and its end is an event, once', () => {
+	it('a stated pause ends at its time: the first step after it says so', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(2000));
+		expect(api.admit(T0 + 1000).events).toBeUndefined();
+		expect(api.admit(T0 + 2000).events).toEqual([{ kind: 'resumed', by: 'retry-after', how: 'time' }]);
+		expect(api.admit(T0 + 2001).events).toBeUndefined();
+	});
+
+	it("the API's quota spent by an answer, and refilled by the next answer after its reset", () => {
+		const api = new Api(params());
+		expect(api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 1000 } }).go).toBe(true);
+		expect(api.events).toEqual([{ kind: 'paused', until: T0 + 1000, by: 'quota' }]);
+		const asker = api.admit(T0 + 1000);
+		expect(api.complete(T0 + 1001, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } })).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled' }]);
 	});
 });
 

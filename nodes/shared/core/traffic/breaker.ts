@@ -16,15 +16,22 @@
  *   half-open  allow: refused while the probe is in flight; a probe that has not reported for
  *              probeTimeoutMs (default breakMs; its process may have died) is given up, and the
  *              call becomes the new probe.
- *              record: the outcome is taken as the probe's. Success: closed, openings = 0, window
- *              and streak empty. Failure: open again for a longer break.
+ *              record: the probe's outcome decides. Success: closed, openings = 0, window and
+ *              streak empty. Failure: open again for a longer break.
+ *
+ *   Any success ends it, open or half-open, whichever call it came from: an answer shows the
+ *   upstream is up (a call that started before the opening reports late: its news is as fresh).
+ *   A failure of a call other than the probe changes nothing while open or half-open.
+ *
+ *   Only the first failure of a caller counts toward opening (a report with `counted: false` is a
+ *   caller that failed already, an item's retry): the same few items failing again and again
+ *   while others succeed are items that fail, not an upstream that is down. Their successes count.
  *
  *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
  *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
  *
- * In half-open every outcome counts as the probe's: the store cannot tell the probe from a call
- * that started before the breaker opened and reports late. Either way it is fresh news of the
- * upstream, so it is used.
+ * The probe is known by its id (`allowCall`'s); a state written before ids were kept has none, and
+ * then every outcome in half-open counts as the probe's, as it did.
  *
  * Forgetting: a state nobody touched for long enough is as good as none, and is reset to a fresh
  * closed breaker (the store drops it at the same moment, see breakerForgetAt):
@@ -84,6 +91,12 @@ export interface BreakerData {
 	openUntil?: number;
 	/** Half-open: when the probe in flight was let through (epoch ms). */
 	probeSince?: number;
+	/** Half-open: the probe's id, when its caller gave one. */
+	probeId?: string;
+	/** Open or half-open: when it opened this time (epoch ms). */
+	openedAt?: number;
+	/** The last time a caller that had not failed yet was refused (epoch ms): it will be the probe. */
+	freshWaitingAt?: number;
 	/** The window the buckets were counted for; a different window empties them. */
 	windowMs: number;
 	/** Closed only: at most 10 buckets, oldest first: [bucket number, calls, failures]. */
@@ -179,12 +192,14 @@ function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
 	return snapshot;
 }
 
-/** Asks before a call: closed lets it through, open refuses it, half-open lets one probe through. */
-export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerStep<BreakerVerdict> {
+/** Asks before a call (`id` names it, to know the probe's report): closed lets it through, open refuses it, half-open lets one probe through. */
+export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams, id?: string): BreakerStep<BreakerVerdict> {
 	const next = settle(data, nowMs, params);
 	const probe = (): BreakerStep<BreakerVerdict> => {
 		next.state = 'half-open';
 		next.probeSince = nowMs;
+		if (id !== undefined) next.probeId = id;
+		else delete next.probeId;
 		delete next.openUntil;
 		return { data: next, result: { allowed: true, probe: true, snapshot: snapshotOf(next, params) } };
 	};
@@ -206,8 +221,28 @@ function open(next: BreakerData, nowMs: number, params: BreakerParams): void {
 	next.state = 'open';
 	next.openings += 1;
 	next.openUntil = nowMs + breakDuration(next.openings, params);
+	next.openedAt = nowMs;
 	delete next.probeSince;
+	delete next.probeId;
 	next.buckets = [];
+}
+
+function close(next: BreakerData): void {
+	next.state = 'closed';
+	next.openings = 0;
+	next.consecutiveFailures = 0;
+	delete next.probeSince;
+	delete next.probeId;
+	delete next.openUntil;
+	delete next.openedAt;
+	delete next.freshWaitingAt;
+	next.buckets = [];
+}
+
+/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure does not count toward opening). */
+export interface BreakerReport {
+	id?: string;
+	counted?: boolean;
 }
 
 function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
@@ -218,36 +253,40 @@ function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
 }
 
 /** Records the outcome of a call the breaker let through; returns the state change it caused. */
-export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams): BreakerStep<BreakerChange | undefined> {
+export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams, report: BreakerReport = {}): BreakerStep<BreakerChange | undefined> {
 	const next = settle(data, nowMs, params);
 	const from = next.state;
-	switch (next.state) {
-		case 'closed': {
-			// A whole window without a call ends a streak: failures that far apart are not an outage
-			if (next.buckets.length === 0) next.consecutiveFailures = 0;
-			addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), 1, success ? 0 : 1);
-			next.consecutiveFailures = success ? 0 : next.consecutiveFailures + 1;
-			// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
-			if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
-			open(next, nowMs, params);
-			break;
-		}
-		case 'open':
-			return { data: next, result: undefined };
-		case 'half-open':
-			if (success) {
-				next.state = 'closed';
-				next.openings = 0;
-				next.consecutiveFailures = 0;
-				delete next.probeSince;
-				next.buckets = [];
-			} else {
-				next.consecutiveFailures += 1;
-				open(next, nowMs, params);
-			}
-			break;
+	if (from === 'closed') {
+		// A whole window without a call ends a streak: failures that far apart are not an outage
+		if (next.buckets.length === 0) next.consecutiveFailures = 0;
+		if (!success && report.counted === false) return { data: next, result: undefined };
+		addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), 1, success ? 0 : 1);
+		next.consecutiveFailures = success ? 0 : next.consecutiveFailures + 1;
+		// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
+		if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
+		open(next, nowMs, params);
+	} else if (success) close(next);
+	else {
+		// open: a call that started before the opening; half-open: only the probe's failure reopens it
+		const isProbe = from === 'half-open' && (next.probeId === undefined || report.id === undefined || report.id === next.probeId);
+		if (!isProbe) return { data: next, result: undefined };
+		next.consecutiveFailures += 1;
+		open(next, nowMs, params);
 	}
 	return { data: next, result: { from, to: next.state, snapshot: snapshotOf(next, params) } };
+}
+
+/**
+ * A caller that has not failed yet was refused (mutates): until the breaker closes, the probe waits
+ * for it a moment rather than go with a caller that failed already (whose failure says less).
+ */
+export function markFreshWaiting(data: BreakerData, nowMs: number): void {
+	if (data.state !== 'closed') data.freshWaitingAt = nowMs;
+}
+
+/** Has a caller that had not failed yet been refused since the breaker opened this time? */
+export function freshWaiting(data: BreakerData | undefined): boolean {
+	return data !== undefined && data.freshWaitingAt !== undefined && data.openedAt !== undefined && data.freshWaitingAt >= data.openedAt;
 }
 
 /** The breaker as it stands at `nowMs`, changing nothing. */

@@ -8,10 +8,13 @@
  *                (a daily limit without a reset time) is probed instead: one request after a
  *                minute, then at doubling intervals up to 15 minutes, and the first answer that is
  *                not a throttle ends the pause.
- *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
- *                ratio): nothing goes but one probe at a time, with growing intervals; when a probe
- *                succeeds, the held requests come back in slow start (one in flight, then two,
- *                four...), not as a wave.
+ *                A quota in an answer that names its bucket (GitHub's x-ratelimit-resource) is that
+ *                bucket's (buckets.ts): spent, it pauses the routes that answered with that bucket.
+ *   held         the API looks down (the circuit breaker's rule: first failures in a row, or a
+ *                failure ratio; an item's retries failing again do not count): nothing goes but one
+ *                probe at a time, with growing intervals, a request that has not failed yet first;
+ *                any success ends it, and the held requests come back in slow start (one in
+ *                flight, then two, four...), not as a wave.
  *   concurrency  requests in flight to the API are at its learned window (AIMD, window.ts), which
  *                the next execution inherits.
  *   rate         the pace: a fixed limit the user set, or one learned from throttling (rate.ts).
@@ -22,7 +25,8 @@
  * Pure: time is a parameter, the state is plain JSON a store keeps per API (in memory, or in Redis
  * shared by every worker, applied atomically). `admit` and `complete` are its only two steps.
  */
-import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
+import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWaiting, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
+import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
@@ -59,6 +63,8 @@ export interface TrafficData {
 	pauseProbeId?: string;
 	budget?: BudgetData;
 	hold?: BreakerData;
+	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
+	buckets?: BucketsData;
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -72,9 +78,13 @@ export interface AdmitRequest {
 	retry: boolean;
 	/** The wait before this retry was the server's (Retry-After): the budget is not spent on it. */
 	paced: boolean;
+	/** The item's earlier request failed in this run: while the API is held, one that has not goes as the probe first. */
+	failedBefore?: boolean;
+	/** The request's route (a hash of its method and path): which bucket it counts against, once an answer said. */
+	route?: string;
 }
 
-export type Admission =
+export type Admission = (
 	| { go: true; probe: boolean; inFlight: number; window: number; budget?: BudgetSnapshot }
 	| {
 			go: false;
@@ -88,7 +98,13 @@ export type Admission =
 			wake: 'time' | 'change';
 			/** What paused the API (reason `paused`). */
 			pausedBy?: string;
-	  };
+			/** The bucket whose quota is spent (reason `paused`), when the pause is one bucket's. */
+			bucket?: string;
+	  }
+) & {
+	/** What changed as time passed (a pause that ended), for the log: once, with the step that saw it. */
+	events?: TrafficEvent[];
+};
 
 export interface Outcome {
 	/** The request got a response under 400. */
@@ -103,11 +119,17 @@ export interface Outcome {
 	serverWait?: { ms: number; header: string; inferred?: boolean };
 	/** The quota the answer advertised (success or not). */
 	quota?: { remaining: number; resetMs: number };
+	/** The bucket the answer named (GitHub's x-ratelimit-resource): the quota is that bucket's. */
+	bucket?: string;
+	/** The request's route, as admitted. */
+	route?: string;
+	/** The item's earlier request failed in this run: a failure again does not count toward a hold. */
+	failedBefore?: boolean;
 }
 
 export type TrafficEvent =
-	| { kind: 'paused'; until: number; by: string; probedFrom?: number }
-	| { kind: 'resumed'; by: string }
+	| { kind: 'paused'; until: number; by: string; probedFrom?: number; bucket?: string }
+	| { kind: 'resumed'; by: string; how: 'probe' | 'time' | 'refilled'; bucket?: string }
 	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
 	| { kind: 'recovered'; change: BreakerChange }
 	| { kind: 'window'; decrease: WindowDecrease }
@@ -131,6 +153,12 @@ const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
 /** A pause whose end the node infers is first probed after this long, then at doubling intervals up to the max. */
 const PAUSE_PROBE_FIRST_MS = 60_000;
 const PAUSE_PROBE_MAX_MS = 15 * 60_000;
+
+/**
+ * While the hold's probe is due, a request that failed already waits this long for one that has not
+ * (it was refused, so it comes back at the probe's time): its answer says more of the API.
+ */
+const FRESH_PROBE_GRACE_MS = 2_000;
 
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
@@ -157,7 +185,7 @@ function copyJson<T>(value: T): T {
  * copied, not each lease; the rest is small.
  */
 function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
-	const { window, rate, leases, budget, hold, ...rest } = data;
+	const { window, rate, leases, budget, hold, buckets, ...rest } = data;
 	const live: Lease[] = [];
 	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
 	return {
@@ -167,15 +195,20 @@ function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
 		leases: live,
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
+		...(buckets ? { buckets: copyJson(buckets) } : {}),
 	};
 }
 
-/** A copy at `nowMs`: forgotten when idle long enough, expired leases given up. */
-function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
+/** A copy at `nowMs`: forgotten when idle long enough, expired leases given up; a pause whose time is over ends (an event). */
+function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams, events: TrafficEvent[]): TrafficData {
 	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
 	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
 	const next = copyTraffic(data, nowMs);
-	if (next.pausedUntil <= nowMs) endPause(next);
+	if (next.pausedUntil !== 0 && next.pausedUntil <= nowMs) {
+		events.push({ kind: 'resumed', by: next.pausedBy ?? 'Retry-After', how: 'time' });
+		endPause(next);
+	}
+	if (next.buckets) settleBuckets(next.buckets, nowMs);
 	return next;
 }
 
@@ -200,6 +233,20 @@ function pausedVerdict(data: TrafficData, nowMs: number): Extract<Admission, { g
 	return { go: false, reason: 'paused', until: Math.min(data.pausedUntil, data.pauseProbeAt), wake: probeOut ? 'change' : 'time', ...pausedBy };
 }
 
+/**
+ * The hold: open, the next probe goes at openUntil; half-open, a probe is out and its answer ends the
+ * wait (at openUntil it is given up, and the next request probes). A request whose item failed
+ * already lets one that has not go first, when one waits. True: the request is the probe.
+ */
+function heldVerdict(data: TrafficData, nowMs: number, request: AdmitRequest, holdParams: BreakerParams): Extract<Admission, { go: false }> | boolean {
+	const hold = breakerSnapshot(data.hold, nowMs, holdParams);
+	if (hold.state === 'closed') return false;
+	if (hold.openUntil !== undefined && nowMs < hold.openUntil) return { go: false, reason: 'held', until: hold.openUntil, wake: hold.state === 'open' ? 'time' : 'change' };
+	const due = hold.openUntil ?? nowMs;
+	if (request.failedBefore && freshWaiting(data.hold) && nowMs < due + FRESH_PROBE_GRACE_MS) return { go: false, reason: 'held', until: due + FRESH_PROBE_GRACE_MS, wake: 'change' };
+	return true;
+}
+
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
 function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
 	if (data.pausedUntil > nowMs) {
@@ -210,18 +257,11 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 	}
 	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
+	const bucket = bucketSpentUntil(data.buckets, request.route, nowMs, data.leases);
+	if (bucket !== undefined) return { go: false, reason: 'paused', until: bucket.until, wake: bucket.wake, pausedBy: 'quota', bucket: bucket.bucket };
 
-	let probe = false;
-	const holdParams = holdOf(params);
-	if (holdParams) {
-		const hold = breakerSnapshot(data.hold, nowMs, holdParams);
-		// open: the next probe goes at openUntil; half-open: a probe is out, its answer ends the wait
-		// (at openUntil it is given up, and the next request probes)
-		if (hold.state !== 'closed') {
-			if (hold.openUntil !== undefined && nowMs < hold.openUntil) return { go: false, reason: 'held', until: hold.openUntil, wake: hold.state === 'open' ? 'time' : 'change' };
-			probe = true;
-		}
-	}
+	const probe = holdOf(params) ? heldVerdict(data, nowMs, request, holdOf(params)!) : false;
+	if (probe !== false && probe !== true) return probe;
 	// a probe is one request, whatever the window: it must not wait behind requests that hang
 	if (!probe && data.leases.length >= windowSize(data.window, params.window)) {
 		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
@@ -243,12 +283,16 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 
 /** Before a request: it goes (and is counted), or it waits, and why. */
 export function admit(previous: TrafficData | undefined, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
-	const data = settle(previous, nowMs, params);
+	const events: TrafficEvent[] = [];
+	const data = settle(previous, nowMs, params, events);
 	data.touchedAt = nowMs;
 	const verdict = blocked(data, nowMs, request, params);
+	const ended = events.length > 0 ? { events } : {};
 	if ('go' in verdict) {
 		if (verdict.reason === 'rate') paceHeld(data.rate, nowMs);
-		return { data, result: verdict };
+		// the probe waits for it: its item has not failed yet
+		if (verdict.reason === 'held' && !request.failedBefore && data.hold) markFreshWaiting(data.hold, nowMs);
+		return { data, result: { ...verdict, ...ended } };
 	}
 	const { probe } = verdict;
 	if (verdict.pauseProbe) {
@@ -257,7 +301,7 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		data.pauseProbeAt = nowMs + (data.pauseProbeMs ?? PAUSE_PROBE_FIRST_MS);
 	}
 	const holdParams = holdOf(params);
-	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams).data;
+	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams, request.id).data;
 	let budget: BudgetSnapshot | undefined;
 	if (params.budget && !probe && !(request.retry && request.paced)) {
 		// a paced retry counts as neither: the server set its time, and it adds no first attempt
@@ -267,14 +311,15 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	}
 	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
 	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id);
-	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}) } };
+	bucketSent(data.buckets, request.route, nowMs, request.id);
+	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}), ...ended } };
 }
 
 /** After a request (its outcome, by the lease id `admit` was given): what it teaches the controller. */
 export function complete(previous: TrafficData | undefined, nowMs: number, id: string, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
-	const data = settle(previous, nowMs, params);
-	data.touchedAt = nowMs;
 	const events: TrafficEvent[] = [];
+	const data = settle(previous, nowMs, params, events);
+	data.touchedAt = nowMs;
 	const index = data.leases.findIndex(([leaseId]) => leaseId === id);
 	// a lease given up (expired) still reports: its news of the API is as good
 	const startSeq = index >= 0 ? data.leases[index][2] : data.window.starts;
@@ -283,20 +328,13 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	if (pauseProbe) delete data.pauseProbeId;
 
 	const holdParams = holdOf(params);
-	if (holdParams) {
-		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams);
-		data.hold = step.data;
-		const change = step.result;
-		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
-		if (change?.from === 'half-open' && change.to === 'closed') {
-			restart(data.window);
-			events.push({ kind: 'recovered', change });
-		}
-	}
+	if (holdParams) learnHold(data, nowMs, id, outcome, holdParams, events);
+	// a bucket's spent quota is the bucket's limit, not the API's: it pauses that bucket only
+	const bucketSpent = outcome.bucket !== undefined && outcome.quota !== undefined && outcome.quota.remaining <= 0;
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
-	} else if (outcome.overload && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
+	} else if (outcome.overload && !bucketSpent && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
 		// a throttle with a requested wait is answered by the pause (and the learned pace): halving the
 		// window on top would serialize an API that paces each caller with Retry-After (a wait of 0 is
 		// no pause: the window answers it)
@@ -309,15 +347,43 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
-	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), data.leases.length, nowMs);
-	else quotaUnanswered(data.rate, id, nowMs);
-	if (outcome.throttled && outcome.serverWait) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	learnQuota(data, nowMs, id, outcome, events);
+	if (outcome.throttled && outcome.serverWait && !bucketSpent) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
-		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
+		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe', how: 'probe' });
 		endPause(data);
 	}
 	return { data, result: events };
+}
+
+/** What the answer tells the hold (mutates): an item's repeated failure does not count; any success ends it. */
+function learnHold(data: TrafficData, nowMs: number, id: string, outcome: Outcome, holdParams: BreakerParams, events: TrafficEvent[]): void {
+	const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, { id, counted: outcome.failedBefore !== true });
+	data.hold = step.data;
+	const change = step.result;
+	if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
+	if (change && change.from !== 'closed' && change.to === 'closed') {
+		restart(data.window);
+		events.push({ kind: 'recovered', change });
+	}
+}
+
+/** The quota the answer advertised (mutates): its bucket's when it names one, else the API's. A spent one and its refill are events. */
+function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outcome, events: TrafficEvent[]): void {
+	const quota = outcome.quota;
+	if (outcome.bucket !== undefined) {
+		data.buckets ??= { routes: [], quotas: {} };
+		const wait = outcome.throttled && outcome.serverWait && !outcome.serverWait.inferred ? { waitMs: outcome.serverWait.ms } : {};
+		const change = bucketAnswered(data.buckets, nowMs, id, { bucket: outcome.bucket, ...(outcome.route !== undefined ? { route: outcome.route } : {}), ...(quota ? { quota } : {}), ...wait });
+		const resetAt = data.buckets.quotas[outcome.bucket]?.resetAt ?? nowMs;
+		if (change === 'spent') events.push({ kind: 'paused', until: resetAt, by: 'quota', bucket: outcome.bucket });
+		if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled', bucket: outcome.bucket });
+		return;
+	}
+	const change = quota ? onQuota(data.rate, quota.remaining, nowMs + Math.max(0, quota.resetMs), data.leases.length, nowMs) : quotaUnanswered(data.rate, id, nowMs);
+	if (change === 'spent') events.push({ kind: 'paused', until: data.rate.quota?.resetAt ?? nowMs, by: 'quota' });
+	if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled' });
 }
 
 /**
@@ -363,6 +429,7 @@ export function trafficForgetAt(data: TrafficData, params: TrafficParams): numbe
 		rateForgetAt(data.rate),
 		latestLeaseEnd(data.leases),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
+		data.buckets ? bucketsForgetAt(data.buckets) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);
 }

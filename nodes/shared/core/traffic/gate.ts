@@ -64,6 +64,10 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 	const limit = beyondServerLimit ? `more than Max Server-Requested Delay (${formatDuration(limits.maxServerDelayMs)})` : 'after the total deadline';
 	switch (blocked.reason) {
 		case 'paused': {
+			if (blocked.bucket !== undefined) {
+				const wait = blocked.until !== undefined ? ` for ${formatDuration(blocked.until - nowMs)}` : '';
+				return { stop: 'retry-after-too-long', why: `The API paused the requests to its rate-limit bucket "${blocked.bucket}"${wait}: its quota is spent until its reset${when}, ${limit}` };
+			}
 			const by = blocked.pausedBy === 'quota' ? 'its rate-limit quota is spent until its reset' : `it asked to wait (${blocked.pausedBy ?? 'Retry-After'})`;
 			const wait = blocked.until !== undefined ? ` ${formatDuration(blocked.until - nowMs)}` : '';
 			return { stop: 'retry-after-too-long', why: `The API paused all requests:${wait ? ` for${wait}` : ''} ${by}${when}, ${limit}` };
@@ -91,6 +95,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		if (signal?.aborted) return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		const now = runtime.now();
 		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data) => admit(data, now, request, ctx.params));
+		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
 			// room left: the next waiter may go too (slow start grows the window one success at a time)
 			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
@@ -111,7 +116,8 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere)
 		const target = until !== undefined ? until + spread(until - now, () => runtime.random()) : Infinity;
 		const limit = Math.min(target, limits.deadlineAt ?? Infinity);
-		if (admission.reason === 'paused' && admission.wake === 'time') {
+		// (a bucket's pause is not the API's: the API's requests going on must not wake its waiters)
+		if (admission.reason === 'paused' && admission.wake === 'time' && admission.bucket === undefined) {
 			// in line, oldest first: when the pause ends the first request through wakes the one that
 			// has waited longest, and so on, so that requests which arrived during the pause (new
 			// items) do not go before the retries the pause held back, and whose 429 may pause it again

@@ -70,3 +70,26 @@ export function readQuota(headers: HeaderBag | undefined, nowMs: number): Quota 
 	if (spent.length > 0) return spent.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
 	return quotas.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
 }
+
+/** Discord's top-level resources: a bucket's limit is counted per channel, guild or webhook (its id and token). */
+const DISCORD_MAJOR = /^\/api(?:\/v\d+)?\/(channels\/\d+|guilds\/\d+|webhooks\/\d+(?:\/[^/]+)?)/;
+
+/**
+ * The rate-limit bucket an answer names: GitHub's `x-ratelimit-resource` (core, search, graphql...),
+ * Discord's `x-ratelimit-bucket` (a hash shared by routes with one limit, counted per top-level
+ * resource of the path: `majorOf` gives that part, hashed by the caller as it may hold a webhook's
+ * token). Undefined when the answer names none: the API is the unit.
+ */
+export function readBucket(headers: HeaderBag | undefined, path: string, majorOf: (major: string) => string): string | undefined {
+	const h = normalizeHeaders(headers);
+	const clean = (value: string | undefined) => {
+		const v = value?.trim();
+		return v && v.length <= 64 && /^[\x21-\x7e]+$/.test(v) ? v : undefined;
+	};
+	const github = clean(h['x-ratelimit-resource']);
+	if (github !== undefined) return github;
+	const discord = clean(h['x-ratelimit-bucket']);
+	if (discord === undefined) return undefined;
+	const major = DISCORD_MAJOR.exec(path);
+	return major ? `${discord}@${majorOf(major[1])}` : discord;
+}
