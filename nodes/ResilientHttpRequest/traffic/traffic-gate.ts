@@ -31,7 +31,7 @@ function shortHash(text: string): string {
 }
 
 /** The request as the controller knows it: its route (hashed: a path may hold a token) and path. */
-export interface TrafficRequest {
+interface TrafficRequest {
 	route: string;
 	path: string;
 }
@@ -103,6 +103,7 @@ function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paus
 
 function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'resumed' }>): string {
 	if (event.how === 'refilled') return event.bucket !== undefined ? `the API ${label}'s rate-limit bucket "${event.bucket}" is refilled: requests to it go again` : `the API ${label}'s rate-limit quota is refilled: its requests go again`;
+	if (event.how === 'hand') return `the API ${label}'s ${event.bucket !== undefined ? `rate-limit bucket "${event.bucket}"` : event.by} was ended by hand: its requests go again`;
 	if (event.how === 'probe') return `the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`;
 	return `the API ${label}'s pause (${event.by}) is over: its requests go again`;
 }

@@ -19,7 +19,7 @@
  * idle key.
  */
 import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
-import type { StateStore, TrafficStep } from '../core/traffic/store';
+import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 
 export const MEMORY_STORE_DEFAULTS = Object.freeze({
 	/** Far more APIs than a process calls (the heap a key takes is measured by the benchmark). */
@@ -40,7 +40,7 @@ interface Entry {
 	forgetAt: number;
 }
 
-export class MemoryStateStore implements StateStore {
+export class MemoryStateStore implements StateStore, TrafficInspector {
 	readonly kind = 'memory' as const;
 	/** Insertion order is recency order: every use moves a key to the end. */
 	private readonly entries = new Map<string, Entry>();
@@ -66,6 +66,12 @@ export class MemoryStateStore implements StateStore {
 		const result = step(this.take(key, nowMs)?.data);
 		this.keep(key, { data: result.data, forgetAt: trafficForgetAt(result.data, params) }, nowMs);
 		return result.result;
+	}
+
+	async list(nowMs: number): Promise<Array<{ key: string; data: TrafficData }>> {
+		const live: Array<{ key: string; data: TrafficData }> = [];
+		for (const [key, entry] of this.entries) if (nowMs < entry.forgetAt) live.push({ key, data: entry.data });
+		return live;
 	}
 
 	/** Removes and returns the entry; `keep` puts it back at the most recently used end. */

@@ -22,7 +22,7 @@ import type { Redis } from 'ioredis';
 import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { withTimeout } from '../core/runtime';
 import { clientOptions, connectionId, loadIoredis, messageOf, RedisStoreError, type RedisConnection } from './redis-connection';
-import type { StateStore, TrafficStep } from '../core/traffic/store';
+import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -82,7 +82,7 @@ function parseState(raw: string): TrafficData | undefined {
 	}
 }
 
-export class RedisStateStore implements StateStore {
+export class RedisStateStore implements StateStore, TrafficInspector {
 	readonly kind = 'redis' as const;
 	readonly connection: Readonly<RedisConnection>;
 	private readonly options: Required<RedisStateStoreOptions>;
@@ -143,6 +143,29 @@ export class RedisStateStore implements StateStore {
 			this.remember(key, raw);
 		}
 		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on this step`);
+	}
+
+	/** Every API's state in Redis (SCAN, then MGET by pages): for an operator, not on a request's path. */
+	async list(): Promise<Array<{ key: string; data: TrafficData }>> {
+		const redis = await this.client();
+		const prefix = this.keyFor('');
+		const found: Array<{ key: string; data: TrafficData }> = [];
+		let cursor = '0';
+		try {
+			do {
+				const [next, keys] = await this.timed(redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500));
+				cursor = next;
+				if (keys.length === 0) continue;
+				const values = await this.timed(redis.mget(...keys));
+				keys.forEach((redisKey, k) => {
+					const data = parseState(values[k] ?? '');
+					if (data) found.push({ key: redisKey.slice(prefix.length), data });
+				});
+			} while (cursor !== '0');
+		} catch (error) {
+			throw this.wrap(error);
+		}
+		return found;
 	}
 
 	/** The state last read or written per key: bounded, least recently used first out. */

@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { admit, complete, trafficForgetAt, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -325,6 +326,17 @@ describeRedis(redisTitle, () => {
 		await takeDown(workerA, 'a', T0);
 		expect(await call(workerA, 'a', T0)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
 		expect(await call(workerA, 'b', T0)).toMatchObject({ go: true });
+	});
+
+	it("lists every API's state for the operator; a hold ended by hand on one worker lets the other's next request go", async () => {
+		await takeDown(workerA, 'op-1', T0);
+		await call(workerA, 'op-2', T0);
+		const listed = await workerB.list();
+		expect(listed.map((l) => l.key).sort()).toEqual(expect.arrayContaining(['op-1', 'op-2']));
+		expect(listed.find((l) => l.key === 'op-1')?.data.hold?.state).toBe('open');
+		expect(await call(workerA, 'op-1', T0 + 1)).toMatchObject({ go: false, reason: 'held' });
+		await workerB.traffic('op-1', T0 + 2, P, (d) => ({ data: resumeTraffic(d, T0 + 2, { pause: true, hold: true }).data, result: undefined }));
+		expect(await call(workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
 	});
 
 	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks)', async () => {

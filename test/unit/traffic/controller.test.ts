@@ -403,8 +403,9 @@ describe('traffic controller: limits where the server puts them (named buckets)'
 	it("a throttle naming a bucket whose quota is not spent (GitHub's secondary limit) pauses the whole API", () => {
 		const api = new Api(params());
 		api.call(T0, { ...throttled(60_000, 'retry-after'), quota: { remaining: 4000, resetMs: HOUR }, bucket: 'core', route: 'R' }, { route: 'R' });
-		expect(api.admit(T0 + 1, { route: 'other' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'retry-after' });
-		expect(api.admit(T0 + 1, { route: 'other' }).bucket).toBeUndefined();
+		const other = api.admit(T0 + 1, { route: 'other' });
+		expect(other).toMatchObject({ go: false, reason: 'paused', pausedBy: 'retry-after' });
+		expect('bucket' in other).toBe(false);
 	});
 
 	it("a 429 naming a spent bucket with a longer Retry-After pauses the bucket until then, and does not halve the window", () => {

@@ -240,7 +240,7 @@ function close(next: BreakerData): void {
 }
 
 /** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure does not count toward opening). */
-export interface BreakerReport {
+interface BreakerReport {
 	id?: string;
 	counted?: boolean;
 }

@@ -28,7 +28,7 @@ const MAX_ROUTES = 64;
 /** Buckets with a quota in force per API (GitHub has about ten resources). */
 const MAX_BUCKETS = 32;
 
-export function bucketOfRoute(data: BucketsData | undefined, route: string | undefined): string | undefined {
+function bucketOfRoute(data: BucketsData | undefined, route: string | undefined): string | undefined {
 	if (!data || route === undefined) return undefined;
 	for (const [r, bucket] of data.routes) if (r === route) return bucket;
 	return undefined;

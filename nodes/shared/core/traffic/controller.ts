@@ -42,6 +42,8 @@ export interface TrafficParams {
 	rateLimitRps?: number;
 	/** A request that has not reported for this long is given up (its worker may have died). */
 	leaseMs: number;
+	/** How the log names the API (its host): kept in the state for the operator's view. */
+	label?: string;
 }
 
 /** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
@@ -65,6 +67,8 @@ export interface TrafficData {
 	hold?: BreakerData;
 	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
 	buckets?: BucketsData;
+	/** How the log names the API (TrafficParams.label), for the operator's view. */
+	label?: string;
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -129,7 +133,7 @@ export interface Outcome {
 
 export type TrafficEvent =
 	| { kind: 'paused'; until: number; by: string; probedFrom?: number; bucket?: string }
-	| { kind: 'resumed'; by: string; how: 'probe' | 'time' | 'refilled'; bucket?: string }
+	| { kind: 'resumed'; by: string; how: 'probe' | 'time' | 'refilled' | 'hand'; bucket?: string }
 	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
 	| { kind: 'recovered'; change: BreakerChange }
 	| { kind: 'window'; decrease: WindowDecrease }
@@ -286,6 +290,7 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	const events: TrafficEvent[] = [];
 	const data = settle(previous, nowMs, params, events);
 	data.touchedAt = nowMs;
+	if (params.label !== undefined && data.label !== params.label) data.label = params.label;
 	const verdict = blocked(data, nowMs, request, params);
 	const ended = events.length > 0 ? { events } : {};
 	if ('go' in verdict) {

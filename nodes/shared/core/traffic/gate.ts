@@ -122,12 +122,15 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			// has waited longest, and so on, so that requests which arrived during the pause (new
 			// items) do not go before the retries the pause held back, and whose 429 may pause it again
 			await ctx.waiters.wait(queueOf(ctx.key, 'paused'), Math.max(0, limit - now), (ms, fire) => runtime.startTimer(ms, fire), signal);
-		} else if (admission.wake === 'time') {
+		} else if (admission.wake === 'time' && admission.reason !== 'paused' && admission.reason !== 'held') {
 			try {
 				await runtime.sleep(Math.max(0, limit - now), signal);
 			} catch {
 				// the sleeper rejects only when the signal aborts; the loop's first check says so
 			}
+		} else if (admission.wake === 'time') {
+			// a bucket's pause, or a hold until its probe: woken early only when ended by hand (wakeAll)
+			await ctx.waiters.wait(`${ctx.key}|${admission.reason}-time`, Math.max(0, limit - now), (ms, fire) => runtime.startTimer(ms, fire), signal);
 		} else {
 			// a quota past its reset waits for the answer that tells the new count: any report may be it
 			const queue = queueOf(ctx.key, admission.reason === 'paused' ? 'concurrency' : admission.reason);

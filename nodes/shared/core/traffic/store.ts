@@ -18,3 +18,9 @@ export interface StateStore {
 	 */
 	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T>;
 }
+
+/** Every API's state, read for an operator (the Traffic Control node), never on a request's path. */
+export interface TrafficInspector {
+	/** The APIs whose state is kept now: their keys (hashed) and states, in no particular order. */
+	list(nowMs: number): Promise<Array<{ key: string; data: TrafficData }>>;
+}
