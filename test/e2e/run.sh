@@ -3,7 +3,8 @@
 # (cached), builds when dist/ is stale, packs the package once, then runs test/e2e/*.e2e.mjs
 # with Node's test runner on the machine's Node. Extra arguments replace the file list:
 #   bash test/e2e/run.sh test/e2e/tarball-loads.e2e.mjs
-# Environment: E2E_CONCURRENCY (test files at once, default 1: each n8n boot takes a core),
+# Environment: E2E_CONCURRENCY (test files at once, default 2: most files spend their time waiting
+# on real timers, and two at once keep the whole suite within CI's budget on 2 cores),
 # RH_E2E_TMP (user folders; default a fresh $TMPDIR/n8n-nodes-resilient-http-e2e.XXXXXX per run,
 # so that runs side by side never wipe each other's n8n folders; removed after a green run, kept
 # for inspection after a red one).
@@ -53,10 +54,32 @@ trap cleanup EXIT
 tarball="$(npm pack --silent --pack-destination "$RH_E2E_TMP/pack" | tail -n 1)"
 export RH_E2E_TARBALL="$RH_E2E_TMP/pack/$tarball"
 
-if [ $# -gt 0 ]; then files=("$@"); else files=(test/e2e/*.e2e.mjs); fi
+# The longest files start first, so that two lanes end together (longest-processing-time first);
+# a file not named here runs after them. Durations from a full run on 2 cores, in seconds.
+slowest_first=(
+  dead-letter-replay # 220
+  npm-start          # 150
+  long-wait          # 120
+  ai-agent-tool      # 120
+  queue-mode         # 115
+  install-readme     # 110
+  drop-in            # 105
+  retry-execution    # 85
+  ai-tool-editor     # 70
+  traffic-control-editor # 65
+)
+if [ $# -gt 0 ]; then
+  files=("$@")
+else
+  files=()
+  for name in "${slowest_first[@]}"; do [ -f "test/e2e/$name.e2e.mjs" ] && files+=("test/e2e/$name.e2e.mjs"); done
+  for file in test/e2e/*.e2e.mjs; do
+    case " ${files[*]} " in *" $file "*) ;; *) files+=("$file") ;; esac
+  done
+fi
 started=$(date +%s)
 status=0
-node --test --test-concurrency="${E2E_CONCURRENCY:-1}" "${files[@]}" || status=$?
+node --test --test-concurrency="${E2E_CONCURRENCY:-2}" "${files[@]}" || status=$?
 echo "[e2e] ${#files[@]} file(s) in $(( $(date +%s) - started )) s, exit $status (user folders: $RH_E2E_TMP)"
 if [ "$status" = 0 ] && [ "$own_tmp" = 1 ]; then cleanup; rm -rf "$RH_E2E_TMP"; trap - EXIT; fi
 exit "$status"
