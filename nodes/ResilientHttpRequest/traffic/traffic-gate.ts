@@ -93,12 +93,17 @@ function noteOf(result: GateResult): GateNote {
 	return note;
 }
 
+/** A time for the log; a server's absurd wait stays a valid date (the latest JavaScript has). */
+function isoTime(ms: number): string {
+	return new Date(Math.min(ms, 8.64e15)).toISOString();
+}
+
 function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paused' }>, nowMs: number): string {
-	const until = `${formatDuration(event.until - nowMs)} (${new Date(event.until).toISOString()})`;
+	const until = `${formatDuration(event.until - nowMs)} (${isoTime(event.until)})`;
 	if (event.bucket !== undefined) return `the API ${label}'s rate-limit bucket "${event.bucket}" is spent: requests to it wait for its reset in ${until}; its other endpoints go on`;
 	if (event.by === 'quota') return `the API ${label}'s rate-limit quota is spent: its requests wait for its reset in ${until}`;
 	if (event.probedFrom === undefined) return `the API ${label} asked to wait (${event.by}): its requests are paused for ${until}`;
-	return `the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${until}, one request probing from ${new Date(event.probedFrom).toISOString()}`;
+	return `the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${until}, one request probing from ${isoTime(event.probedFrom)}`;
 }
 
 function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'resumed' }>): string {
