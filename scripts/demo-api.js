@@ -20,6 +20,7 @@ const ROUTES = [
 	['/429date/:seconds/:key', 'the same, Retry-After as an HTTP-date'],
 	['/drop-after-processing/:key', 'a payment API: records the charge, drops the first connection, deduplicates by Idempotency-Key (example 03)'],
 	['/events/:id', 'a webhook receiver: ok-* 503 then 200, later-* 503 three times then 200, bad-* 400, down-* always 503 (examples 06, 07)'],
+	['/jobs/:seconds/:key', 'a job API: POST starts a job of seconds, 202 + Location; GET answers 202 running, then 200 done (example 09)'],
 	['/down', 'always 503'],
 	['/hang', 'never answers'],
 	['/echo', '200 with the request it got (method, path, query, headers, body)'],

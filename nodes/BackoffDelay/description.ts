@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
+import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -11,11 +11,27 @@ export const BACKOFF_DEFAULTS = {
 
 export const backoffDelayProperties: INodeProperties[] = [
 	{
+		displayName: 'Loop For',
+		name: 'loopFor',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Retrying Failures', value: 'failures', description: "Items come from a request's error output: retry the transient failures with backoff" },
+			{
+				name: 'Polling Until Done',
+				value: 'polling',
+				description: "Items come from an IF's \"not done\" branch: every item is a job not done yet, asked about again at the polling pace (or the Retry-After it carries) until Total Deadline",
+			},
+		],
+		default: 'failures',
+	},
+	{
 		displayName:
 			'Put this node after a request\'s error output and connect "Retry" back to the request. It counts attempts on the item, waits with backoff and jitter (never less than a Retry-After asks), and sends the item to "Give up" when it is done. n8n\'s HTTP Request passes the status but not the response headers on its error output: to honour Retry-After from it, turn on its options "Include Response Headers and Status" and "Never Error".',
 		name: 'usageNotice',
 		type: 'notice',
 		default: '',
+		displayOptions: { show: { loopFor: ['failures'] } },
 	},
 	{
 		displayName: 'Mode',
@@ -28,15 +44,24 @@ export const backoffDelayProperties: INodeProperties[] = [
 		],
 		default: 'wait',
 	},
-	maxAttemptsProperty,
+	{
+		displayName:
+			'Put this node on the "not done" branch of an IF behind the request that asks for the job\'s status, and connect "Retry" back to that request. Options > Total Deadline (required) bounds the polling; the item then goes to Give up with stoppedBecause "not-done-by-deadline".',
+		name: 'pollingNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { loopFor: ['polling'] } },
+	},
+	{ ...maxAttemptsProperty, displayOptions: { show: { loopFor: ['failures'] } } },
 	{
 		displayName: 'Only Retry Transient Failures',
 		name: 'onlyTransient',
 		type: 'boolean',
 		default: true,
+		displayOptions: { show: { loopFor: ['failures'] } },
 		description: 'Whether to send items whose failure cannot succeed later (a 400, 401, 404, an unknown host) straight to Give up',
 	},
-	{ ...retryOnStatusCodesProperty, displayOptions: { show: { onlyTransient: [true] } } },
+	{ ...retryOnStatusCodesProperty, displayOptions: { show: { onlyTransient: [true], loopFor: ['failures'] } } },
 	{
 		displayName: 'Options',
 		name: 'options',
@@ -62,8 +87,10 @@ export const backoffDelayProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
+			...pollProperties.filter((p) => p.name === 'maxPollInterval'),
 			maxServerDelayProperty(BACKOFF_DEFAULTS.maxServerDelayMs, 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up'),
 			obeyServerHintsProperty,
+			...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
 			{
 				displayName: 'Server-Requested Wait',
 				name: 'serverWait',
@@ -75,7 +102,7 @@ export const backoffDelayProperties: INodeProperties[] = [
 			},
 			totalDeadlineProperty(
 				0,
-				"Bound on the whole retry loop of an item, counted from its first failure (this node cannot know when the first attempt started; Resilient HTTP Request counts from there). 0 means none: Max Attempts bounds the loop.",
+				"Bound on the whole loop of an item, counted from its first pass through this node (its first failure; this node cannot know when the first attempt started, Resilient HTTP Request counts from there). 0 means none: Max Attempts bounds a retry loop; Polling Until Done needs a deadline.",
 			),
 		],
 	},

@@ -5,18 +5,22 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
+import type { AttemptFailure } from '../shared/core/classify';
 import { decideAfterFailure, type Decision, type DecisionPolicy, type RetryToken } from '../shared/core/decide';
+import { serverRequestedDelay } from '../shared/core/retry-after';
 import { RETRY_DEFAULTS } from '../shared/core/defaults';
 import { classifyItemFailure, parseWaitValue, readItemFailure, type ItemClassification, type ItemFailure } from '../shared/core/item-failure';
 import { stopSummary } from '../shared/core/stop-messages';
 import { numberParameter, parameterError } from '../shared/n8n/parameters';
-import { readSharedRetryParameters } from '../shared/n8n/retry-parameters';
+import { readPollParameters, readSharedRetryParameters } from '../shared/n8n/retry-parameters';
 import { formatDuration } from '../shared/core/retry-story';
 import type { Runtime } from '../shared/core/runtime';
 import { BACKOFF_DEFAULTS } from './description';
 import { readLoopState, type BackoffAnnotation } from './loop-state';
 
 interface ItemSettings {
+	/** Polling Until Done: every item is a job not done yet. */
+	polling: boolean;
 	policy: DecisionPolicy;
 	classification: ItemClassification;
 	stateField: string;
@@ -25,7 +29,10 @@ interface ItemSettings {
 
 function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
-	const onlyTransient = ctx.getNodeParameter('onlyTransient', i, true) as boolean;
+	const loopFor = ctx.getNodeParameter('loopFor', i, 'failures');
+	if (loopFor !== 'failures' && loopFor !== 'polling') parameterError(ctx, i, 'Loop For', `must be Retrying Failures or Polling Until Done, got ${JSON.stringify(loopFor)}`);
+	const polling = loopFor === 'polling';
+	const onlyTransient = polling || (ctx.getNodeParameter('onlyTransient', i, true) as boolean);
 	const stateField = String(options.stateField ?? BACKOFF_DEFAULTS.stateField).trim();
 	if (stateField === '') parameterError(ctx, i, 'Backoff Field', 'must not be empty: the node keeps the attempt number there');
 	const shared = readSharedRetryParameters(ctx, i, {
@@ -37,8 +44,9 @@ function readItemSettings(ctx: IExecuteFunctions, i: number): ItemSettings {
 	});
 	return {
 		stateField,
+		polling,
 		serverWait: options.serverWait ?? '',
-		policy: shared.policy,
+		policy: polling ? { ...shared.policy, poll: readPollParameters(ctx, i, options, { prefix: 'Options > ', why: 'Polling Until Done' }, shared.policy.totalDeadlineMs) } : shared.policy,
 		classification: { onlyTransient, obeyHints: shared.obeyServerHints, retryOn: shared.retryOn },
 	};
 }
@@ -51,8 +59,27 @@ function lastFailure(failure: ItemFailure): IDataObject {
 	};
 }
 
-function annotate(decision: Decision, failure: ItemFailure, token: RetryToken, maxAttempts: number, nowMs: number): BackoffAnnotation {
-	const common = { maxAttempts, firstFailureAt: new Date(token.startedAt).toISOString(), lastFailure: lastFailure(failure) };
+/**
+ * Polling Until Done: the item is the answer of a job not done yet. What it says of the pace is
+ * read from it (a Retry-After in its headers, a Resilient HTTP Request error's retryAt, as on a
+ * failure); a status it carries is kept for the annotation.
+ */
+function notDoneYet(json: IDataObject, nowMs: number): ItemFailure {
+	const found = readItemFailure(json, nowMs, { obeyHints: true });
+	const headers = json.headers !== null && typeof json.headers === 'object' ? (json.headers as IDataObject) : undefined;
+	const serverDelay = found.serverDelay ?? (headers ? serverRequestedDelay(headers, nowMs, { readRateLimitHeaders: false }) : undefined);
+	return { failed: false, ...(found.status !== undefined ? { status: found.status } : {}), message: 'not done yet', ...(serverDelay ? { serverDelay } : {}) };
+}
+
+/** The engine's "not yet": asked again at the polling pace, within the deadline, no attempt spent. */
+function notYetFailure(found: ItemFailure): AttemptFailure {
+	const status = found.status ?? 200;
+	return { kind: 'status', status, message: `${status}, not done yet`, reachedServer: 'yes', transient: true, notYet: true };
+}
+
+function annotate(decision: Decision, failure: ItemFailure, token: RetryToken, maxAttempts: number, nowMs: number, polling: boolean): BackoffAnnotation {
+	const polls = polling ? { polls: (token.polls ?? 0) + (decision.retry ? 1 : 0) } : {};
+	const common = { maxAttempts, firstFailureAt: new Date(token.startedAt).toISOString(), lastFailure: lastFailure(failure), ...polls };
 	if (!decision.retry) {
 		return {
 			attempt: token.attempts,
@@ -84,26 +111,46 @@ function routedItem(source: INodeExecutionData, index: number, json: IDataObject
 	return { json, ...(source.binary ? { binary: source.binary } : {}), pairedItem: { item: index } };
 }
 
+/**
+ * Polling Until Done behind n8n's own request node: its answer replaces the item's JSON, so the
+ * state this node wrote on the item is gone on the next pass. The items of a polling loop go round
+ * together: the previous pass's Retry items carry the loop's state (the first pass, the polls), read
+ * from this execution's run data through n8n's data proxy.
+ */
+function lastPassState(ctx: IExecuteFunctions, field: string, json: IDataObject): IDataObject {
+	if (json[field] !== undefined) return {};
+	const proxy = ctx.getWorkflowDataProxy(0);
+	const runIndex = proxy.$runIndex as number;
+	if (!(runIndex > 0)) return {};
+	const previous = (proxy.$(ctx.getNode().name) as { all(branch: number, run: number): INodeExecutionData[] }).all(0, runIndex - 1);
+	const states = previous.map((item) => item.json[field]).filter((s): s is IDataObject => s !== null && typeof s === 'object' && !Array.isArray(s));
+	if (states.length === 0) return {};
+	// the longest-running item's state: a loop no item of which polls longer than its deadline allows
+	const oldest = states.reduce((a, b) => (Date.parse(String(b.firstFailureAt)) < Date.parse(String(a.firstFailureAt)) ? b : a));
+	return { [field]: oldest };
+}
+
 /** Item i's decision, annotated on the item: Retry (with its delay) or Give up. */
 function decideItem(ctx: IExecuteFunctions, runtime: Runtime, item: INodeExecutionData, i: number, nowMs: number): { retry: boolean; routed: Routed } {
 	const settings = readItemSettings(ctx, i);
 	const json = item.json;
-	const state = readLoopState(json, settings.stateField, nowMs);
+	const state = readLoopState(settings.polling ? { ...json, ...lastPassState(ctx, settings.stateField, json) } : json, settings.stateField, nowMs);
 	if ('problem' in state) {
 		throw new NodeOperationError(ctx.getNode(), `Field "${settings.stateField}" of item ${i} ${state.problem}`, {
 			itemIndex: i,
 			description: 'The node counts attempts in this field. Remove it from the item, or choose another Backoff Field.',
 		});
 	}
-	const failure = readItemFailure(json, nowMs, settings.classification);
+	const failure = settings.polling ? notDoneYet(json, nowMs) : readItemFailure(json, nowMs, settings.classification);
 	try {
 		const override = parseWaitValue(settings.serverWait, nowMs);
 		if (override !== undefined) failure.serverDelay = { delayMs: override, header: 'Server-Requested Wait', kind: 'retry-after' };
 	} catch (error) {
 		parameterError(ctx, i, 'Server-Requested Wait', (error as Error).message);
 	}
-	const decision = decideAfterFailure(classifyItemFailure(failure, settings.classification), state, settings.policy, nowMs, () => runtime.random());
-	const annotation = annotate(decision, failure, state, settings.policy.maxAttempts, nowMs);
+	const classified = settings.polling ? { ...notYetFailure(failure), ...(failure.serverDelay ? { serverDelay: failure.serverDelay } : {}) } : classifyItemFailure(failure, settings.classification);
+	const decision = decideAfterFailure(classified, state, settings.policy, nowMs, () => runtime.random());
+	const annotation = annotate(decision, failure, state, settings.policy.maxAttempts, nowMs, settings.polling);
 	const out = routedItem(item, i, { ...json, [settings.stateField]: annotation });
 	return { retry: decision.retry, routed: { index: i, item: out, annotation, field: settings.stateField } };
 }

@@ -8,6 +8,8 @@ export interface BackoffAnnotation extends IDataObject {
 	attempt: number;
 	maxAttempts: number;
 	firstFailureAt: string;
+	/** Polling Until Done: the passes that found the job not done yet (the poll interval grows with them). */
+	polls?: number;
 	/** Retry only. */
 	delayMs?: number;
 	delayReason?: string;
@@ -38,5 +40,6 @@ export function readLoopState(json: IDataObject, field: string, nowMs: number): 
 	}
 	const first = typeof state.firstFailureAt === 'string' ? Date.parse(state.firstFailureAt) : NaN;
 	const previous = typeof state.delayMs === 'number' && state.delayReason === 'backoff' ? state.delayMs : undefined;
-	return { attempts: attempt, startedAt: Number.isFinite(first) ? first : nowMs, ...(previous !== undefined ? { previousDelayMs: previous } : {}) };
+	const polls = typeof state.polls === 'number' && Number.isInteger(state.polls) && state.polls > 0 ? state.polls : undefined;
+	return { attempts: attempt, startedAt: Number.isFinite(first) ? first : nowMs, ...(previous !== undefined ? { previousDelayMs: previous } : {}), ...(polls !== undefined ? { polls } : {}) };
 }

@@ -5,11 +5,14 @@ import type { ItemScope } from './config/item-scope';
 import type { RunPlan } from './config/run-plan';
 import { itemResult } from './output/item-results';
 import { paginateItem } from './pagination/paginate-item';
+import { followOperation } from './polling/async-operation';
 import { itemSender } from './transport/item-sender';
 
 export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, { run, sending }: RunPlan): Promise<INodeExecutionData[]> {
 	const config = await readItemConfig(ctx, scope, run);
 	const send = itemSender(ctx, scope, config, sending);
 	if (config.pagination) return await paginateItem(ctx, scope, { ...config, pagination: config.pagination }, send, run.keys.owner, sending);
-	return await itemResult(ctx, scope, config, await send(config.request), sending.runtime);
+	const outcome = await send(config.request);
+	const final = config.retry.followOperations ? await followOperation(ctx, scope, config, outcome, sending) : outcome;
+	return await itemResult(ctx, scope, config, final, sending.runtime);
 }

@@ -14,6 +14,7 @@ import { benchmarkReport, describeMachine, PLOT_PATH } from './report';
 import { runDuplicates } from './scenarios/duplicates';
 import { runHealthyOverhead } from './scenarios/healthy-overhead';
 import { runOutageStorm } from './scenarios/outage-storm';
+import { runPolling } from './scenarios/polling';
 import { runRateLimit } from './scenarios/rate-limit';
 import { runRetryAfter } from './scenarios/retry-after';
 import { runStateSize } from './scenarios/state-size';
@@ -46,10 +47,12 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		const retryAfter = await runRetryAfter(upstream, { items: settings.retryAfterItems, retryAfterSeconds: settings.retryAfterSeconds, seed: settings.seed });
 		log('6. duplicate side effects');
 		const duplicates = await runDuplicates(upstream, { items: settings.duplicateItems, failingItem: Math.min(3, settings.duplicateItems - 1), seed: settings.seed });
+		log(`9. polling jobs of ${settings.pollJobSeconds.join(', ')} s`);
+		const polling = { rows: await runPolling(upstream, { jobSeconds: settings.pollJobSeconds, loopWaitSeconds: settings.pollLoopWaitSeconds, seed: settings.seed }), loopWaitSeconds: settings.pollLoopWaitSeconds };
 		log(`8. real n8n: ${REAL_N8N_JSON}`);
 		const realN8n = readRealN8nResults(path.join(ROOT, REAL_N8N_JSON), process.env.BENCH_RUN_ID);
 
-		const results: BenchResults = { storm, sustained, rate, healthy, loopback, retryAfter, duplicates, stateSize, realN8n };
+		const results: BenchResults = { storm, sustained, rate, healthy, loopback, retryAfter, duplicates, stateSize, realN8n, polling };
 		const report = benchmarkReport(results, settings, describeMachine(loadAtStart, startedAt));
 		mkdirSync(path.join(ROOT, path.dirname(PLOT_PATH)), { recursive: true });
 		writeFileSync(path.join(ROOT, PLOT_PATH), stormPlotSvg(storm));

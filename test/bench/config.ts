@@ -29,6 +29,9 @@ export interface BenchSettings {
 	duplicateItems: number;
 	/** Scenario 7. */
 	stateScopes: number;
+	/** Scenario 9: the jobs' durations (s), polled in real time, and the hand-built loop's fixed Wait (s). */
+	pollJobSeconds: number[];
+	pollLoopWaitSeconds: number;
 }
 
 export const BENCH_ENV: Record<keyof BenchSettings, string> = {
@@ -49,6 +52,8 @@ export const BENCH_ENV: Record<keyof BenchSettings, string> = {
 	retryAfterSeconds: 'BENCH_RETRY_AFTER_S',
 	duplicateItems: 'BENCH_DUPLICATE_ITEMS',
 	stateScopes: 'BENCH_STATE_SCOPES',
+	pollJobSeconds: 'BENCH_POLL_JOBS_S',
+	pollLoopWaitSeconds: 'BENCH_POLL_LOOP_WAIT_S',
 };
 
 /** Not sizes, but read by the benchmark: the bench script's run id, and whether part 1 ran. */
@@ -89,5 +94,7 @@ export function readBenchSettings(): BenchSettings {
 		retryAfterSeconds: integer(BENCH_ENV.retryAfterSeconds, 2, 1, 30),
 		duplicateItems: integer(BENCH_ENV.duplicateItems, 10, 2, 1000),
 		stateScopes: integer(BENCH_ENV.stateScopes, 100_000, 1, 1_000_000),
+		pollJobSeconds: integerList(BENCH_ENV.pollJobSeconds, [2, 30, 300], 3600),
+		pollLoopWaitSeconds: integer(BENCH_ENV.pollLoopWaitSeconds, 5, 1, 600),
 	};
 }

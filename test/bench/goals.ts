@@ -7,6 +7,7 @@ import { isSkipped, type FleetRun, type RateRow, type RateRun, type RealN8nReadi
 import type { DuplicateRow } from './scenarios/duplicates';
 import type { HealthyResult } from './scenarios/healthy-overhead';
 import type { RateResult } from './scenarios/rate-limit';
+import type { PollingRow } from './scenarios/polling';
 import type { RetryAfterRow } from './scenarios/retry-after';
 import type { StateSizeRow } from './scenarios/state-size';
 import type { StormResult } from './scenarios/outage-storm';
@@ -24,6 +25,8 @@ export interface BenchResults {
 	duplicates: DuplicateRow[];
 	stateSize: StateSizeRow[];
 	realN8n: RealN8nReading;
+	/** Scenario 9, with the loop's fixed wait (the goal's "one interval"). */
+	polling: { rows: PollingRow[]; loopWaitSeconds: number };
 }
 
 export type GoalStatus = 'met' | 'not met' | 'not measured';
@@ -178,6 +181,7 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 		verdicts.push({ scenario, goal: 'every item succeeds', measured: `${row.succeeded} of ${row.items} in ${s(row.durationMs)}`, status: judged(row.succeeded === row.items), issueGoal: false, row: `retry-after:${row.slug}` });
 		verdicts.push({ scenario, goal: 'zero early retries', measured: `${row.early} early of ${row.retried} retried`, status: judged(row.early === 0 && row.retried > 0), issueGoal: false, row: `retry-after:${row.slug}` });
 	}
+	verdicts.push(...pollingVerdicts(results.polling));
 	for (const row of results.duplicates.filter((r) => r.slug === 'dup-resilient')) {
 		verdicts.push({ scenario: `duplicate side effects: ${row.items} POST items`, goal: 'each successful item sent (charged) once', measured: `${row.charges} charges for ${row.items} items, ${row.chargedTwice} charged twice`, status: judged(row.chargedTwice === 0 && row.charges === row.items), issueGoal: false });
 	}
@@ -187,3 +191,33 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	}
 	return verdicts;
 }
+
+/**
+ * Issue 23's goal for polling a job (a further check here: the table of issue 12's goals is unchanged): fewer requests than the fixed-wait loop, and the job seen done
+ * no later than the loop saw it by more than one of the loop's intervals.
+ */
+function pollingVerdicts({ rows, loopWaitSeconds }: BenchResults['polling']): GoalVerdict[] {
+	const verdicts: GoalVerdict[] = [];
+	for (const jobSeconds of [...new Set(rows.map((r) => r.jobSeconds))]) {
+		const ours = rows.find((r) => r.jobSeconds === jobSeconds && r.slug === 'resilient');
+		const loop = rows.find((r) => r.jobSeconds === jobSeconds && r.slug === 'loop');
+		const scenario = `polling a job of ${s(jobSeconds * 1000)}, against a fixed ${loopWaitSeconds} s Wait + IF loop`;
+		const row = `polling:${jobSeconds}`;
+		if (!ours || !loop || !ours.succeeded || !loop.succeeded) {
+			verdicts.push({ scenario, goal: 'the job polled to its end both ways', measured: `Resilient ${ours?.succeeded ? 'done' : 'not done'}, loop ${loop?.succeeded ? 'done' : 'not done'}`, status: ours && loop ? 'not met' : 'not measured', issueGoal: false, row });
+			continue;
+		}
+		verdicts.push({ scenario, goal: 'fewer requests than the loop', measured: `${ours.requests} against ${loop.requests}`, status: judged(ours.requests < loop.requests), issueGoal: false, row });
+		const later = ours.doneAfterMs - loop.doneAfterMs;
+		verdicts.push({
+			scenario,
+			goal: `seen done no later than the loop by more than one interval (${loopWaitSeconds} s)`,
+			measured: `after ${s(ours.doneAfterMs)} against ${s(loop.doneAfterMs)} (${later > 0 ? `${s(later)} later` : `${s(-later)} sooner`})`,
+			status: judged(later <= loopWaitSeconds * 1000),
+			issueGoal: false,
+			row,
+		});
+	}
+	return verdicts;
+}
+

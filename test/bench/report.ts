@@ -419,5 +419,25 @@ ${markdownTable(
 ## 8. Real n8n
 
 ${realN8nSection(results)}
+
+## 9. Polling a job
+
+${pollingSection(results.polling)}
 `;
+}
+
+/** Scenario 9: requests and time per job, Resilient HTTP Request against the fixed-wait loop. */
+function pollingSection({ rows, loopWaitSeconds }: BenchResults['polling']): string {
+	if (rows.length === 0) return 'Not measured in this run.';
+	return `One job per duration and strategy, all started at once and run in real time (the job API's clock is the
+upstream's; nothing is scaled or simulated): \`POST /jobs/<s>/<key>\` answers 202 with a \`Location\`,
+which answers 202 \`running\` until the job has run its seconds, then 200 \`done\`. Resilient HTTP Request
+follows the 202 (*Follow Asynchronous Operations*, the default polling pace: 1 s growing by 1.5 to
+10 s); the loop is n8n's HTTP Request, a ${loopWaitSeconds} s Wait, HTTP Request and an IF back to the Wait. "Seen done" is
+from the POST's arrival to the answer that said done, on the upstream's clock.
+
+${markdownTable(
+	['Job', 'Row', 'Requests (POST + status)', 'Seen done after', 'Late by (after the job ended)'],
+	rows.map((r) => [sec(r.jobSeconds * 1000), r.name, r.requests, sec(r.doneAfterMs), sec(r.doneAfterMs - r.jobSeconds * 1000)]),
+)}`;
 }

@@ -1,4 +1,4 @@
-// The example workflows 01-04 and 08 (workflows/*.json) in a real n8n that loaded the packed tarball,
+// The example workflows 01-04, 08 and 09 (workflows/*.json) in a real n8n that loaded the packed tarball,
 // each with its Config node pointed at its own flaky upstream and run by `n8n execute --id`.
 // Asserts on what the upstream saw (paths, methods, headers, bodies, timing on the server's clock)
 // and on the run data n8n printed (retry stories, _backoff annotations, which node got which item).
@@ -14,6 +14,7 @@ const EXAMPLES = {
 	ex3: '03-payment-idempotency-key.json',
 	ex4: '04-classic-loop-backoff-delay.json',
 	ex8: '08-paginate-rate-limited-api.json',
+	ex9: '09-poll-job-until-done.json',
 };
 
 const upstream = {};
@@ -300,3 +301,31 @@ describe('example 08 in a real n8n', () => {
 		assert.deepEqual([resumeFrom.page, resumeFrom.parameters], [3, { qs: { page: 3 } }]);
 	});
 });
+
+describe('example 09 in a real n8n', () => {
+	test('09 start a job and poll it until done: one node follows the 202 to the result, beside the Wait + IF loop', async () => {
+		const results = await run('ex9');
+		const server = upstream.ex9;
+		const one = server.log.filter((e) => e.path === '/jobs/8/export-one-node');
+		assert.deepEqual([one[0].method, one[0].status], ['POST', 202]);
+		assert.ok(one.slice(1).every((e) => e.method === 'GET'), 'the status URL is polled with GET');
+		assert.equal(one.at(-1).status, 200);
+		assert.ok(one.slice(1, -1).every((e) => e.status === 202));
+		const oneMs = one.at(-1).time - one[0].time;
+		// the polls wait 1 s, 1.5 s, 2.25 s, 3.4 s (less up to a fifth): the end of an 8 s job is seen within one of them
+		assert.ok(oneMs >= 8000 && oneMs <= 8000 + 3400, `the one node saw the job done ${oneMs} ms after starting it`);
+		const [item] = results['Export done (one node)'].items;
+		assert.equal(item.status, 'done');
+		assert.equal(item.result.file, 'export-export-one-node.csv');
+		assert.equal(item._retry.stoppedBecause, 'success');
+		assert.equal(item._retry.polls, one.length - 2);
+		assert.equal(results['Not done by the deadline'], undefined);
+
+		const loop = server.log.filter((e) => e.path === '/jobs/8/export-loop');
+		const loopMs = loop.at(-1).time - loop[0].time;
+		assert.ok(loopMs >= 10_000, `the Wait + IF loop saw it done after two 5 s waits (${loopMs} ms)`);
+		assert.equal(results['Export done (loop)'].items[0].status, 'done');
+		console.log(`09: one node ${one.length - 1} status requests, done after ${oneMs} ms; Wait + IF loop ${loop.length - 1}, ${loopMs} ms`);
+	});
+});
+

@@ -15,6 +15,7 @@ import { runHealthyOverhead } from '../bench/scenarios/healthy-overhead';
 import { runOutageStorm, STORM_ROWS } from '../bench/scenarios/outage-storm';
 import { RATE_ROWS, runRateLimit } from '../bench/scenarios/rate-limit';
 import { runRetryAfter } from '../bench/scenarios/retry-after';
+import { runPolling } from '../bench/scenarios/polling';
 import { runStateSize } from '../bench/scenarios/state-size';
 import { computedRofRow, measureResilient, measureRof, SUSTAINED_ROF } from '../bench/scenarios/sustained-outage';
 import { startUpstream, type Upstream } from '../bench/upstream';
@@ -160,6 +161,20 @@ it('state size: the memory store keeps at most its bound and evicts the rest', a
 	expect(unbounded.keysKept).toBe(scopes);
 });
 
+it('polling: a job of 1 s polled by the node and by the Wait + IF loop, both to its end', async () => {
+	const rows = await runPolling(upstream, { jobSeconds: [1], loopWaitSeconds: 1, seed: SEED });
+	results.polling = { rows, loopWaitSeconds: 1 };
+	expect(rows.map((r) => [r.slug, r.succeeded])).toEqual([
+		['resilient', true],
+		['loop', true],
+	]);
+	for (const r of rows) {
+		// the POST, at least one status request, the last one seeing it done after the job's second
+		expect(r.requests).toBeGreaterThanOrEqual(2);
+		expect(r.doneAfterMs).toBeGreaterThanOrEqual(1000);
+	}
+});
+
 describe('the real-n8n figures', () => {
 	it('are read only when this run wrote them (runId = BENCH_RUN_ID) and of the expected shape', () => {
 		const reading = readRealN8nResults(FIXTURE, 'fixture-run');
@@ -191,6 +206,8 @@ const SETTINGS: BenchSettings = {
 	retryAfterSeconds: 1,
 	duplicateItems: 10,
 	stateScopes: 2 * MEMORY_STORE_DEFAULTS.maxKeys,
+	pollJobSeconds: [1],
+	pollLoopWaitSeconds: 1,
 };
 
 const verdict = (goals: GoalVerdict[], scenario: string, goal: string) => {
@@ -205,7 +222,7 @@ describe('the report', () => {
 	it('every section, a verdict per goal, the real-n8n goals read from the figures', () => {
 		const complete = withReading(readRealN8nResults(FIXTURE, 'fixture-run'));
 		const report = benchmarkReport(complete, SETTINGS, describeMachine(0));
-		for (const heading of ['## Goals of issue 12', '### Further checks', '### Misses and their likely cause', '## How to read', '## 1. Outage storm', '## 2. Sustained outage', '## 3. Rate limit', '## 4. Healthy API', '## 5. Retry-After', '## 6. Duplicate side effects', '## 7. State size', '## 8. Real n8n', '### Webhook fleet', '### Queue mode']) {
+		for (const heading of ['## Goals of issue 12', '### Further checks', '### Misses and their likely cause', '## How to read', '## 1. Outage storm', '## 2. Sustained outage', '## 3. Rate limit', '## 4. Healthy API', '## 5. Retry-After', '## 6. Duplicate side effects', '## 7. State size', '## 8. Real n8n', '### Webhook fleet', '### Queue mode', '## 9. Polling a job']) {
 			expect(report).toContain(heading);
 		}
 		const goals = evaluateGoals(complete);

@@ -203,6 +203,30 @@ const TESTED: Record<string, () => Promise<void>> = {
 		const failedPass = result.jsonOf('All invoices', 1, 0)[0].error as IDataObject;
 		expect(failedPass.pagination).toMatchObject({ pagesFetched: 2, resumeFrom: { page: 3, parameters: { qs: { page: 3 } } } });
 	},
+	'09-poll-job-until-done.json': async () => {
+		// the jobs run on the test's clock: the node's polls on virtual time, the Wait loop's (n8n's
+		// Wait node) on real time, shortened here to 1 s jobs and a 0.25 s wait
+		const jobs = await startFlakyServer({}, { now: runtime.now });
+		try {
+			const workflow = loadExample('09-poll-job-until-done.json', jobs.url);
+			const assignments = (workflow.nodes.find((n) => n.name === 'Config')!.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> }).assignments;
+			for (const a of assignments) if (a.name === 'jobSeconds') a.value = 1;
+			for (const a of assignments) if (a.name === 'loopWaitSeconds') a.value = 0.25;
+			const result = await runWorkflow(workflow, { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, new MemoryStateStore()), [BACKOFF_DELAY]: new BackoffDelay(runtime) } });
+			expect(result.status).toBe('success');
+			const [one] = result.jsonOf('Export done (one node)');
+			expect(one).toMatchObject({ status: 'done', result: { file: 'export-export-one-node.csv' }, _retry: { stoppedBecause: 'success' } });
+			const polls = jobs.log.filter((e) => e.path === '/jobs/1/export-one-node');
+			expect(polls[0]).toMatchObject({ method: 'POST', status: 202 });
+			expect(polls.slice(1).every((e) => e.method === 'GET')).toBe(true);
+			expect(polls.at(-1)!.status).toBe(200);
+			expect((one._retry as IDataObject).polls).toBe(polls.length - 2);
+			const [loop] = result.jsonOf('Export done (loop)', 0, result.runsOf('Export done (loop)') - 1);
+			expect(loop).toMatchObject({ status: 'done' });
+		} finally {
+			await jobs.close();
+		}
+	},
 };
 
 describe('example workflows', () => {

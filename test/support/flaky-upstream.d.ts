@@ -52,6 +52,8 @@ export interface FlakyServerOptions {
 	cycle?: boolean;
 	/** Called once a request was answered (or dropped, or left hanging). */
 	onRequest?: (entry: FlakyLogEntry) => void;
+	/** The clock /jobs runs on (Date.now by default; a test's virtual clock). */
+	now?: () => number;
 }
 
 export function startFlakyServer(

@@ -27,10 +27,15 @@ function json(res, status, body, headers = {}) {
  *   /paged/:key?page=N         a listing of three pages of two records, then []: page 2 answers 429
  *                              with Retry-After: 1 to its first request, page 3 503 to its first
  *                              three; the script starts again once the empty last page was served
+ *   /jobs/:seconds/:key        a job API: POST starts a job of `seconds` and answers 202 with
+ *                              Location: its status URL (the same path); GET answers 202
+ *                              { status: 'running' } until the job is done, then 200
+ *                              { status: 'done', result }; GET before any POST: 404
  *   /events/:id                a customer's webhook endpoint: ok-* 503 on the first request then
  *                              200, later-* 503 on the first three (a sender's attempts) then 200,
  *                              bad-* 400 (rejected), down-* always 503
- * options: { port (default 0: a free one), host ('127.0.0.1'), cycle (false): true makes a key
+ * options: { port (default 0: a free one), host ('127.0.0.1'), now (Date.now: the jobs' clock, a
+ *   test's virtual one), cycle (false): true makes a key
  *   start its script again after it answered 200, so that every run of a workflow sees the same
  *   failures (the demo API of `npm start`); onRequest(entry): called when a request was answered }
  * `scenarios` adds or overrides routes by first path segment:
@@ -39,7 +44,8 @@ function json(res, status, body, headers = {}) {
  *   key, scenario, status (or 'dropped' / 'hung') }.
  */
 async function startFlakyServer(scenarios = {}, options = {}) {
-	const { port: listenPort = 0, host = '127.0.0.1', cycle = false, onRequest } = options;
+	const { port: listenPort = 0, host = '127.0.0.1', cycle = false, onRequest, now = Date.now } = options;
+	const jobsStarted = new Map();
 	const log = [];
 	const counts = new Map();
 	const processed = [];
@@ -101,6 +107,20 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 					processedCount: processed.filter((p) => p.key === entry.key).length,
 				});
 			}
+		},
+		jobs: (req, res, { parts, entry }) => {
+			const seconds = Number(parts[1]);
+			const key = parts[2] ?? '';
+			const id = `${seconds}/${key}`;
+			if (req.method === 'POST') {
+				jobsStarted.set(id, now());
+				return json(res, (entry.status = 202), { id: key, status: 'running' }, { location: `/jobs/${id}` });
+			}
+			const startedAt = jobsStarted.get(id);
+			if (startedAt === undefined) return json(res, (entry.status = 404), { error: `no job ${key}: POST /jobs/${id} starts one` });
+			const elapsed = now() - startedAt;
+			if (elapsed < seconds * 1000) return json(res, (entry.status = 202), { id: key, status: 'running', progress: Math.floor((100 * elapsed) / (seconds * 1000)) });
+			json(res, (entry.status = 200), { id: key, status: 'done', result: { rows: 1234, file: `export-${key}.csv` } });
 		},
 		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
 		events: (_req, res, { parts, count, entry }) => {

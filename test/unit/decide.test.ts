@@ -55,6 +55,14 @@ describe('every stop reason the decision gives', () => {
 		['a server wait past what the deadline leaves', status(429, { serverDelay: { delayMs: 20_000, header: 'retry-after', kind: 'retry-after' } }), token(), http({ totalDeadlineMs: 10_000 }), 'retry-after-too-long', /more than the total deadline leaves/],
 		['a spent budget, judged by the HTTP node', fromItem({ error: { reason: 'retry-budget-exhausted', status: 503 } }), token(), policy(), 'retry-budget-exhausted', /^The retry budget is spent/],
 		['an item without a failure', fromItem({ statusCode: 200 }), token(), policy(), 'not-a-failure', /^The item carries no failure \(response 200\): nothing to retry$/],
+		[
+			'a job still not done at the deadline (Retry When)',
+			{ kind: 'status', status: 200, message: '200', reachedServer: 'yes', transient: true, notYet: true },
+			token({ startedAt: NOW - 9500 }),
+			http({ totalDeadlineMs: 10_000, poll: { intervalMs: 1000, growth: 1.5, maxIntervalMs: 10_000 } }),
+			'not-done-by-deadline',
+			/^not done: the next poll \(in 900 ms\) would start after the total deadline; last response 200 met Retry When$/,
+		],
 	];
 	it.each(cases)('%s', (_label, failure, t, p, reason, why) => {
 		const decision = decideAfterFailure(failure, t, p, NOW, half);

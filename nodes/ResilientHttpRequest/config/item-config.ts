@@ -55,9 +55,9 @@ export async function readItemConfig(ctx: IExecuteFunctions, scope: ItemScope, r
 	const i = scope.index;
 	const retryOptions = collection(ctx, 'retryOptions', i);
 	const options = collection(ctx, 'options', i);
-	const retry = readRetrySettings(ctx, i, retryOptions);
-	const idempotencySettings = readIdempotencySettings(ctx, i, retryOptions);
 	const output = readOutputSettings(options, retryOptions);
+	const retry = readRetrySettings(ctx, i, retryOptions, output.response.format);
+	const idempotencySettings = readIdempotencySettings(ctx, i, retryOptions);
 	const spec = await readRequestSpec(ctx, i, options);
 	const auth = readAuthSelection(ctx, i);
 	const attemptTimeoutMs = retry.policy.attemptTimeoutMs;

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
-import { RETRY_DEFAULTS } from '../../shared/core/defaults';
+import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
+import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -13,6 +13,16 @@ export const retryProperties: INodeProperties[] = [
 	},
 	maxAttemptsProperty,
 	retryOnStatusCodesProperty,
+	{
+		displayName: RETRY_PARAMETERS.retryWhen.displayName,
+		name: RETRY_PARAMETERS.retryWhen.name,
+		type: 'string',
+		default: '',
+		placeholder: '={{ $response.body.status === "running" }}',
+		hint: 'Use expression mode and $response to access response data',
+		description:
+			'Polling: an expression evaluated on each 2xx answer, true while the job is not done (e.g. {{ ["queued", "running"].includes($response.body.status) }}). Such an answer is asked again after the server\'s Retry-After or the poll interval (Retry Options), until the expression is false or Total Deadline passes. It counts neither against the API\'s health nor against Max Attempts. Empty: every 2xx answer is done.',
+	},
 	{
 		displayName: 'Idempotency Key',
 		name: 'idempotencyKeyMode',
@@ -105,6 +115,14 @@ export const retryProperties: INodeProperties[] = [
 			},
 			baseDelayProperty,
 			{
+				displayName: 'Follow Asynchronous Operations',
+				name: 'followAsyncOperations',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether a 202 Accepted with an Operation-Location, Azure-AsyncOperation or Location header is followed: its status URL is polled (GET) until the operation ends, then the item is the operation's result (the resource it names, or the last status answer). A failed or canceled operation goes to the error output. Credentials go to the status URL only on the request's own origin (see Send Credentials on Cross-Origin Redirect).",
+			},
+			{
 				displayName: 'Header Name for Idempotency Key',
 				name: 'idempotencyHeaderName',
 				type: 'string',
@@ -113,11 +131,13 @@ export const retryProperties: INodeProperties[] = [
 			},
 			jitterProperty,
 			maxDelayProperty,
+			...pollProperties.filter((p) => p.name === 'maxPollInterval'),
 			maxServerDelayProperty(
 				RETRY_DEFAULTS.maxServerDelayMs,
 				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
 			),
 			obeyServerHintsProperty,
+			...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
 			{
 				displayName: 'Read Rate-Limit Headers',
 				name: 'readRateLimitHeaders',
@@ -150,6 +170,14 @@ export const retryProperties: INodeProperties[] = [
 				type: 'string',
 				default: RETRY_DEFAULTS.storyField,
 				description: 'Field that receives the retry story of the items Retry Story names. Empty: no story.',
+			},
+			{
+				displayName: 'Retry When Body Is Not JSON',
+				name: 'retryNotJson',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether a 2xx answer whose body is not JSON (a proxy\'s HTML page, an empty body) is retried as a transient failure (code ENOTJSON) instead of failing the item. Only with Options > Response > Response Format: JSON.',
 			},
 			totalDeadlineProperty(
 				RETRY_DEFAULTS.totalDeadlineMs,

@@ -52,7 +52,8 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, pass: Fail
 	const { failure, story, request, settings, runtime, redactor, extras, tool } = pass;
 	if (story.stoppedBecause === 'canceled') throw new NodeOperationError(ctx.getNode(), 'The execution was canceled', { itemIndex: i });
 	const failedResponse = responseOf(failure);
-	if (settings.neverError && failedResponse) {
+	// Never Error answers a final status; a job still not done at the deadline is no answer
+	if (settings.neverError && failedResponse && !failure.notYet) {
 		const last = tool ? await toolSuccessItems(ctx, i, tool, failedResponse, settings.response, request.url) : await responseToItems(ctx, i, failedResponse, settings.response, request.url, extras ? 'page' : 'response');
 		return withStory([...(extras?.items ?? []), ...last], tool ? '' : settings.storyField, story, i);
 	}

@@ -11,8 +11,9 @@ export class RetryTally {
 	private readonly attemptsOfItem = new Map<number, number>();
 
 	/** Counts one request of item i (an item with pagination sends one per page). */
-	add(i: number, story: Pick<RetryStory, 'attempts'>): void {
-		this.attemptsOfItem.set(i, (this.attemptsOfItem.get(i) ?? 0) + story.attempts - 1);
+	add(i: number, story: Pick<RetryStory, 'attempts' | 'polls'>): void {
+		// a poll after a "not yet" answer (Retry When) is no retry
+		this.attemptsOfItem.set(i, (this.attemptsOfItem.get(i) ?? 0) + Math.max(0, story.attempts - 1 - (story.polls ?? 0)));
 	}
 
 	/** "3 of 10 items needed retries (7 retries in all)", or undefined when none did. */

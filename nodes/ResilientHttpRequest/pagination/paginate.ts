@@ -73,7 +73,7 @@ interface PageRequest {
 }
 
 /** n8n's helper, called on an object of our own (see fetchPages): typed by what it is given. */
-type PaginatedHelper = (this: unknown, requestOptions: PageRequest, itemIndex: number, paginationOptions: PaginationOptions, credentialsType?: string, additionalCredentialOptions?: undefined, sanitizedRequest?: IDataObject) => Promise<unknown[]>;
+export type PaginatedHelper = (this: unknown, requestOptions: PageRequest, itemIndex: number, paginationOptions: PaginationOptions, credentialsType?: string, additionalCredentialOptions?: undefined, sanitizedRequest?: IDataObject) => Promise<unknown[]>;
 
 /** How the pages' body parameters reach the body: n8n's helper merges them into `body` (JSON) or `form`. */
 type BodyKind = 'none' | 'json' | 'form' | 'fixed';
@@ -188,6 +188,12 @@ function resumePointOf(owner: string, page: FetchedPage, parameters: PageParamet
 function pageResponse(response: HttpResponse, decoded: DecodedBody): IDataObject {
 	const body = decoded.kind === 'json' || decoded.kind === 'text' ? decoded.value : decoded.kind === 'file' ? response.body : response.body.toString('utf8');
 	return { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
+}
+
+/** One answer as n8n's pagination helper starts from it: the request options, `$request` (credentials hidden) and `$response`. */
+export function answerView(spec: RequestSpec, auth: AuthPlan, response: HttpResponse, format: ResponseFormat): { options: PageRequest; request: IDataObject; response: IDataObject } {
+	const options = baseRequestOptions(spec, bodyKindOf(spec));
+	return { options, request: sanitizedRequest(options, auth), response: pageResponse(response, decodeBody(response, format)) };
 }
 
 /** The page failed without a response (network, timeout, cancel, a stop at the API's gate). */

@@ -51,8 +51,10 @@ function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number,
 
 /** What one attempt's result tells the API's controller. */
 function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean, request: TrafficRequest): Outcome {
-	if (result.ok) {
-		const facts = readRateLimitHeaders ? quotaFacts(result.value.headers, nowMs, request) : {};
+	// a "not yet" answer (Retry When) is the API working: no sign of an outage, nor of throttling
+	if (result.ok || result.failure.notYet) {
+		const headers = result.ok ? result.value.headers : result.failure.headers;
+		const facts = readRateLimitHeaders && headers ? quotaFacts(headers, nowMs, request) : {};
 		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts };
 	}
 	const failure = result.failure;
@@ -162,7 +164,8 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	return {
 		async enter(attempt, last, deadlineAt) {
 			const id = randomUUID();
-			const failedBefore = attempt > 1;
+			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
+			const failedBefore = attempt > 1 && last?.notYet !== true;
 			const result = await passGate(gate, { id, retry: failedBefore || options.loopRetry, paced: wasPaced(last), failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };

@@ -13,10 +13,14 @@ import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import { headerValue, type RequestSpec } from '../config/request-spec';
 import { errorBodyValue } from '../output/error-output';
+import { decodeBody } from '../output/response';
+import { contentTypeOf } from '../output/response-body';
 import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
 import { thrownShape } from '../output/http-request-error';
+import { meetsRetryWhen, retryWhenError } from '../polling/retry-when';
 import { createTrafficGate, trafficRequest } from '../traffic/traffic-gate';
+import { serverRequestedDelay } from '../../shared/core/retry-after';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
 
 /** What every item of a run is sent with. */
@@ -36,8 +40,48 @@ function redirectNotFollowed(response: HttpResponse): AttemptFailure {
 	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: false, headers: response.headers, body: response.body };
 }
 
-/** One attempt as the retry loop sees it: a 2xx response is a success, anything else a classified failure. */
-async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config: ItemConfig, attempt: AttemptContext, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
+/**
+ * Retry Options > Retry When Body Is Not JSON: a 2xx whose body does not parse as JSON (a proxy's
+ * HTML page, an empty body) where JSON was asked for, as a transient failure of its own code.
+ */
+function notJsonFailure(response: HttpResponse): AttemptFailure | undefined {
+	const decoded = decodeBody(response, 'json');
+	if (decoded.kind === 'json') return undefined;
+	const { statusCode: status, statusMessage: statusText, headers } = response;
+	const type = contentTypeOf(response) || 'none';
+	const what = response.body.length === 0 ? 'an empty body' : `a body that is not JSON (${response.body.length} bytes, content type "${type}")`;
+	return { kind: 'status', status, statusText, code: 'ENOTJSON', message: `${status}${statusText ? ` ${statusText}` : ''} with ${what}`, reachedServer: 'yes', transient: true, headers, body: response.body };
+}
+
+/** The code of the failure that ends an item's loop when Retry When cannot be evaluated. */
+const WRONG_RETRY_WHEN = 'ERETRYWHEN';
+
+/**
+ * A 2xx answer: done, or "not yet" when it meets Retry When. A "not yet" carries the pace the
+ * server gave (Retry-After, retry-after-ms on a 202 or any 2xx) and the answer, for the error
+ * output when the deadline passes.
+ */
+async function answered(ctx: IExecuteFunctions, i: number, request: RequestSpec, config: ItemConfig, response: HttpResponse, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
+	const { retryWhen } = config.retry;
+	const done: AttemptResult<HttpResponse> = { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	const notJson = config.retry.retryNotJson ? notJsonFailure(response) : undefined;
+	if (notJson) return { ok: false, failure: notJson };
+	// following an operation, Retry When judges the status answers, not the request that started it
+	if (retryWhen === undefined || config.retry.followOperations) return done;
+	const verdict = await meetsRetryWhen(ctx, i, { expression: retryWhen, auth: config.transport.auth, format: config.output.response.format }, request, response);
+	// a condition that cannot be evaluated ends the loop (final), and the item with a parameter error
+	if ('wrong' in verdict) return { ok: false, failure: { kind: 'network', code: WRONG_RETRY_WHEN, message: verdict.wrong, reachedServer: 'yes', transient: false } };
+	if (!verdict.holds) return done;
+	const { statusCode: status, statusMessage: statusText, headers } = response;
+	const serverDelay = serverRequestedDelay(headers, runtime.now(), { readRateLimitHeaders: false, status });
+	return {
+		ok: false,
+		failure: { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: true, notYet: true, ...(serverDelay ? { serverDelay } : {}), headers, body: response.body },
+	};
+}
+
+/** One attempt as the retry loop sees it: a 2xx response is a success (or "not yet"), anything else a classified failure. */
+async function attemptOnce(ctx: IExecuteFunctions, i: number, request: RequestSpec, config: ItemConfig, attempt: AttemptContext, runtime: Runtime): Promise<AttemptResult<HttpResponse>> {
 	let response: HttpResponse;
 	try {
 		response = await sendAttempt(ctx, request, config.transport, attempt);
@@ -49,7 +93,7 @@ async function attemptOnce(ctx: IExecuteFunctions, request: RequestSpec, config:
 	}
 	// as in HTTP Request (axios accepts 2xx only), a redirect not followed (Follow Redirects off, or no
 	// Location) is a failure: a final status, never retried, answered by Never Error
-	if (response.statusCode < 300) return { ok: true, value: response, status: response.statusCode, statusText: response.statusMessage };
+	if (response.statusCode < 300) return await answered(ctx, i, request, config, response, runtime);
 	if (response.statusCode < 400) return { ok: false, failure: redirectNotFollowed(response) };
 	// status, headers and body are read here, once: whether to retry, and the server's requested wait;
 	// the loop and the error output take both from the failure
@@ -63,8 +107,8 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 	const { retry, idempotency } = config;
 	const gateOptions = { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders };
 	const toConsole = consoleReporter(ctx, scope);
-	const attempt = async (request: RequestSpec, context: AttemptContext) => {
-		const result = await attemptOnce(ctx, request, config, context, runtime);
+	const attempt = async (request: RequestSpec, context: AttemptContext): Promise<AttemptResult<HttpResponse>> => {
+		const result = await attemptOnce(ctx, scope.index, request, config, context, runtime);
 		await toConsole?.(request, context.attempt, result);
 		return result;
 	};
@@ -74,6 +118,8 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}) };
 		const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { ...gateOptions, request: trafficRequest(request.method, request.url) });
 		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
+		// a Retry When that cannot be evaluated is a setting to fix, not a failure of the request
+		if (!outcome.ok && outcome.failure.code === WRONG_RETRY_WHEN) retryWhenError(ctx, scope.index, outcome.failure.message);
 		tally.add(scope.index, outcome.story);
 		return outcome;
 	};

@@ -38,6 +38,12 @@ export interface AttemptFailure {
 	 * Request's error output reaching Backoff Delay): the decision follows it.
 	 */
 	judged?: StopReason;
+	/**
+	 * A 2xx answer that met Retry When: the job is not done yet. Retried at the polling pace, bounded
+	 * by the total deadline only; it is no failure of the API (no health, no retry budget, no attempt
+	 * of Max Attempts spent).
+	 */
+	notYet?: true;
 	/** The response headers of a failed status, kept for the output (Never Error). */
 	headers?: Record<string, unknown>;
 	/** The response body of a failed status, kept for the error output. */

@@ -31,6 +31,19 @@ export const RETRY_DEFAULTS = {
 	story: 'failedItems' as RetryStoryPlacement,
 } as const;
 
+/**
+ * The polling pace after a "not yet" answer (Retry When) that names no wait of its own: first
+ * poll a second after the answer, each wait 1.5 times the one before, never more than 10 s. Jobs of
+ * seconds are seen within about a second of their end; a job of minutes is asked about every 8 to
+ * 10 s, half the requests of a fixed 5 s Wait loop (docs/polling.md justifies the numbers against
+ * Google's and Azure's long-running-operation pollers).
+ */
+export const POLL_DEFAULTS = {
+	intervalMs: 1000,
+	growth: 1.5,
+	maxIntervalMs: 10_000,
+} as const;
+
 /** Hard limits that keep parameters sane whatever the user types. */
 export const RETRY_LIMITS = {
 	maxAttempts: 100,
@@ -48,6 +61,10 @@ export const RETRY_PARAMETERS = {
 	maxAttempts: { name: 'maxAttempts', displayName: 'Max Attempts', min: 1, max: RETRY_LIMITS.maxAttempts, integer: true },
 	retryOnStatusCodes: { name: 'retryOnStatusCodes', displayName: 'Retry On Status Codes' },
 	obeyServerHints: { name: 'obeyServerHints', displayName: 'Obey Server Retry Hints' },
+	retryWhen: { name: 'retryWhen', displayName: 'Retry When' },
+	pollInterval: { name: 'pollInterval', displayName: 'Poll Interval (Ms)', min: 0, max: DAY_MS, integer: false },
+	pollGrowth: { name: 'pollGrowth', displayName: 'Poll Interval Growth', min: 1, max: 10, integer: false },
+	maxPollInterval: { name: 'maxPollInterval', displayName: 'Max Poll Interval (Ms)', min: 0, max: DAY_MS, integer: false },
 	baseDelay: { name: 'baseDelay', displayName: 'Base Delay (Ms)', min: 0, max: DAY_MS, integer: false },
 	maxDelay: { name: 'maxDelay', displayName: 'Max Delay (Ms)', min: 0, max: DAY_MS, integer: false },
 	jitter: { name: 'jitter', displayName: 'Jitter' },

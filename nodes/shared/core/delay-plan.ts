@@ -3,6 +3,7 @@
  * Shared by the HTTP node's retry loop and the Backoff Delay node, so both wait the same way.
  */
 import { computeBackoffDelay, type BackoffParams } from './backoff';
+import { pollDelay, type PollParams } from './poll';
 import type { ServerDelay } from './retry-after';
 import type { DelayReason } from './retry-story';
 
@@ -18,6 +19,12 @@ export interface DelayPlanInput {
 	remainingMs: number;
 	previousDelayMs?: number;
 	random: () => number;
+	/**
+	 * Set when the answer was "not yet" (Retry When): `retry` counts the polls, the fallback is the
+	 * polling pace instead of the backoff, and a server-requested wait sets the pace on its own
+	 * (never below the first poll interval, so that a `Retry-After: 0` is not a busy loop).
+	 */
+	poll?: PollParams;
 }
 
 type DelayPlan =
@@ -37,11 +44,12 @@ function saneRequest(requested: ServerDelay | undefined): ServerDelay | undefine
 export function planDelay(input: DelayPlanInput): DelayPlan {
 	const { remainingMs } = input;
 	const requested = saneRequest(input.requested);
-	const backoff = computeBackoffDelay(input.backoff, input.retry, input.random, input.previousDelayMs);
+	const own: DelayReason = input.poll ? 'poll' : 'backoff';
+	const backoff = input.poll ? pollDelay(input.poll, input.retry, input.random) : computeBackoffDelay(input.backoff, input.retry, input.random, input.previousDelayMs);
 	// A deadline already passed (or NaN: no sane deadline) ends the item whatever the server asked
 	if (!(remainingMs > 0)) return { kind: 'deadline', delayMs: backoff };
 	if (!requested) {
-		return backoff >= remainingMs ? { kind: 'deadline', delayMs: backoff } : { kind: 'wait', delayMs: backoff, reason: 'backoff' };
+		return backoff >= remainingMs ? { kind: 'deadline', delayMs: backoff } : { kind: 'wait', delayMs: backoff, reason: own };
 	}
 	if (requested.delayMs > input.maxServerDelayMs) return { kind: 'server-delay-too-long', requested, limit: 'max-server-delay' };
 	if (requested.delayMs >= remainingMs) return { kind: 'server-delay-too-long', requested, limit: 'deadline' };
@@ -51,9 +59,10 @@ export function planDelay(input: DelayPlanInput): DelayPlan {
 	const r = input.random();
 	// a faulty random source must not turn into NaN or a negative spread
 	const spread = Math.min(1000, requested.delayMs * 0.1) * (Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0);
-	const wanted = Math.max(Math.ceil(requested.delayMs + spread), backoff);
+	const floor = input.poll ? Math.min(input.poll.intervalMs, input.poll.maxIntervalMs) : backoff;
+	const wanted = Math.max(Math.ceil(requested.delayMs + spread), floor);
 	const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remainingMs) - 1));
-	return backoff > requested.delayMs + spread
-		? { kind: 'wait', delayMs, reason: 'backoff' }
+	return floor > requested.delayMs + spread
+		? { kind: 'wait', delayMs, reason: own }
 		: { kind: 'wait', delayMs, reason: requested.kind, header: requested.header };
 }

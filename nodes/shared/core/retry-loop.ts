@@ -121,6 +121,7 @@ class StoryBuilder {
 		return this.runtime.now() - this.startedAt;
 	}
 	build(stop: StopReason, summary: string, extra: Partial<RetryStory> = {}): RetryStory {
+		const polls = this.history.filter((r) => r.notYet).length;
 		return {
 			attempts: this.history.length,
 			maxAttempts: this.policy.maxAttempts,
@@ -130,6 +131,7 @@ class StoryBuilder {
 			elapsedMs: this.elapsed(),
 			...(this.policy.idempotencyKey !== undefined ? { idempotencyKey: this.policy.idempotencyKey } : {}),
 			...(this.policy.idempotencyKeyOwner !== undefined ? { idempotencyKeyOwner: this.policy.idempotencyKeyOwner } : {}),
+			...(polls > 0 ? { polls } : {}),
 			...extra,
 			history: this.history,
 		};
@@ -154,6 +156,7 @@ function withResult<T>(record: AttemptRecord, result: AttemptResult<T>): Attempt
 	if (failure.status !== undefined) record.status = failure.status;
 	if (failure.statusText) record.statusText = failure.statusText;
 	if (failure.code) record.errorCode = failure.code;
+	if (failure.notYet) record.notYet = true;
 	if (failure.kind !== 'status') record.error = failure.message;
 	return record;
 }
@@ -199,7 +202,7 @@ class RetryRun<T> {
 		const decision = decideAfterFailure(result.failure, this.token, this.decisionPolicy, this.runtime.now(), () => this.runtime.random());
 		if (!decision.retry) return this.gaveUp(result.failure, decision);
 		this.lastFailure = result.failure;
-		this.token = nextToken(this.token, decision);
+		this.token = nextToken(this.token, decision, result.failure);
 		this.delay = { ms: decision.delayMs, reason: decision.delayReason, header: decision.delayHeader };
 		try {
 			await this.runtime.sleep(this.delay.ms, this.signal);
@@ -232,17 +235,25 @@ class RetryRun<T> {
 
 	private succeeded(value: T, attempt: number): RetryOutcome<T> {
 		const waited = this.story.history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
-		const summary = attempt === 1 && waited === 0 ? 'Succeeded on the first attempt' : `Succeeded on attempt ${attempt} of ${this.policy.maxAttempts} after waiting ${formatDuration(waited)}`;
+		const polls = this.token.polls ?? 0;
+		const summary =
+			attempt === 1 && waited === 0
+				? 'Succeeded on the first attempt'
+				: polls > 0
+					? `Done on attempt ${attempt}, after ${polls} answer${polls === 1 ? '' : 's'} not done yet and waiting ${formatDuration(waited)}`
+					: `Succeeded on attempt ${attempt} of ${this.policy.maxAttempts} after waiting ${formatDuration(waited)}`;
 		return { ok: true, value, story: this.story.build('success', summary) };
 	}
 
 	/** The decision stops the item after a failed attempt. */
 	private gaveUp(failure: AttemptFailure, decision: Extract<Decision, { retry: false }>): RetryOutcome<T> {
 		const extra: Partial<RetryStory> = {};
-		if (decision.serverDelay !== undefined) {
-			extra.retryAfterMs = decision.serverDelay.delayMs;
+		// the wait the server asked for, or the next poll's: when a Backoff Delay could try again
+		const laterMs = decision.serverDelay?.delayMs ?? decision.nextPollInMs;
+		if (laterMs !== undefined) {
+			extra.retryAfterMs = laterMs;
 			// A Date cannot pass 8.64e15 ms: a huge Retry-After must not throw a RangeError here.
-			extra.retryAt = new Date(Math.min(this.runtime.now() + decision.serverDelay.delayMs, 8.64e15)).toISOString();
+			extra.retryAt = new Date(Math.min(this.runtime.now() + laterMs, 8.64e15)).toISOString();
 		}
 		const summary = stopSummary(decision.stop, decision.why, { attempts: this.story.history.length, elapsedMs: this.story.elapsed() });
 		return { ok: false, failure, story: this.story.build(decision.stop, summary, extra) };

@@ -4,7 +4,7 @@ import type { StopReason } from './stop-reasons';
 
 export type { StopReason };
 
-export type DelayReason = 'backoff' | 'retry-after' | 'rate-limit-reset';
+export type DelayReason = 'backoff' | 'poll' | 'retry-after' | 'rate-limit-reset';
 
 /** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
 export type TrafficWaitReason = 'paused' | 'held' | 'concurrency' | 'rate' | 'budget';
@@ -34,6 +34,8 @@ export interface AttemptRecord {
 	delayReason?: DelayReason;
 	/** The header a server-requested wait came from. */
 	delayHeader?: string;
+	/** The answer met Retry When: the job was not done yet. */
+	notYet?: true;
 	/** The retry budget of the API as this attempt was counted (first attempts, retries, available, window). */
 	budget?: Record<string, unknown>;
 	/** The API's traffic controller before this attempt: how long it waited there and why, what it saw. */
@@ -50,6 +52,8 @@ export interface RetryStory {
 	idempotencyKey?: string;
 	/** The node that generated the key: it sends the item again under the same key (see item-records.ts). */
 	idempotencyKeyOwner?: string;
+	/** Answers that met Retry When ("not yet"): attempts that were polls, not retries. */
+	polls?: number;
 	/** Set when the server asked for a wait the node would not sleep: hand it to a Backoff Delay node. */
 	retryAfterMs?: number;
 	retryAt?: string;
@@ -66,7 +70,7 @@ export function formatDuration(ms: number): string {
 	return seconds === 0 ? `${minutes} min` : `${minutes} min ${seconds} s`;
 }
 
-const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', 'retry-after': 'asked by the server', 'rate-limit-reset': 'until the rate limit resets' };
+const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', poll: 'polling', 'retry-after': 'asked by the server', 'rate-limit-reset': 'until the rate limit resets' };
 
 const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 	paused: 'paused by the API',
@@ -78,7 +82,7 @@ const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 
 /** What the attempt got: "503 Service Unavailable", "ECONNRESET: socket hang up". */
 function outcomeOf(record: AttemptRecord): string {
-	if (record.status !== undefined) return [String(record.status), record.statusText].filter(Boolean).join(' ');
+	if (record.status !== undefined) return [String(record.status), record.statusText, record.notYet ? '(not done yet)' : ''].filter(Boolean).join(' ');
 	return [record.errorCode, record.error].filter(Boolean).join(': ') || 'failed';
 }
 
@@ -113,7 +117,9 @@ function waitBefore(record: AttemptRecord): string | undefined {
  */
 export function storyLines(story: RetryStory): string[] {
 	const n = story.attempts;
-	const lines = [`Retry story: ${n} attempt${n === 1 ? '' : 's'} of at most ${story.maxAttempts}, ${formatDuration(story.elapsedMs)} in all`];
+	// polls are not failed attempts: Max Attempts bounds the others
+	const bound = story.polls ? ` (${story.polls} answered not done yet; at most ${story.maxAttempts} failed ones)` : ` of at most ${story.maxAttempts}`;
+	const lines = [`Retry story: ${n} attempt${n === 1 ? '' : 's'}${bound}, ${formatDuration(story.elapsedMs)} in all`];
 	const first = story.history[0] ? waitBefore(story.history[0]) : undefined;
 	if (first) lines.push(`Before attempt 1: ${first}`);
 	story.history.forEach((record, index) => {

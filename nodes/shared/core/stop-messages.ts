@@ -10,7 +10,8 @@ import { formatDuration } from './retry-story';
 import type { StopReason } from './stop-reasons';
 
 /** "response 503 Service Unavailable", "error ECONNRESET: socket hang up", "attempt timed out (...)". */
-export function describeFailure(failure: Pick<AttemptFailure, 'kind' | 'code' | 'message'>): string {
+export function describeFailure(failure: Pick<AttemptFailure, 'kind' | 'code' | 'message' | 'notYet'>): string {
+	if (failure.notYet) return `response ${failure.message} met ${RETRY_PARAMETERS.retryWhen.displayName}`;
 	if (failure.kind === 'status') return `response ${failure.message}`;
 	if (failure.kind === 'timeout') return `attempt timed out (${failure.message || failure.code || 'no answer in time'})`;
 	const text = [failure.code, failure.message].filter((part) => part !== undefined && part !== '').join(': ');
@@ -49,6 +50,8 @@ export function whyStopped(facts: StopFacts): string {
 				facts.limit === 'deadline' ? 'more than the total deadline leaves' : `more than ${RETRY_PARAMETERS.maxServerDelay.shortName} (${formatDuration(facts.maxServerDelayMs ?? 0)})`;
 			return `The server asked to wait ${asked}, ${bound}; last ${last}`;
 		}
+		case 'not-done-by-deadline':
+			return `not done: the next poll (in ${formatDuration(facts.nextDelayMs ?? 0)}) would start after the total deadline; last ${last}`;
 		case 'deadline-exceeded':
 			return `the next retry (in ${formatDuration(facts.nextDelayMs ?? 0)}) would start after the total deadline; last ${last}`;
 		case 'retry-budget-exhausted':
@@ -77,6 +80,7 @@ export function stopSummary(reason: StopReason, why: string, progress: StopProgr
 	switch (reason) {
 		case 'attempts-exhausted':
 		case 'deadline-exceeded':
+		case 'not-done-by-deadline':
 			return `Gave up after ${after}: ${why}`;
 		case 'final-status':
 		case 'not-retryable-error':

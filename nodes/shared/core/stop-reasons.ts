@@ -16,6 +16,7 @@ export const STOP_REASONS = [
 	'retry-budget-exhausted',
 	'canceled',
 	'not-a-failure',
+	'not-done-by-deadline',
 ] as const;
 
 export type StopReason = (typeof STOP_REASONS)[number];

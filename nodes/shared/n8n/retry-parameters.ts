@@ -8,7 +8,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { JITTER_STRATEGIES, type BackoffParams, type JitterStrategy } from '../core/backoff';
 import { parseStatusList, type StatusSet } from '../core/classify';
 import type { DecisionPolicy } from '../core/decide';
-import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../core/defaults';
+import { POLL_DEFAULTS, RETRY_DEFAULTS, RETRY_PARAMETERS } from '../core/defaults';
+import type { PollParams } from '../core/poll';
 import { numberParameter, parameterError } from './parameters';
 
 type NumberSpec = { name: string; displayName: string; min: number; max: number; integer: boolean };
@@ -163,4 +164,32 @@ export function readSharedRetryParameters(ctx: IExecuteFunctions, i: number, sou
 		retryOn: statusListParameter(ctx, i, source.retryOnStatusCodes),
 		obeyServerHints: obeyServerHintsParameter(ctx, i, value('obeyServerHints', RETRY_DEFAULTS.obeyServerHints)),
 	};
+}
+
+/** The polling pace, shared by Retry When (the HTTP node) and Backoff Delay's Poll Until Done. */
+export const pollProperties: INodeProperties[] = [
+	numberProperty(P.maxPollInterval, POLL_DEFAULTS.maxIntervalMs, 'Polling: no wait between two polls is longer than this'),
+	numberProperty(P.pollInterval, POLL_DEFAULTS.intervalMs, 'Polling: the wait after the first answer that is not done yet, when it gives no Retry-After'),
+	{
+		...numberProperty(P.pollGrowth, POLL_DEFAULTS.growth, 'Polling: each further wait is the one before times this, up to Max Poll Interval. 1 polls at a fixed interval.'),
+		typeOptions: { minValue: P.pollGrowth.min, maxValue: P.pollGrowth.max, numberPrecision: 2 },
+	},
+];
+
+/**
+ * The polling pace of an item, validated, each parameter named as the node places it (`prefix`).
+ * Polling is bounded by time: a total deadline of 0 (none) is refused, saying what polls (`why`).
+ */
+export function readPollParameters(ctx: IExecuteFunctions, i: number, collection: IDataObject, labels: { prefix: string; why: string }, totalDeadlineMs: number): PollParams {
+	if (totalDeadlineMs === 0) {
+		parameterError(ctx, i, `${labels.prefix}${P.totalDeadline.displayName}`, `is 0 (none), but ${labels.why} polls until the total deadline: give it one (e.g. 600000 for 10 minutes)`);
+	}
+	const value = (name: string, fallback: number) => (collection[name] === undefined ? fallback : collection[name]);
+	const read = (spec: (typeof P)['pollInterval' | 'pollGrowth' | 'maxPollInterval'], fallback: number) =>
+		numberParameter(ctx, i, `${labels.prefix}${spec.displayName}`, value(spec.name, fallback), { integer: spec.integer, min: spec.min, max: spec.max });
+	const intervalMs = read(P.pollInterval, POLL_DEFAULTS.intervalMs);
+	const growth = read(P.pollGrowth, POLL_DEFAULTS.growth);
+	const maxIntervalMs = read(P.maxPollInterval, POLL_DEFAULTS.maxIntervalMs);
+	if (maxIntervalMs < intervalMs) parameterError(ctx, i, `${labels.prefix}${P.maxPollInterval.displayName}`, `(${maxIntervalMs}) is shorter than ${P.pollInterval.displayName} (${intervalMs})`);
+	return { intervalMs, growth, maxIntervalMs };
 }
