@@ -12,7 +12,6 @@ import { stormPlotSvg } from './plot';
 import { readRealN8nResults, REAL_N8N_JSON } from './real-n8n-results';
 import { benchmarkReport, describeMachine, PLOT_PATH } from './report';
 import { runDuplicates } from './scenarios/duplicates';
-import { runHealthyOverhead } from './scenarios/healthy-overhead';
 import { runOutageStorm } from './scenarios/outage-storm';
 import { runPolling } from './scenarios/polling';
 import { runRateLimit } from './scenarios/rate-limit';
@@ -30,13 +29,9 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 	const log = (text: string) => process.stdout.write(`[bench ${new Date().toISOString().slice(11, 19)}, ${Math.round((Date.now() - startedAt) / 1000)} s] ${text}\n`);
 	const upstream = await startUpstream();
 	try {
-		// state size first, while the heap holds little else; the timed healthy runs next
+		// state size first, while the heap holds little else (the healthy rows run in real n8n: section 4)
 		log('7. state size');
 		const stateSize = await runStateSize({ scopes: settings.stateScopes });
-		log(`4. healthy API, ${settings.latencyMs} ms latency`);
-		const healthy = await runHealthyOverhead(upstream, { items: settings.healthyItems, runs: settings.healthyRuns, seed: settings.seed, latencyMs: settings.latencyMs });
-		log('4. healthy API, loopback');
-		const loopback = await runHealthyOverhead(upstream, { items: settings.loopbackItems, runs: settings.loopbackRuns, seed: settings.seed, latencyMs: 0 });
 		log('1. outage storm');
 		const storm = await runOutageStorm(upstream, { fleet: settings.fleet, outageMs: settings.outageMs, seed: settings.seed });
 		log('2. sustained outage');
@@ -52,7 +47,7 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		log(`8. real n8n: ${REAL_N8N_JSON}`);
 		const realN8n = readRealN8nResults(path.join(ROOT, REAL_N8N_JSON), process.env.BENCH_RUN_ID);
 
-		const results: BenchResults = { storm, sustained, rate, healthy, loopback, retryAfter, duplicates, stateSize, realN8n, polling };
+		const results: BenchResults = { storm, sustained, rate, retryAfter, duplicates, stateSize, realN8n, polling };
 		const report = benchmarkReport(results, settings, describeMachine(loadAtStart, startedAt));
 		mkdirSync(path.join(ROOT, path.dirname(PLOT_PATH)), { recursive: true });
 		writeFileSync(path.join(ROOT, PLOT_PATH), stormPlotSvg(storm));

@@ -1,6 +1,7 @@
 /**
  * The benchmark's sizes: environment variables with defaults that keep the engine part within
- * about 8 minutes on 2 cores. E.g. `BENCH_FLEET=500 BENCH_HEALTHY_RUNS=9 npm run bench`.
+ * about 8 minutes on 2 cores. E.g. `BENCH_FLEET=500 npm run bench` (the healthy rows' sizes are the
+ * real-n8n part's: BENCH_REAL_HEALTHY_ITEMS, test/bench/real-n8n-lib.mjs).
  */
 export interface BenchSettings {
 	seed: number;
@@ -15,13 +16,6 @@ export interface BenchSettings {
 	/** Scenario 3: items of the one execution, and the upstream's shared limit per second. */
 	rateItems: number;
 	rateLimitRps: number;
-	/** Scenario 4: items per execution, alternating runs per side, the upstream's latency. */
-	healthyItems: number;
-	healthyRuns: number;
-	latencyMs: number;
-	/** Scenario 4 on loopback (the upstream answers at once). */
-	loopbackItems: number;
-	loopbackRuns: number;
 	/** Scenario 5. */
 	retryAfterItems: number;
 	retryAfterSeconds: number;
@@ -43,11 +37,6 @@ export const BENCH_ENV: Record<keyof BenchSettings, string> = {
 	sustainedRofMeasuredUpTo: 'BENCH_SUSTAINED_ROF_MEASURED_UP_TO',
 	rateItems: 'BENCH_RATE_ITEMS',
 	rateLimitRps: 'BENCH_RATE_LIMIT_RPS',
-	healthyItems: 'BENCH_HEALTHY_ITEMS',
-	healthyRuns: 'BENCH_HEALTHY_RUNS',
-	latencyMs: 'BENCH_LATENCY_MS',
-	loopbackItems: 'BENCH_LOOPBACK_ITEMS',
-	loopbackRuns: 'BENCH_LOOPBACK_RUNS',
 	retryAfterItems: 'BENCH_RETRY_AFTER_ITEMS',
 	retryAfterSeconds: 'BENCH_RETRY_AFTER_S',
 	duplicateItems: 'BENCH_DUPLICATE_ITEMS',
@@ -85,11 +74,6 @@ export function readBenchSettings(): BenchSettings {
 		sustainedRofMeasuredUpTo: integer(BENCH_ENV.sustainedRofMeasuredUpTo, 1000, 0, 10_000),
 		rateItems: integer(BENCH_ENV.rateItems, 300, 1, 10_000),
 		rateLimitRps: integer(BENCH_ENV.rateLimitRps, 20, 1, 1000),
-		healthyItems: integer(BENCH_ENV.healthyItems, 500, 1, 10_000),
-		healthyRuns: integer(BENCH_ENV.healthyRuns, 5, 1, 51),
-		latencyMs: integer(BENCH_ENV.latencyMs, 20, 1, 1000),
-		loopbackItems: integer(BENCH_ENV.loopbackItems, 500, 1, 20_000),
-		loopbackRuns: integer(BENCH_ENV.loopbackRuns, 3, 1, 51),
 		retryAfterItems: integer(BENCH_ENV.retryAfterItems, 100, 1, 5000),
 		retryAfterSeconds: integer(BENCH_ENV.retryAfterSeconds, 2, 1, 30),
 		duplicateItems: integer(BENCH_ENV.duplicateItems, 10, 2, 1000),

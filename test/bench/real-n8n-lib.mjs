@@ -28,6 +28,9 @@ export const SETTINGS = {
 	workerConcurrency: ['BENCH_QUEUE_WORKER_CONCURRENCY', 200, 1000],
 	/** The barrier opens early when no execution reached it for this long (n8n stalled, calls failed). */
 	barrierIdleMs: ['BENCH_QUEUE_BARRIER_IDLE_MS', 20_000, 300_000],
+	/** The healthy rows: timed rounds per size (after an untimed one), the upstream's latency. */
+	healthyRuns: ['BENCH_REAL_HEALTHY_RUNS', 5, 51],
+	healthyLatencyMs: ['BENCH_REAL_HEALTHY_LATENCY_MS', 20, 1000],
 	/** A row whose executions have not all finished by then is stopped and counted as it stands. */
 	rowTimeoutMs: ['BENCH_ROW_TIMEOUT_MS', 150_000, 600_000],
 };
@@ -44,10 +47,13 @@ export function readSettings(environment = process.env) {
 		if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${variable} must be an integer from 1 to ${max}, not "${raw}"`);
 		settings[name] = value;
 	}
-	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'webhook,queue').split(',').map((s) => s.trim()).filter(Boolean);
-	const unknown = scenarios.filter((s) => s !== 'webhook' && s !== 'queue');
-	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists webhook and/or queue, not ${unknown.join(', ')}`);
+	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue').split(',').map((s) => s.trim()).filter(Boolean);
+	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue'].includes(s));
+	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook and/or queue, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
+	const sizes = (environment.BENCH_REAL_HEALTHY_ITEMS ?? '500,5000').split(',').map((s) => Number(s.trim()));
+	if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`BENCH_REAL_HEALTHY_ITEMS must list integers from 1 to 50000, comma-separated, not "${environment.BENCH_REAL_HEALTHY_ITEMS}"`);
+	settings.healthyItems = sizes;
 	const slots = settings.workers * settings.workerConcurrency;
 	const most = Math.max(settings.queueExecutions, settings.rateExecutions);
 	if (settings.scenarios.has('queue') && slots < most) {

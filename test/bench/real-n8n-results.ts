@@ -14,8 +14,31 @@ export interface RealN8nResults {
 	nodeVersion: string; // of the n8n processes
 	/** 200 webhook executions of one item each against one n8n (regular mode), upstream down for outageMs from the first call. */
 	webhookFleet: FleetRun | { skipped: string };
+	/** The healthy rows: one execution of N items in one n8n, both request nodes in turn (test/bench/real-n8n-healthy.mjs); absent in files of older runs. */
+	healthy?: HealthyRun | { skipped: string };
 	/** main + workers in queue mode (PostgreSQL + Redis, Shared State = Redis). */
 	queueMode: { workers: number; workerConcurrency: number; storm: FleetRun; rateLimit: RateRun } | { skipped: string };
+}
+/** One execution: the request node's time as n8n stored it (none for the baseline), the execution's, and the n8n process's CPU over it. */
+export interface HealthySample {
+	nodeMs?: number;
+	executionMs: number;
+	cpuMs: number;
+}
+export interface HealthySize {
+	items: number;
+	/** Per round, in the same order: each side's first execution (a new API origin) and the later one (the same origin). */
+	samples: {
+		core: { first: HealthySample[]; later: HealthySample[] };
+		resilient: { first: HealthySample[]; later: HealthySample[] };
+		/** Webhook -> Split Out without a request node: the execution's CPU around the node. */
+		baseline: HealthySample[];
+	};
+}
+export interface HealthyRun {
+	latencyMs: number;
+	runs: number;
+	sizes: HealthySize[];
 }
 export interface FleetRun {
 	executions: number;
@@ -87,12 +110,28 @@ function rateProblem(run: unknown, where: string): string | undefined {
 	return undefined;
 }
 
+function healthyProblem(run: unknown): string | undefined {
+	const samples = (list: unknown, node: boolean) => Array.isArray(list) && list.every((x) => isObject(x) && typeof x.cpuMs === 'number' && typeof x.executionMs === 'number' && (!node || typeof x.nodeMs === 'number'));
+	if (!isObject(run) || typeof run.latencyMs !== 'number' || typeof run.runs !== 'number' || !Array.isArray(run.sizes)) return 'healthy is not a HealthyRun';
+	for (const size of run.sizes as unknown[]) {
+		if (!isObject(size) || typeof size.items !== 'number' || !isObject(size.samples)) return 'healthy has a size that is not a HealthySize';
+		const { core, resilient, baseline } = size.samples;
+		for (const side of [core, resilient]) if (!isObject(side) || !samples(side.first, true) || !samples(side.later, true)) return `healthy (${String(size.items)} items) has a side without samples`;
+		if (!samples(baseline, false)) return `healthy (${String(size.items)} items) has no baseline samples`;
+	}
+	return undefined;
+}
+
 /** Checks the parsed JSON's shape, so that a broken file reads as "not measured", not as a crash. */
 export function shapeProblem(value: unknown): string | undefined {
 	if (!isObject(value)) return 'it is not a JSON object';
 	for (const field of ['runId', 'measuredAt', 'n8nVersion', 'nodeVersion'] as const) if (typeof value[field] !== 'string') return `its ${field} is not a string`;
 	if (!isSkipped(value.webhookFleet)) {
 		const problem = fleetProblem(value.webhookFleet, 'webhookFleet');
+		if (problem) return problem;
+	}
+	if (value.healthy !== undefined && !isSkipped(value.healthy)) {
+		const problem = healthyProblem(value.healthy);
 		if (problem) return problem;
 	}
 	const queue = value.queueMode;

@@ -10,6 +10,7 @@
  *                   x-ratelimit-limit / x-ratelimit-remaining / x-ratelimit-reset (the epoch second
  *                   the window resets at, as GitHub sends it).
  *
+ *   /slow/:ms/:key  200 after ms milliseconds (a healthy API with latency)
  *   /barrier/:name/:key   held until the barrier `name` opens, then 200: executions that reach
  *                   it send their next request together (a storm "at once", across workers)
  *
@@ -37,6 +38,9 @@ async function newServer({ limitRps = 0, quotaHeaders = false }) {
 			if (barrier.open) return json(res, (entry.status = 200), { key: entry.key });
 			barrier.waiting.push(() => json(res, (entry.status = 200), { key: entry.key }));
 			barrier.onArrival();
+		},
+		slow: (_req, res, { parts, entry, json }) => {
+			setTimeout(() => json(res, (entry.status = 200), { ok: true, key: entry.key }), Math.min(10_000, Number(parts[1]) || 0));
 		},
 		outage: (_req, res, { entry, json }) => {
 			if (Date.now() < state.outageUntil) json(res, (entry.status = 503), { error: 'Service Unavailable' });

@@ -6,6 +6,10 @@
  * BENCHMARKS.md) and .bench/real-n8n-details.json (per row: requests per second, the node's
  * state-change log lines), and prints a summary.
  *
+ *   healthy       one n8n in regular mode (SQLite): one execution of BENCH_REAL_HEALTHY_ITEMS
+ *                 items (500 and 5,000) against an upstream answering in BENCH_REAL_HEALTHY_LATENCY_MS,
+ *                 n8n's HTTP Request and Resilient HTTP Request in turn, first and later executions,
+ *                 BENCH_REAL_HEALTHY_RUNS rounds (test/bench/real-n8n-healthy.mjs).
  *   webhookFleet  one n8n in regular mode (SQLite); per row, BENCH_WEBHOOK_EXECUTIONS webhook
  *                 calls (one item each) as fast as n8n takes them, the upstream down for
  *                 BENCH_WEBHOOK_OUTAGE_MS from the first call.
@@ -60,6 +64,7 @@ import {
 	trafficLogCounts,
 	webhookPath,
 } from './real-n8n-lib.mjs';
+import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -146,6 +151,21 @@ async function withServers(upstream, rows, serverOptions = () => ({})) {
 }
 
 // ---------------------------------------------------------------------------------------------
+
+async function healthy(settings, upstream) {
+	const workflowId = `rhBenchHealthy${randomBytes(2).toString('hex')}`;
+	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+	await importWorkflow(userFolder, healthyWorkflow(workflowId));
+	await publishWorkflow(userFolder, workflowId);
+	say(`healthy: imported and published; starting n8n (regular mode, SQLite); ${settings.healthyItems.join(' and ')} items, ${settings.healthyRuns} rounds, ${settings.healthyLatencyMs} ms latency`);
+	// a loaded machine may take minutes to boot n8n
+	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
+	try {
+		return await healthyRounds({ n8n, userFolder, workflowId, upstream, sizes: settings.healthyItems, runs: settings.healthyRuns, latencyMs: settings.healthyLatencyMs, timeoutMs: Math.max(settings.rowTimeoutMs, 600_000), say });
+	} finally {
+		await stopN8n(n8n);
+	}
+}
 
 async function webhookFleet(settings, upstream) {
 	const run = randomBytes(3).toString('hex');
@@ -323,14 +343,15 @@ async function main() {
 			return { skipped: `failed: ${String(error.message ?? error).split('\n')[0]}` };
 		}
 	};
-	const results = {
-		runId,
-		measuredAt: new Date().toISOString(),
-		n8nVersion: n8nPaths.N8N_VERSION,
-		nodeVersion,
-		webhookFleet: await attempt('webhookFleet', settings.scenarios.has('webhook'), () => webhookFleet(settings, upstream)),
-		queueMode: await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream)),
-	};
+	// written after each scenario too: a scenario that crashes the process keeps the ones before it
+	const pending = { skipped: 'failed: the process ended before this scenario finished' };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending };
+	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
+	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
+	save();
+	results.webhookFleet = await attempt('webhookFleet', settings.scenarios.has('webhook'), () => webhookFleet(settings, upstream));
+	save();
+	results.queueMode = await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);

@@ -398,7 +398,7 @@ describe('Allowed HTTP Request Domains, for the new kinds too', () => {
 		const api = await server(() => ({ status: 200 }));
 		const result = await run({ url: `${api.url}/r`, ...parameters }, { [type]: { ...data, allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com' } });
 		expect(api.requests).toHaveLength(0);
-		expect(result.error?.message).toMatch(/^Domain not allowed: .*\(item 0\)$/);
+		expect(result.error?.message).toMatch(/^Domain not allowed: .*example\.com$/);
 	});
 });
 

@@ -104,6 +104,8 @@ describe('bad parameters: a clear error naming the parameter and the item, no re
 		expect(failing.status).toBe('error');
 		expect(failing.error?.message).toBe(message(0));
 		expect(failing.error?.name).toBe('NodeOperationError');
+		// the item is named in the error's context, also where the message is HTTP Request's own
+		if (isHttp) expect((failing.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(0);
 		expect(upstream.requests.length - before).toBe(isHttp ? 0 : 1);
 		expectSaneWaits(runtime);
 

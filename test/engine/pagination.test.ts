@@ -124,7 +124,8 @@ describe('pagination: each page is one request for the retry engine', () => {
 		expect(failed.jsonOf('HTTP', 0)).toEqual([]);
 		const [errorItem] = failed.jsonOf('HTTP', 1);
 		const error = errorItem.error as IDataObject;
-		expect(error).toMatchObject({ status: 503, reason: 'attempts-exhausted' });
+		// n8n's pagination helper's error, as HTTP Request's: statusCode, no status
+		expect(error).toMatchObject({ statusCode: 503, reason: 'attempts-exhausted' });
 		expect(error.pagination).toEqual({ pagesFetched: 2, resumeFrom: { node: 'http', page: 3, url: `${api.url}/list`, parameters: { qs: { page: 3 } } }, items: EXPECTED.slice(0, 4) });
 		expect(error.message).toBe('503 - ""');
 		expect((error._retry as IDataObject).summary).toMatch(/^Page 3 failed, 2 pages fetched before it: /);
@@ -266,17 +267,19 @@ describe("pagination and the API's traffic controller", () => {
 describe('pagination: what is refused before sending', () => {
 	const items: INodeExecutionData[] = [{ json: {} }];
 	it.each<[string, IDataObject, string]>([
-		['no parameter filled', { pagination: { pagination: {} } }, 'Parameter "Options > Pagination > Parameters" needs at least one entry with Name and Value filled'],
-		['a parameter without a value', { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '' }] } } } }, 'Parameter "Options > Pagination > Parameters [1]" ("page") has no Value'],
+		['no parameter filled', { pagination: { pagination: {} } }, "At least one entry with 'Name' and 'Value' filled must be included in 'Parameters' to use 'Update a Parameter in Each Request' mode "],
+		['a parameter without a value', { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '' }] } } } }, 'Some value must be provided for parameter [1] in pagination settings, omitting it will result in an infinite loop'],
 		['an empty Next URL', { pagination: { pagination: { paginationMode: 'responseContainsNextURL', nextURL: '' } } }, 'Parameter "Options > Pagination > Next URL" is empty'],
 		['a status code that is none', { pagination: { pagination: { ...byPageCount.pagination.pagination, paginationCompleteWhen: 'receiveSpecificStatusCodes', statusCodesWhenComplete: '404, 4o4' } } }, 'has "4o4", which is not an HTTP status code'],
-		['a Complete Expression that is not one', { pagination: { pagination: { ...byPageCount.pagination.pagination, paginationCompleteWhen: 'other', completeExpression: 'true' } } }, 'Parameter "Options > Pagination > Complete Expression" must be an expression'],
+		['a Complete Expression that is not one', { pagination: { pagination: { ...byPageCount.pagination.pagination, paginationCompleteWhen: 'other', completeExpression: 'true' } } }, 'Invalid or empty Complete Expression'],
 	])('%s', async (_name, options, message) => {
 		const api = await server(threePages);
 		const run = await runHttp(httpWorkflow({ url: `${api.url}/list`, options }), items, createVirtualRuntime());
 		expect(run.status).toBe('error');
+		// HTTP Request's words where it checks the same, this node's (naming the item) where it does not
 		expect(run.error?.message).toContain(message);
-		expect(run.error?.message).toContain('(item 0)');
+		if (message.startsWith('Parameter "')) expect(run.error?.message).toContain('(item 0)');
+		expect((run.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(0);
 		expect(api.requests).toHaveLength(0);
 	});
 

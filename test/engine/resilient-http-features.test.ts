@@ -69,10 +69,14 @@ describe('authentication', () => {
 			return { run, upstream };
 		};
 
-		it.each(kinds)('%s: a host outside the allowed domains gets no request, and the error names the item', async (type, data) => {
+		it.each(kinds)('%s: a host outside the allowed domains gets no request, and the error names the item (in HTTP Request\'s words)', async (type, data) => {
 			const { run, upstream } = await runWith(type, data, { allowedHttpRequestDomains: 'domains', allowedDomains: 'api.example.com, *.example.org' });
 			expect(run.status).toBe('error');
-			expect(run.error?.message).toBe('Domain not allowed: This credential is restricted from accessing 127.0.0.1:' + new URL(upstream.url).port + '. Only the following domains are allowed: api.example.com, *.example.org (item 0)');
+			expect(run.error?.message).toBe('Domain not allowed: This credential is restricted from accessing 127.0.0.1:' + new URL(upstream.url).port + '. Only the following domains are allowed: api.example.com, *.example.org');
+			// HTTP Request's error: n8n's refusal wrapped, the item in its context
+			expect((run.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(0);
+			// refused before a request exists: none is quoted (deviation credential-refused-before-the-request)
+			expect((run.error as { context?: { request?: unknown } } | undefined)?.context?.request).toBeUndefined();
 			expect(upstream.requests).toHaveLength(0);
 		});
 
@@ -85,7 +89,7 @@ describe('authentication', () => {
 		it.each(kinds)('%s: "None" keeps the credential out of this node', async (type, data) => {
 			const { run, upstream } = await runWith(type, data, { allowedHttpRequestDomains: 'none' });
 			expect(run.status).toBe('error');
-			expect(run.error?.message).toBe('This credential is configured to prevent use within an HTTP Request node (item 0)');
+			expect(run.error?.message).toBe('This credential is configured to prevent use within an HTTP Request or GraphQL node');
 			expect(upstream.requests).toHaveLength(0);
 		});
 	});
@@ -269,13 +273,18 @@ describe('parameter errors name the parameter and the item', () => {
 		[{ retryOnStatusCodes: '429, 5x' }, /Parameter "Retry On Status Codes" is invalid: "5x"/],
 		[{ retryOptions: { baseDelay: -5 } }, /Parameter "Base Delay \(Ms\)" must be at least 0/],
 		[{ method: 'POST', idempotencyKeyMode: 'expression', idempotencyKey: '={{ $json.missing }}' }, /Parameter "Key" \(the idempotency key\) must be text/],
-		[{ url: 'ftp://example.com/x' }, /Unsupported URL protocol/],
+		// HTTP Request's words for its own checks of the URL, without the query (it may hold a key)
+		[{ url: 'ftp://example.com/x?api_key=secret-1' }, /^Invalid URL: ftp:\/\/example\.com\/x\. URL must start with "http" or "https"\.$/],
 		[{ url: 'not a url' }, /Invalid URL/],
+		[{ url: 'http://exa mple.com/x' }, /Parameter "URL" must be an absolute URL/],
 	])('%j', async (parameters, message) => {
 		const upstream = await server(echo);
 		const run = await runHttp(httpWorkflow({ url: `${upstream.url}/x`, ...parameters }), [{ json: {} }], createVirtualRuntime());
 		expect(run.status).toBe('error');
 		expect(run.error?.message).toMatch(message);
+		expect(run.error?.message).not.toContain('secret-1');
+		// the item is named, also where HTTP Request's own message does not (deviation parameter-errors-name-the-item)
+		expect((run.error as { context?: { itemIndex?: number } } | undefined)?.context?.itemIndex).toBe(0);
 		expect(upstream.requests).toHaveLength(0);
 	});
 

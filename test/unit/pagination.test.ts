@@ -1,6 +1,6 @@
 /** The pure part of pagination: the story over pages, each page's key, the resume point, $pageCount of a resumed item. */
 import { combinePageStories, offsetPageCount, ownResumePoint, pageIdempotencyKey, PAGINATED_HISTORY_LIMIT } from '../../nodes/shared/core/pagination';
-import type { RetryStory } from '../../nodes/shared/core/retry-story';
+import { storyLines, type RetryStory } from '../../nodes/shared/core/retry-story';
 
 const page = (attempts: number, stoppedBecause: RetryStory['stoppedBecause'] = 'success', extra: Partial<RetryStory> = {}): RetryStory => ({
 	attempts,
@@ -23,6 +23,13 @@ describe('combinePageStories', () => {
 			[2, 3, 200],
 		]);
 		expect(story.summary).toBe('Fetched 3 pages in 5 attempts, after waiting 200 ms for retries');
+	});
+
+	it('its counters agree: attempts over all pages, the limit per page (no "5 attempts of at most 2")', () => {
+		const story = combinePageStories([page(2, 'success', { maxAttempts: 2 }), page(2, 'success', { maxAttempts: 2 }), page(1, 'success', { maxAttempts: 2 })], { firstPage: 1, pagesBefore: 0, failed: false });
+		expect(story).toMatchObject({ attempts: 5, pages: 3, maxAttemptsPerPage: 2 });
+		expect(story).not.toHaveProperty('maxAttempts');
+		expect(storyLines(story)[0]).toMatch(/^Retry story: 3 pages fetched, 5 attempts in all, at most 2 per page, /);
 	});
 
 	it('a healthy run has no records and says so briefly', () => {

@@ -8,8 +8,9 @@
  * Messages name the credential's field, never its value.
  */
 import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
-import { assertCredentialAllowsUrl, NodeOperationError } from 'n8n-workflow';
+import { assertUrlAllowed, getCredentialAllowedDomains, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
+import { RequestRejection } from '../output/request-rejection';
 
 /** Each header-carried field: the credential's label, the field's display name, and what is wrong with a value. */
 const HEADER_FIELDS: Partial<Record<string, { label: string; fields: Array<{ key: string; displayName: string; problem: (value: string) => string | undefined }> }>> = {
@@ -37,20 +38,23 @@ function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: string, 
 	}
 }
 
-function checkAllowedDomains(ctx: IExecuteFunctions, i: number, data: ICredentialDataDecryptedObject, url: string): void {
+function checkAllowedDomains(ctx: IExecuteFunctions, data: ICredentialDataDecryptedObject, url: string): void {
+	// as HTTP Request reads the setting (n8n's wording names the nodes it is set for); "None" or an
+	// empty list fail here, as there
+	const allowedDomains = getCredentialAllowedDomains({ node: ctx.getNode(), credentialData: data, surface: 'HTTP Request or GraphQL' });
 	try {
-		// n8n's own wording ("within an HTTP Request node"): the user set it with request nodes in mind
-		assertCredentialAllowsUrl({ node: ctx.getNode(), credentialData: data, url });
+		assertUrlAllowed({ url, allowedDomains });
 	} catch (error) {
-		throw new NodeOperationError(ctx.getNode(), `${(error as Error).message} (item ${i})`, {
-			itemIndex: i,
-			description: `Item ${i}: the credential's "Allowed HTTP Request Domains" does not allow this request. Change the URL, or the credential's allowed domains.`,
-		});
+		// checked before any request (nothing is sent), but failing as HTTP Request fails: n8n's
+		// request helper refuses the host, so its error item holds n8n's error, its thrown error wraps it
+		// n8n's own error, made HTTP Request's NodeApiError (or its error item) by settleThrown
+		// eslint-disable-next-line @n8n/community-nodes/require-node-api-error
+		throw new RequestRejection(error as Error);
 	}
 }
 
-/** Throws a NodeOperationError naming the item when the credential must not be used for this request. */
+/** Throws when the credential must not be used for this request (a NodeOperationError naming the item, or n8n's refusal of the host). */
 export function checkCredential(ctx: IExecuteFunctions, i: number, authType: string, data: ICredentialDataDecryptedObject, url: string): void {
-	checkAllowedDomains(ctx, i, data, url);
+	checkAllowedDomains(ctx, data, url);
 	checkHeaderFields(ctx, i, authType, data);
 }

@@ -10,6 +10,7 @@ import type { TransportSettings } from '../transport/send-attempt';
 import { readToolAnswer, type ToolAnswer } from '../tool/tool-answer';
 import { readIdempotencySettings, type IdempotencyKeys } from './idempotency-keys';
 import type { ItemScope } from './item-scope';
+import { quotedOptions, type QuotedOptions } from '../output/request-context';
 import { readOutputSettings, type OutputSettings } from './output-settings';
 import { readPaginationSettings, type PaginationSettings } from './pagination-settings';
 import { headerValue, readRequestSpec, type RequestSpec } from './request-spec';
@@ -35,6 +36,8 @@ export interface ItemConfig {
 	/** Undefined when Pagination Mode is Off. */
 	readonly pagination?: PaginationSettings;
 	readonly output: OutputSettings;
+	/** What a thrown error quotes of the Options beside the request (HTTP Request's `context.request`). */
+	readonly quoted: QuotedOptions;
 	/** Undefined unless the node runs as an AI agent's tool. */
 	readonly tool?: ToolAnswer;
 	/** The item comes back from a loop (Backoff Delay): its first attempt here is a retry. */
@@ -80,6 +83,7 @@ export async function readItemConfig(ctx: IExecuteFunctions, scope: ItemScope, r
 		traffic,
 		...(pagination ? { pagination } : {}),
 		output,
+		quoted: quotedOptions(options, output, transport.sendCredentialsCrossOrigin),
 		...(tool ? { tool } : {}),
 		loopRetry: isLoopRetry(scope.json),
 	});

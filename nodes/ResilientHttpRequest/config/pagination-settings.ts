@@ -5,7 +5,7 @@
  * before any request, naming the parameter and the item.
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
-import { parameterError } from '../../shared/n8n/parameters';
+import { httpRequestParameterError, parameterError } from '../../shared/n8n/parameters';
 
 type PageParameterType = 'qs' | 'headers' | 'body';
 
@@ -54,9 +54,7 @@ function continueExpression(ctx: IExecuteFunctions, i: number, pagination: IData
 	}
 	if (when === 'other') {
 		const raw = pagination.completeExpression;
-		if (typeof raw !== 'string' || raw.trim() === '' || !raw.trim().startsWith('=')) {
-			parameterError(ctx, i, `${LABEL} > Complete Expression`, 'must be an expression (e.g. {{ $response.body.hasMore === false }}) that is true when pagination is complete');
-		}
+		if (typeof raw !== 'string' || raw.trim() === '' || !raw.trim().startsWith('=')) httpRequestParameterError(ctx, i, 'Invalid or empty Complete Expression');
 		const body = expressionBody(raw);
 		return { expression: neverError ? `={{ !(${body}) }}` : `={{ !(${body}) || ($response.statusCode < 200 || $response.statusCode >= 300) }}`, completeStatuses: [] };
 	}
@@ -66,16 +64,16 @@ function continueExpression(ctx: IExecuteFunctions, i: number, pagination: IData
 function pageParameters(ctx: IExecuteFunctions, i: number, pagination: IDataObject, request: IDataObject): PageParameter[] {
 	const entries = (((pagination.parameters as IDataObject | undefined)?.parameters ?? []) as IDataObject[]).filter((p) => p && typeof p === 'object');
 	if (entries.length === 0 || entries.every((p) => (p.name ?? '') === '' && (p.value ?? '') === '')) {
-		parameterError(ctx, i, `${LABEL} > Parameters`, "needs at least one entry with Name and Value filled to use 'Update a Parameter in Each Request'");
+		// HTTP Request's words, its trailing space included
+		httpRequestParameterError(ctx, i, "At least one entry with 'Name' and 'Value' filled must be included in 'Parameters' to use 'Update a Parameter in Each Request' mode ");
 	}
 	const parameters: PageParameter[] = [];
 	entries.forEach((entry, index) => {
-		const label = `${LABEL} > Parameters [${index + 1}]`;
 		const type = (entry.type ?? 'qs') as PageParameterType;
 		const name = String(entry.name ?? '').trim();
-		if (name === '') parameterError(ctx, i, label, 'has no Name: name the query parameter, header or body field the pages update');
-		if (!PAGE_PARAMETER_TYPES.includes(type)) parameterError(ctx, i, label, `has Type ${JSON.stringify(entry.type)}: it must be Body, Header or Query`);
-		if (entry.value === undefined || entry.value === '') parameterError(ctx, i, label, `("${name}") has no Value: without one every page would be the same request, forever`);
+		if (name === '') httpRequestParameterError(ctx, i, `Parameter name must be set for parameter [${index + 1}] in pagination settings`);
+		if (!PAGE_PARAMETER_TYPES.includes(type)) httpRequestParameterError(ctx, i, `Parameter type must be one of: body, headers, qs for parameter [${index + 1}] in pagination settings`);
+		if (entry.value === undefined || entry.value === '') httpRequestParameterError(ctx, i, `Some value must be provided for parameter [${index + 1}] in pagination settings, omitting it will result in an infinite loop`);
 		const target = (request[type] ??= Object.create(null) as IDataObject) as IDataObject;
 		// the name is a key the user typed: never one that reaches the object's prototype
 		Object.defineProperty(target, name, { value: entry.value, enumerable: true, writable: true, configurable: true });
@@ -94,6 +92,8 @@ export function readPaginationSettings(ctx: IExecuteFunctions, i: number, neverE
 	if (mode !== 'updateAParameterInEachRequest' && mode !== 'responseContainsNextURL') {
 		parameterError(ctx, i, `${LABEL} > Pagination Mode`, `must be Off, Update a Parameter in Each Request or Response Contains Next URL, got ${JSON.stringify(mode)}`);
 	}
+	// HTTP Request checks the completion rule before the parameters: the same first error
+	const { expression, completeStatuses } = continueExpression(ctx, i, pagination, neverError);
 	const request: IDataObject = Object.create(null) as IDataObject;
 	let parameters: PageParameter[] = [];
 	if (mode === 'updateAParameterInEachRequest') parameters = pageParameters(ctx, i, pagination, request);
@@ -116,7 +116,6 @@ export function readPaginationSettings(ctx: IExecuteFunctions, i: number, neverE
 	if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0 || interval > 3_600_000) {
 		parameterError(ctx, i, `${LABEL} > Interval Between Requests (Ms)`, `must be a number of milliseconds from 0 to 3600000, got ${JSON.stringify(resolved)}`);
 	}
-	const { expression, completeStatuses } = continueExpression(ctx, i, pagination, neverError);
 	const helper: PaginationOptions = {
 		continue: expression,
 		request,

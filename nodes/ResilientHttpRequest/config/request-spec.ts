@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions, IHttpRequestMethods } from 'n8n-wo
 import { NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 import { setPath } from '../../shared/core/json-path';
-import { parameterError } from '../../shared/n8n/parameters';
+import { httpRequestParameterError, parameterError } from '../../shared/n8n/parameters';
 import { stringifyForm } from '../transport/form-urlencoded';
 import { encodeMultipart, type MultipartPart } from '../transport/multipart';
 
@@ -55,8 +55,13 @@ function collectFields(entries: KeyValue[]): IDataObject {
 	return fields;
 }
 
+/** HTTP Request's error for JSON it cannot parse, by its name for the field; the parser's words as the description. */
+function invalidJson(ctx: IExecuteFunctions, i: number, field: 'JSON Body' | 'JSON Query Parameters' | 'JSON Headers', error: unknown): never {
+	httpRequestParameterError(ctx, i, `The value in the "${field}" field is not valid JSON`, (error as Error).message);
+}
+
 /** A JSON parameter may arrive as an object (expression) or as text the user typed. */
-function jsonObjectParameter(ctx: IExecuteFunctions, parameter: string, i: number, label: string): IDataObject {
+function jsonObjectParameter(ctx: IExecuteFunctions, parameter: string, i: number, label: string, field: 'JSON Query Parameters' | 'JSON Headers'): IDataObject {
 	const raw = ctx.getNodeParameter(parameter, i, '') as unknown;
 	if (raw === '' || raw === undefined || raw === null) return {};
 	let value: unknown = raw;
@@ -64,7 +69,7 @@ function jsonObjectParameter(ctx: IExecuteFunctions, parameter: string, i: numbe
 		try {
 			value = JSON.parse(raw);
 		} catch (error) {
-			parameterError(ctx, i, label, 'is not valid JSON', (error as Error).message);
+			invalidJson(ctx, i, field, error);
 		}
 	}
 	if (typeof value !== 'object' || value === null || Array.isArray(value)) {
@@ -80,7 +85,7 @@ function jsonBodyParameter(ctx: IExecuteFunctions, i: number): string {
 	try {
 		return JSON.stringify(JSON.parse(raw));
 	} catch (error) {
-		parameterError(ctx, i, 'JSON Body', 'is not valid JSON', (error as Error).message);
+		invalidJson(ctx, i, 'JSON Body', error);
 	}
 }
 
@@ -106,25 +111,26 @@ export function headerValue(headers: Record<string, string>, name: string): stri
 	return key === undefined ? undefined : headers[key];
 }
 
-/** What a URL error may show of the value: never its query string, which may hold an API key. */
-function urlForMessage(url: string): string {
+/** What a URL error may show of the value: never its query string, which may hold an API key (deviation url-errors-without-query). */
+function urlShown(url: string): string {
 	const shown = url.split(/[?#]/)[0];
-	return JSON.stringify(shown.length > 100 ? `${shown.slice(0, 100)}…` : shown);
+	return shown.length > 100 ? `${shown.slice(0, 100)}…` : shown;
 }
 
+const urlForMessage = (url: string) => JSON.stringify(urlShown(url));
+
+/** HTTP Request's three checks of the URL in its words, then what n8n's client would refuse later, in ours. */
 function validateUrl(ctx: IExecuteFunctions, raw: unknown, i: number): string {
-	if (typeof raw !== 'string') parameterError(ctx, i, 'URL', `must be text, got ${raw === null ? 'null' : typeof raw}`);
+	if (typeof raw !== 'string') httpRequestParameterError(ctx, i, `URL parameter must be a string, got ${raw === null ? 'null' : typeof raw}`);
 	const trimmed = raw.trim();
-	if (trimmed === '') parameterError(ctx, i, 'URL', 'is empty: enter an absolute URL starting with http:// or https://');
+	if (trimmed === '') httpRequestParameterError(ctx, i, 'URL parameter cannot be empty');
+	if (!/^https?:\/\//i.test(trimmed)) httpRequestParameterError(ctx, i, `Invalid URL: ${urlShown(trimmed)}. URL must start with "http" or "https".`);
 	let parsed: URL;
 	try {
 		parsed = new URL(trimmed);
 	} catch {
 		// the words "Invalid URL" are what Node and axios say: users search for them
 		parameterError(ctx, i, 'URL', `must be an absolute URL starting with http:// or https://: Invalid URL ${urlForMessage(trimmed)}`);
-	}
-	if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-		parameterError(ctx, i, 'URL', `must start with http:// or https://: Unsupported URL protocol "${parsed.protocol}"`);
 	}
 	if (parsed.hostname === '') parameterError(ctx, i, 'URL', `has no host: Invalid URL ${urlForMessage(trimmed)}`);
 	return trimmed;
@@ -139,14 +145,8 @@ function validateHeader(ctx: IExecuteFunctions, i: number, label: string, name: 
 }
 
 async function binaryPart(ctx: IExecuteFunctions, i: number, field: string) {
-	const item = ctx.getInputData()[i];
-	const meta = item.binary?.[field];
-	if (!meta) {
-		throw new NodeOperationError(ctx.getNode(), `The item has no binary field "${field}"`, {
-			itemIndex: i,
-			description: `Check "Input Data Field Name". The item's binary fields: ${Object.keys(item.binary ?? {}).join(', ') || 'none'}`,
-		});
-	}
+	// n8n's check, as HTTP Request makes it: its message and description for a missing field
+	const meta = ctx.helpers.assertBinaryData(i, field);
 	const data = await ctx.helpers.getBinaryDataBuffer(i, field);
 	// HTTP Request's fallbacks: a file named "file"; a mime type only when there is none at all (an
 	// empty one is sent empty)
@@ -219,7 +219,7 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options
 	let qs: IDataObject = {};
 	if (ctx.getNodeParameter('sendQuery', i, false) as boolean) {
 		const asJson = (ctx.getNodeParameter('specifyQuery', i, 'keypair') as string) === 'json';
-		qs = asJson ? { ...jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters (JSON)') } : collectFields(allKeyValues(ctx, 'queryParameters', i));
+		qs = asJson ? { ...jsonObjectParameter(ctx, 'jsonQuery', i, 'Query Parameters (JSON)', 'JSON Query Parameters') } : collectFields(allKeyValues(ctx, 'queryParameters', i));
 	}
 
 	// HTTP Request lowercases the names of the headers the user sets, unless told not to
@@ -228,7 +228,7 @@ export async function readRequestSpec(ctx: IExecuteFunctions, i: number, options
 	if (ctx.getNodeParameter('sendHeaders', i, false) as boolean) {
 		const asJson = (ctx.getNodeParameter('specifyHeaders', i, 'keypair') as string) === 'json';
 		const label = asJson ? 'Headers (JSON)' : 'Header Parameters';
-		const entries = asJson ? Object.entries(jsonObjectParameter(ctx, 'jsonHeaders', i, label)).map(([name, value]) => ({ name, value })) : keyValues(ctx, 'headerParameters', i);
+		const entries = asJson ? Object.entries(jsonObjectParameter(ctx, 'jsonHeaders', i, label, 'JSON Headers')).map(([name, value]) => ({ name, value })) : keyValues(ctx, 'headerParameters', i);
 		for (const { name, value } of entries) {
 			if (typeof value === 'object' && value !== null) parameterError(ctx, i, label, `has a value for header "${name}" that is an object, not text`);
 			const text = String(value ?? '');

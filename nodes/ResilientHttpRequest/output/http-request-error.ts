@@ -15,7 +15,7 @@ import { charsetOf } from './text-decoding';
  * n8n's NodeApiError reads the status of an error by this class name. Every field is enumerable, as
  * axios makes `message` enumerable, so that a copy of the item keeps them.
  */
-export class AxiosError extends Error {
+class AxiosError extends Error {
 	constructor(fields: IDataObject) {
 		super(String(fields.message ?? ''));
 		for (const [key, value] of Object.entries(fields)) Object.defineProperty(this, key, { value, enumerable: true, writable: true, configurable: true });
@@ -65,6 +65,15 @@ function optionsOf(request: SentRequest): IDataObject {
 const MAX_WHOLE_ERROR_BODY_BYTES = 64 * 1024;
 const LARGE_ERROR_BODY_CHARS = 2000;
 
+/** The bytes as text, by the response's charset (UTF-8 when it names none or one unknown). */
+function decodeText(body: Buffer, failure: AttemptFailure): string {
+	try {
+		return new TextDecoder(charsetOf(String(failure.headers?.['content-type'] ?? '')) ?? 'utf-8').decode(body);
+	} catch {
+		return body.toString('utf8');
+	}
+}
+
 /**
  * The response body as HTTP Request's error carries it (`error`): the text, decoded by its charset
  * (Autodetect, File: n8n reads the stream to a string); parsed when JSON is expected (JSON, Text:
@@ -75,12 +84,7 @@ function bodyValue(failure: AttemptFailure, format: ResponseFormat): unknown {
 	// unlike HTTP Request, a large body (an HTML page, a dump) is not carried whole: its start, as text
 	const large = whole.length > MAX_WHOLE_ERROR_BODY_BYTES;
 	const body = large ? whole.subarray(0, LARGE_ERROR_BODY_CHARS * 4) : whole;
-	let text: string;
-	try {
-		text = new TextDecoder(charsetOf(String(failure.headers?.['content-type'] ?? '')) ?? 'utf-8').decode(body);
-	} catch {
-		text = body.toString('utf8');
-	}
+	const text = decodeText(body, failure);
 	if (large) return `${text.slice(0, LARGE_ERROR_BODY_CHARS)}…`;
 	if (format === 'autodetect' || format === 'file' || text.trim() === '') return text;
 	try {
@@ -121,9 +125,58 @@ function networkError(failure: AttemptFailure, request: SentRequest): IDataObjec
 	};
 }
 
-/** The fields of HTTP Request's error object for the failure of the request's last attempt (made an AxiosError once redacted). */
-export function httpRequestErrorFields(failure: AttemptFailure, request: SentRequest, format: ResponseFormat): IDataObject {
-	return failure.kind === 'status' && failure.status !== undefined ? statusError(failure, failure.status, request, format) : networkError(failure, request);
+/**
+ * The body as n8n's pagination helper quotes a page it will not go on from: JSON (by its Content
+ * Type, or any body under Response Format JSON or Text) written again compactly, other bodies as text.
+ */
+function pageBodyText(failure: AttemptFailure, format: ResponseFormat): string {
+	const whole = Buffer.isBuffer(failure.body) ? failure.body : Buffer.alloc(0);
+	const text = whole.length > MAX_WHOLE_ERROR_BODY_BYTES ? `${decodeText(whole.subarray(0, LARGE_ERROR_BODY_CHARS * 4), failure).slice(0, LARGE_ERROR_BODY_CHARS)}…` : decodeText(whole, failure);
+	const streamed = format === 'autodetect' || format === 'file';
+	const isJson = String(failure.headers?.['content-type'] ?? '').includes('application/json');
+	if (streamed && !isJson) return text;
+	try {
+		return JSON.stringify(JSON.parse(text));
+	} catch {
+		// the helper's jsonParse falls back to {} for a streamed body; the request library keeps the text
+		return streamed ? '{}' : text;
+	}
+}
+
+/** The error n8n's pagination helper throws for a page that is not 2xx: a plain Error, the body as text. */
+function pageStatusError(failure: AttemptFailure, status: number, format: ResponseFormat): IDataObject {
+	const error = pageBodyText(failure, format);
+	return {
+		name: 'Error',
+		message: `${status} - "${error}"`,
+		statusCode: status,
+		error,
+		isAxiosError: true,
+		response: { headers: (failure.headers ?? {}) as IDataObject, status, statusText: failure.statusText ?? '' },
+	};
+}
+
+/**
+ * The fields of HTTP Request's error object for the failure of the request's last attempt (made an
+ * error by httpRequestError once redacted). A page of a paginated request fails as n8n's pagination
+ * helper fails it.
+ */
+export function httpRequestErrorFields(failure: AttemptFailure, request: SentRequest, format: ResponseFormat, page = false): IDataObject {
+	if (failure.kind !== 'status' || failure.status === undefined) return networkError(failure, request);
+	return page ? pageStatusError(failure, failure.status, format) : statusError(failure, failure.status, request, format);
+}
+
+/** follow-redirects' error class: axios keeps its error for a redirect loop as the cause. */
+class CustomError extends Error {}
+
+/** The error object of those fields, of the class HTTP Request's has: axios' error, or the pagination helper's plain Error. */
+export function httpRequestError(fields: IDataObject): Error {
+	const cause = fields.cause as IDataObject | undefined;
+	// follow-redirects names its errors `Error [CODE]`
+	if (typeof cause?.name === 'string' && cause.name.startsWith('Error [ERR_FR_')) fields = { ...fields, cause: Object.assign(new CustomError(String(cause.message)), cause) as unknown as IDataObject };
+	if (fields.name !== 'Error' || 'options' in fields) return new AxiosError(fields);
+	const { message, name: _name, ...rest } = fields;
+	return Object.assign(new Error(String(message)), rest);
 }
 
 /** What a thrown network error leaves for the error object: its name and its cause's own fields (address, code, errno, port, syscall). */

@@ -13,10 +13,10 @@ import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { HttpResponse } from '../transport/send-attempt';
-import type { RequestSpec } from '../config/request-spec';
+import { headersFor } from '../auth/auth-transport';
 import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
-import { AxiosError, httpRequestErrorFields, type SentRequest } from './http-request-error';
+import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
 import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from '../tool/tool-answer';
@@ -44,8 +44,10 @@ interface FailedPass {
 	extras?: FailureExtras;
 	/** Set when the node runs as an AI agent's tool: the answer is shaped for the model. */
 	tool?: ToolAnswer;
-	/** The whole request and Send Credentials on Cross-Origin Redirect: the thrown error quotes them (context.request). */
-	quoted?: { spec: RequestSpec; sendCredentialsCrossOrigin: boolean };
+	/** The request as the thrown error quotes it (HTTP Request's context.request), not yet redacted. */
+	context?: IDataObject;
+	/** A page of a paginated request failed: its error is n8n's pagination helper's. */
+	page?: true;
 }
 
 export async function failedResult(ctx: IExecuteFunctions, i: number, pass: FailedPass): Promise<INodeExecutionData[]> {
@@ -62,17 +64,14 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, pass: Fail
 		const details = (await redactor()).value({ ...errorDetails(failure, story, runtime.now()), ...(extras?.details ?? {}) });
 		return await toolFailure(ctx, i, { request, details, story, redactor });
 	}
-	const error = new AxiosError((await redactor()).value(httpRequestErrorFields(failure, request, settings.response.format)));
+	const error = httpRequestError((await redactor()).value(httpRequestErrorFields(failure, request, settings.response.format, pass.page === true)));
 	// built as HTTP Request builds it, before the additions (NodeApiError reads `reason` as a message)
 	const nodeError = new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
 	nodeError.description = [...(nodeError.description ? [nodeError.description, ''] : []), ...storyLines(story)].join('\n');
 	const additions: IDataObject = { ...errorAdditions(failure, story, runtime.now()), ...(extras?.details ?? {}), ...(settings.failureStoryField ? { [settings.failureStoryField]: story as unknown as IDataObject } : {}) };
 	for (const [key, value] of Object.entries(additions)) Object.defineProperty(error, key, { value, enumerable: true, writable: true, configurable: true });
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, error)];
-	if (pass.quoted) {
-		const context = requestContext(ctx, i, pass.quoted.spec, { format: settings.response.format, sendCredentialsCrossOrigin: pass.quoted.sendCredentialsCrossOrigin });
-		nodeError.context.request = (await redactor()).value(context);
-	}
+	if (pass.context) nodeError.context.request = (await redactor()).value(pass.context);
 	throw new ItemFailedError(nodeError);
 }
 
@@ -87,6 +86,8 @@ export async function itemResult(ctx: IExecuteFunctions, scope: ItemScope, confi
 	const story = quotesErrors ? (await scope.redactor()).value(outcome.story) : outcome.story;
 	if (outcome.ok && tool) return await toolSuccessItems(ctx, i, tool, outcome.value, output.response, request.url);
 	if (outcome.ok) return withStory(await responseToItems(ctx, i, outcome.value, output.response, request.url), output.storyField, story, i);
-	const quoted = { spec: request, sendCredentialsCrossOrigin: config.transport.sendCredentialsCrossOrigin };
-	return await failedResult(ctx, i, { failure: outcome.failure, story, request, settings: output, runtime, redactor: scope.redactor, quoted, ...(tool ? { tool } : {}) });
+	const context = requestContext(request, config.quoted);
+	// the error quotes the headers as they went out (OAuth1's helper replaces the default Accept)
+	const sent = { ...request, headers: headersFor(config.transport.auth, request.headers, { redirected: false, acceptIsDefault: request.acceptIsDefault === true }) as Record<string, string> };
+	return await failedResult(ctx, i, { failure: outcome.failure, story, request: sent, settings: output, runtime, redactor: scope.redactor, context, ...(tool ? { tool } : {}) });
 }

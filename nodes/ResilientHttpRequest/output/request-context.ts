@@ -3,15 +3,9 @@
  * (the legacy request library's), built from the same parameters. Redacted by the caller, where
  * HTTP Request hides the credential's keys.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import type { RequestSpec } from '../config/request-spec';
-import type { ResponseFormat } from './response';
-
-/** What the options say beside the request itself. */
-interface ContextSettings {
-	format: ResponseFormat;
-	sendCredentialsCrossOrigin: boolean;
-}
+import type { OutputSettings } from '../config/output-settings';
 
 /** The body as HTTP Request's options hold it: a JSON body as its object, a form as `form`; other bodies are left out. */
 function bodyOptions(spec: RequestSpec): IDataObject {
@@ -28,29 +22,51 @@ function bodyOptions(spec: RequestSpec): IDataObject {
 	return {};
 }
 
-export function requestContext(ctx: IExecuteFunctions, i: number, spec: RequestSpec, settings: ContextSettings): IDataObject {
-	const options = ctx.getNodeParameter('options', i, {}) as IDataObject;
+/** What HTTP Request's request options say beside the request itself, from the item's Options (read once by its config). */
+export interface QuotedOptions {
+	readonly follow: boolean;
+	readonly fields: Readonly<IDataObject>;
+}
+
+/** The options' part of the quote, as HTTP Request (4.1+) sets them from the same Options. */
+export function quotedOptions(options: IDataObject, output: OutputSettings, sendCredentialsCrossOrigin: boolean): QuotedOptions {
 	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? undefined) as IDataObject | undefined;
 	const follow = redirect === undefined || redirect.followRedirects === true;
-	const maxRedirects = redirect?.maxRedirects;
-	const streamed = settings.format === 'autodetect' || settings.format === 'file';
+	const format = output.response.format;
+	const streamed = format === 'autodetect' || format === 'file';
+	return Object.freeze({
+		follow,
+		fields: Object.freeze({
+			gzip: true,
+			rejectUnauthorized: options.allowUnauthorizedCerts !== true,
+			followRedirect: follow,
+			// HTTP Request copies a Max Redirects that is set, followed or not
+			...(redirect?.maxRedirects ? { maxRedirects: redirect.maxRedirects } : {}),
+			...(output.neverError ? { simple: false } : {}),
+			resolveWithFullResponse: true,
+			sendCredentialsOnCrossOriginRedirect: sendCredentialsCrossOrigin,
+			timeout: typeof options.timeout === 'number' && options.timeout > 0 ? options.timeout : 300_000,
+			...(streamed ? { encoding: null, json: false, useStream: true } : { json: true }),
+		}),
+	});
+}
+
+/**
+ * The quote of the item's request. A paginated request is quoted as n8n's pagination helper left
+ * HTTP Request's options: a query (empty or not), and `simple: false`.
+ */
+export function requestContext(spec: RequestSpec, quoted: QuotedOptions, paginated = false): IDataObject {
 	const body = bodyOptions(spec);
 	// a JSON body or a form: HTTP Request leaves the content type to the request library
 	const headers = Object.keys(body).length > 0 ? Object.fromEntries(Object.entries(spec.headers).filter(([name]) => name.toLowerCase() !== 'content-type')) : { ...spec.headers };
 	return {
+		...quoted.fields,
 		headers,
 		method: spec.method,
 		uri: spec.url,
-		gzip: true,
-		rejectUnauthorized: options.allowUnauthorizedCerts !== true,
-		followRedirect: follow,
-		...(spec.method !== 'GET' || follow ? { followAllRedirects: follow } : {}),
-		...(follow && typeof maxRedirects === 'number' ? { maxRedirects } : {}),
-		resolveWithFullResponse: true,
-		sendCredentialsOnCrossOriginRedirect: settings.sendCredentialsCrossOrigin,
-		timeout: typeof options.timeout === 'number' && options.timeout > 0 ? options.timeout : 300_000,
-		...(Object.keys(spec.qs).length > 0 ? { qs: spec.qs } : {}),
+		...(spec.method !== 'GET' || quoted.follow ? { followAllRedirects: quoted.follow } : {}),
+		...(Object.keys(spec.qs).length > 0 || paginated ? { qs: { ...spec.qs } } : {}),
+		...(paginated ? { simple: false } : {}),
 		...body,
-		...(streamed ? { encoding: null, json: false, useStream: true } : { json: true }),
 	};
 }

@@ -17,7 +17,7 @@ import { charsetOf, decodeAs, decodeText } from './text-decoding';
 export type ResponseFormat = 'autodetect' | 'json' | 'text' | 'file';
 
 /** How the items are built (HTTP Request's responseFormat after autodetection) and from what. */
-type ResponseBody = { format: 'json' | 'text'; value: unknown } | { format: 'file' };
+export type ResponseBody = { format: 'json' | 'text'; value: unknown } | { format: 'file' };
 
 /** HTTP Request's list: a Content-Type containing one of these is a file under Autodetect. */
 const BINARY_CONTENT_TYPES = [

@@ -24,10 +24,12 @@ function looksTextual(contentType: string): boolean {
 }
 
 /**
- * A body as the error output and pagination's `$response` read it (UTF-8; the items read it as
- * HTTP Request does, with readResponseBody): parsed JSON, text, or undefined when it is a file.
+ * A failed response's body as the attempt reads the server's signals from it (synchronously, as
+ * UTF-8, where the attempt is classified) and the tool's account quotes it: parsed JSON, text, or
+ * nothing for a file. Every body that becomes items (and pagination's `$response`) is read as HTTP
+ * Request reads it, by readResponseBody.
  */
-export type DecodedBody = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } | { kind: 'invalid-json'; problem: string };
+type DecodedBody = { kind: 'json'; value: unknown } | { kind: 'text'; value: string } | { kind: 'file' } | { kind: 'invalid-json'; problem: string };
 
 export function decodeBody(response: HttpResponse, format: ResponseFormat): DecodedBody {
 	const contentType = contentTypeOf(response).toLowerCase();

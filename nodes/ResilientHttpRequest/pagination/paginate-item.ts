@@ -9,6 +9,8 @@ import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { PaginationSettings } from '../config/pagination-settings';
 import type { ItemSender, SendContext } from '../transport/item-sender';
+import { requestContext } from '../output/request-context';
+import { RequestRejection } from '../output/request-rejection';
 import { fetchPages } from './paginate';
 import { paginatedResult } from './paginated-result';
 
@@ -26,6 +28,10 @@ export async function paginateItem(ctx: IExecuteFunctions, scope: ItemScope, con
 		sendCredentialsCrossOrigin: config.transport.sendCredentialsCrossOrigin,
 		fetchPage: send,
 		sleep: async (ms) => await runtime.sleep(ms, signal),
+	}).catch((error: unknown) => {
+		// what n8n's helper refused quotes the request, as HTTP Request's thrown error does
+		if (error instanceof RequestRejection) error.context = requestContext(config.request, config.quoted, true);
+		throw error;
 	});
 	return await paginatedResult(ctx, scope, config, run, runtime, resume);
 }

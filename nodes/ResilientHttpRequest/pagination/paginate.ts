@@ -20,7 +20,9 @@ import { parameterError } from '../../shared/n8n/parameters';
 import { responseOf } from '../output/error-output';
 import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
 import { headerValue, type RequestSpec } from '../config/request-spec';
-import { decodeBody, type DecodedBody, type ResponseFormat } from '../output/response';
+import type { ResponseFormat } from '../output/response';
+import { readResponseBody, type ResponseBody } from '../output/response-body';
+import { RequestRejection } from '../output/request-rejection';
 import { stringifyForm } from '../transport/form-urlencoded';
 import type { HttpResponse } from '../transport/send-attempt';
 
@@ -30,8 +32,8 @@ export interface FetchedPage {
 	spec: RequestSpec;
 	story: RetryStory;
 	response?: HttpResponse;
-	/** The response's body as read once for `$response` (in the node's Response Format), with the response. */
-	decoded?: DecodedBody;
+	/** The response's body as n8n's pagination helper reads it for `$response` (in the node's Response Format), with the response. */
+	body?: ResponseBody;
 }
 
 export type PaginationOutcome =
@@ -184,16 +186,17 @@ function resumePointOf(owner: string, page: FetchedPage, parameters: PageParamet
 	return { node: owner, page: page.page, url: page.spec.url, parameters: values };
 }
 
-/** The page as `$response` shows it: the body decoded (JSON parsed, text, or the file's bytes). */
-function pageResponse(response: HttpResponse, decoded: DecodedBody): IDataObject {
-	const body = decoded.kind === 'json' || decoded.kind === 'text' ? decoded.value : decoded.kind === 'file' ? response.body : response.body.toString('utf8');
+/** The page as `$response` shows it: the body as read (JSON parsed, text, or the file's bytes). */
+function pageResponse(response: HttpResponse, read: ResponseBody): IDataObject {
+	const body = read.format === 'file' ? response.body : read.value;
 	return { body: body as IDataObject, headers: response.headers as IDataObject, statusCode: response.statusCode, statusMessage: response.statusMessage };
 }
 
 /** One answer as n8n's pagination helper starts from it: the request options, `$request` (credentials hidden) and `$response`. */
-export function answerView(spec: RequestSpec, auth: AuthPlan, response: HttpResponse, format: ResponseFormat): { options: PageRequest; request: IDataObject; response: IDataObject } {
+export async function answerView(ctx: IExecuteFunctions, spec: RequestSpec, auth: AuthPlan, response: HttpResponse, format: ResponseFormat): Promise<{ options: PageRequest; request: IDataObject; response: IDataObject }> {
 	const options = baseRequestOptions(spec, bodyKindOf(spec));
-	return { options, request: sanitizedRequest(options, auth), response: pageResponse(response, decodeBody(response, format)) };
+	// the body as the helper reads a page's: the same `$response` as pagination's
+	return { options, request: sanitizedRequest(options, auth), response: pageResponse(response, await readResponseBody(ctx, response, format, false, 'page')) };
 }
 
 /** The page failed without a response (network, timeout, cancel, a stop at the API's gate). */
@@ -246,6 +249,8 @@ interface ItemPages {
 	firstPage: number;
 	pages: FetchedPage[];
 	failed?: { failure: AttemptFailure; story: RetryStory };
+	/** This node is checking a page's request (its URL): what fails meanwhile is thrown on as it is. */
+	checking?: boolean;
 }
 
 /** The next page's request: what the helper resolved (a resumed item's failed page first), its URL checked, its own key. */
@@ -263,26 +268,38 @@ async function sendPage(state: ItemPages, options: PageRequest): Promise<IDataOb
 	const page = state.firstPage + pages.length;
 	// HTTP Request waits after deciding to go on, before the next page: the same instant
 	if (pages.length > 0 && run.settings.intervalMs > 0) await run.sleep(run.settings.intervalMs).catch(() => undefined);
+	// set until the page's request passed this node's checks: an error meanwhile is this node's refusal
+	state.checking = true;
 	const spec = nextPageSpec(state, options, page);
+	state.checking = false;
 	const outcome = await run.fetchPage(spec, page);
 	const response = outcome.ok ? outcome.value : responseOf(outcome.failure);
-	const decoded = response ? decodeBody(response, run.format) : undefined;
-	pages.push({ page, spec, story: outcome.story, ...(response ? { response, decoded } : {}) });
+	const body = response ? await readResponseBody(state.ctx, response, run.format, false, 'page') : undefined;
+	pages.push({ page, spec, story: outcome.story, ...(response ? { response, body } : {}) });
 	state.failed = outcome.ok ? undefined : { failure: outcome.failure, story: outcome.story };
 	// a page the retry engine gave up on fails the item, also where HTTP Request would read it as the
 	// last page (a 503 with an empty body is an "empty response"); only a status listed in Status
 	// Code(s) when Complete ends pagination
 	if (!outcome.ok && !(response && run.settings.completeStatuses.includes(response.statusCode))) throw new PageFailedError();
-	return pageResponse(response!, decoded!);
+	return pageResponse(response!, body!);
+}
+
+/** n8n's helper's error as HTTP Request passes it on: a URL that is not one names the parameter that gave it. */
+function helperError(ctx: IExecuteFunctions, run: PaginationRun, error: unknown): Error {
+	if (!(error instanceof Error)) return new NodeOperationError(ctx.getNode(), String(error));
+	if ((error as NodeOperationError).type !== 'invalid_url') return error;
+	const parameter = run.settings.mode === 'responseContainsNextURL' ? 'Next URL' : 'URL';
+	return new NodeOperationError(ctx.getNode(), error.message, { description: `Make sure the "${parameter}" parameter evaluates to a valid URL.` });
 }
 
 /** The item's outcome when the helper threw: the page that failed, with where to resume; a wrong setting is thrown on. */
 function failedOutcome(state: ItemPages, error: unknown): PaginationOutcome {
-	const { ctx, i, run, pages, failed } = state;
+	const { ctx, run, pages, failed } = state;
 	const last = pages[pages.length - 1];
-	// a setting (an expression, a URL) or n8n's guard against the same page again and again
+	// a page's URL this node refused, or what n8n's helper refused (an expression, a URL, the same page again and again)
+	if (state.checking === true) throw error;
 	if (!(error instanceof PageFailedError) && (last === undefined || error instanceof NodeOperationError || (error as Error).name === 'NodeOperationError')) {
-		throw error instanceof NodeOperationError ? error : new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+		throw new RequestRejection(helperError(ctx, run, error));
 	}
 	const failure: AttemptFailure = failed?.failure ?? {
 		kind: 'status',

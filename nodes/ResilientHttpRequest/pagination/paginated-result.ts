@@ -9,6 +9,7 @@ import type { RetryStory } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import { failedResult, withStory } from '../output/item-results';
 import type { FetchedPage, PaginationOutcome } from './paginate';
+import { requestContext } from '../output/request-context';
 import { responseToItems } from '../output/response';
 import type { ItemConfig } from '../config/item-config';
 import type { OutputSettings } from '../config/output-settings';
@@ -18,9 +19,9 @@ import { toolSuccessItems, type ToolAnswer } from '../tool/tool-answer';
 
 /** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */
 async function pageItems(ctx: IExecuteFunctions, i: number, page: FetchedPage, settings: OutputSettings, tool: ToolAnswer | undefined): Promise<INodeExecutionData[]> {
-	if (!page.response || !page.decoded) return [];
-	const { decoded } = page;
-	if (decoded.kind === 'json' && Array.isArray(decoded.value) && decoded.value.length === 0 && !settings.response.fullResponse) return [];
+	if (!page.response || !page.body) return [];
+	const { body } = page;
+	if (body.format === 'json' && Array.isArray(body.value) && body.value.length === 0 && !settings.response.fullResponse) return [];
 	if (tool) return await toolSuccessItems(ctx, i, tool, page.response, settings.response, page.spec.url);
 	return await responseToItems(ctx, i, page.response, settings.response, page.spec.url, 'page');
 }
@@ -67,6 +68,8 @@ export async function paginatedResult(ctx: IExecuteFunctions, scope: ItemScope, 
 		runtime,
 		redactor: scope.redactor,
 		extras: { items, details: { pagination: record as unknown as IDataObject } },
+		context: requestContext(config.request, config.quoted, true),
+		page: true,
 		...(tool ? { tool } : {}),
 	});
 }

@@ -35,7 +35,7 @@ interface RetryWhenContext {
 
 /** Whether the answer meets Retry When (the job is not done yet). */
 export async function meetsRetryWhen(ctx: IExecuteFunctions, i: number, when: RetryWhenContext, spec: RequestSpec, response: HttpResponse): Promise<Verdict> {
-	const view = answerView(spec, when.auth, response, when.format);
+	const view = await answerView(ctx, spec, when.auth, response, when.format);
 	let asked = 0;
 	const host = {
 		helpers: {

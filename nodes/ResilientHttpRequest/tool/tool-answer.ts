@@ -10,11 +10,12 @@
 import type { IDataObject, IExecuteFunctions, INode, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { RetryStory } from '../../shared/core/retry-story';
-import { formatDuration } from '../../shared/core/retry-story';
+import { formatDuration, storyCounts } from '../../shared/core/retry-story';
 import type { StopReason } from '../../shared/core/stop-reasons';
 import { inputItemWithError, ItemFailedError } from '../output/error-output';
 import { getPath, setPath, unsetPath } from '../../shared/core/json-path';
-import { decodeBody, responseToItems, type ResponseSettings } from '../output/response';
+import { responseToItems, type ResponseSettings } from '../output/response';
+import { readResponseBody } from '../output/response-body';
 import type { Redactor } from '../../shared/core/redact';
 import type { HttpResponse } from '../transport/send-attempt';
 
@@ -113,9 +114,9 @@ function recordsToItems(records: unknown[], field: string, i: number): INodeExec
 /** The success answer: the response's items (optimized when asked), no retry story. */
 export async function toolSuccessItems(ctx: IExecuteFunctions, i: number, answer: ToolAnswer, response: HttpResponse, settings: ResponseSettings, url: string): Promise<INodeExecutionData[]> {
 	if (!answer.optimize) return (await responseToItems(ctx, i, response, settings, url)).map((item) => ({ ...item, pairedItem: { item: i } }));
-	const decoded = decodeBody(response, settings.format === 'file' ? 'autodetect' : settings.format);
-	const optimized: Optimized =
-		decoded.kind === 'file' || decoded.kind === 'invalid-json' ? { ok: false, message: 'The response type must be an object or an array of objects', description: NOT_JSON } : optimizeJson(decoded.value, answer.optimize);
+	// read as the items are read without Optimize Response: the same charset, the same JSON
+	const read = await readResponseBody(ctx, response, settings.format === 'file' ? 'autodetect' : settings.format, settings.neverError, 'response');
+	const optimized: Optimized = read.format === 'file' ? { ok: false, message: 'The response type must be an object or an array of objects', description: NOT_JSON } : optimizeJson(read.value, answer.optimize);
 	if (!optimized.ok) throw new NodeOperationError(ctx.getNode(), optimized.message, { itemIndex: i, ...(optimized.description ? { description: optimized.description } : {}) });
 	const records = optimized.records;
 	if (settings.fullResponse) {
@@ -131,7 +132,9 @@ interface ToolFailureAccount {
 	statusText?: string;
 	code?: string;
 	attempts: number;
-	maxAttempts: number;
+	/** At most this many attempts (a paginated item's: per page, maxAttemptsPerPage). */
+	maxAttempts?: number;
+	maxAttemptsPerPage?: number;
 	reason: StopReason;
 	retryAfterSeconds?: number;
 	retryAt?: string;
@@ -194,7 +197,7 @@ function advice(reason: StopReason, status: number | undefined, retryAfterSecond
  * The account of a failed item: built from the error output's details (already redacted) and the
  * retry story. One line per fact would read better, but n8n shows the message as the error's title.
  */
-export function toolFailureAccount(request: FailedRequest, details: FailureDetails, story: Pick<RetryStory, 'attempts' | 'maxAttempts' | 'stoppedBecause' | 'summary' | 'elapsedMs'>): ToolFailureAccount {
+export function toolFailureAccount(request: FailedRequest, details: FailureDetails, story: Pick<RetryStory, 'attempts' | 'maxAttempts' | 'maxAttemptsPerPage' | 'pages' | 'stoppedBecause' | 'summary' | 'elapsedMs'>): ToolFailureAccount {
 	const status = typeof details.status === 'number' ? details.status : undefined;
 	const statusText = typeof details.statusText === 'string' && details.statusText !== '' ? details.statusText : undefined;
 	const code = typeof details.code === 'string' && details.code !== '' ? details.code : undefined;
@@ -203,7 +206,9 @@ export function toolFailureAccount(request: FailedRequest, details: FailureDetai
 	const answer = serverAnswer(details.body);
 	const what = status !== undefined ? `HTTP ${status}${statusText ? ` ${statusText}` : ''}` : (code ?? 'no response');
 	const n = story.attempts;
-	const attempts = `${n} of ${story.maxAttempts} attempt${story.maxAttempts === 1 ? '' : 's'} in ${formatDuration(story.elapsedMs)}`;
+	const max = story.maxAttempts ?? n;
+	const counts = story.maxAttemptsPerPage === undefined ? `${n} of ${max} attempt${max === 1 ? '' : 's'}` : storyCounts(story);
+	const attempts = `${counts} in ${formatDuration(story.elapsedMs)}`;
 	const summary = typeof details.message === 'string' && details.message !== '' ? details.message : story.summary;
 	const text = [
 		`${request.method} ${shownUrl(request.url)} failed: ${what}, ${attempts}.`,
@@ -217,7 +222,7 @@ export function toolFailureAccount(request: FailedRequest, details: FailureDetai
 		...(statusText ? { statusText } : {}),
 		...(code ? { code } : {}),
 		attempts: n,
-		maxAttempts: story.maxAttempts,
+		...(story.maxAttemptsPerPage !== undefined ? { maxAttemptsPerPage: story.maxAttemptsPerPage } : { maxAttempts: story.maxAttempts ?? n }),
 		reason: story.stoppedBecause,
 		...(retryAfterSeconds !== undefined ? { retryAfterSeconds } : {}),
 		...(retryAt ? { retryAt } : {}),

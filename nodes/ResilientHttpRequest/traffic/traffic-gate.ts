@@ -77,18 +77,20 @@ function wasPaced(last: AttemptFailure | undefined): boolean {
 	return last !== undefined && last.serverDelay !== undefined && last.status !== undefined && OVERLOAD_STATUSES.has(last.status);
 }
 
+/**
+ * What the attempt's record says of the API's traffic controller: only what explains a wait
+ * before it (how long and why; the slots in flight for a slot, the budget's counters for the
+ * budget) or that it was the probe after an outage. The controller's own step (a store's round
+ * trip, no reason) is no wait a person needs to read of.
+ */
 function noteOf(result: GateResult): GateNote {
 	const admission = result.go ? result.admission : undefined;
-	const note: GateNote = {
-		traffic: {
-			waitedMs: result.waitedMs,
-			...(Object.keys(result.waits).length > 0 ? { waitedFor: result.waits } : {}),
-			...(result.go && result.probe ? { probe: true as const } : {}),
-			inFlight: admission?.inFlight ?? 0,
-			window: admission?.window ?? 0,
-		},
-	};
-	if (admission?.budget) {
+	const waited = Object.keys(result.waits).length > 0;
+	const probe = result.go && result.probe;
+	if (!waited && !probe) return {};
+	const slots = result.waits.concurrency !== undefined && admission ? { inFlight: admission.inFlight, window: admission.window } : {};
+	const note: GateNote = { traffic: { waitedMs: result.waitedMs, ...(waited ? { waitedFor: result.waits } : {}), ...(probe ? { probe: true as const } : {}), ...slots } };
+	if (result.waits.budget !== undefined && admission?.budget) {
 		const b = admission.budget;
 		note.budget = { firstAttempts: b.firstAttempts, retries: b.retries, available: b.available, windowMs: b.windowMs };
 	}
@@ -166,14 +168,17 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 			const id = randomUUID();
 			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
 			const failedBefore = attempt > 1 && last?.notYet !== true;
-			const result = await passGate(gate, { id, retry: failedBefore || options.loopRetry, paced: wasPaced(last), failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const retry = failedBefore || options.loopRetry;
+			const paced = wasPaced(last);
+			const result = await passGate(gate, { id, retry, paced, failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					await reportOutcome(gate, id, { ...outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders, options.request), ...(failedBefore ? { failedBefore } : {}) });
+					const outcome = outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders, options.request);
+					await reportOutcome(gate, id, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};
 		},

@@ -40,6 +40,14 @@ function redirectNotFollowed(response: HttpResponse): AttemptFailure {
 	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: false, headers: response.headers, body: response.body };
 }
 
+/** A redirect past Max Redirects, as HTTP Request's client (follow-redirects under axios) reports it. */
+function tooManyRedirects(): AttemptFailure {
+	const code = 'ERR_FR_TOO_MANY_REDIRECTS';
+	const name = `Error [${code}]`;
+	const message = 'Maximum number of redirects exceeded';
+	return { kind: 'network', code, message, reachedServer: 'yes', transient: false, thrown: { name, cause: { name, message, code } } };
+}
+
 /**
  * Retry Options > Retry When Body Is Not JSON: a 2xx whose body does not parse as JSON (a proxy's
  * HTML page, an empty body) where JSON was asked for, as a transient failure of its own code.
@@ -86,7 +94,7 @@ async function attemptOnce(ctx: IExecuteFunctions, i: number, request: RequestSp
 	try {
 		response = await sendAttempt(ctx, request, config.transport, attempt);
 	} catch (error) {
-		if (error instanceof TooManyRedirectsError) return { ok: false, failure: { kind: 'network', code: 'EMAXREDIRECTS', message: error.message, reachedServer: 'yes', transient: false } };
+		if (error instanceof TooManyRedirectsError) return { ok: false, failure: tooManyRedirects() };
 		const { code, message } = errorCodeOf(error);
 		const failure = classifyNetworkError(code, message) ?? { kind: 'network' as const, message, reachedServer: 'maybe' as const, transient: false, ...(code ? { code } : {}) };
 		return { ok: false, failure: { ...failure, thrown: thrownShape(error) } };

@@ -13,6 +13,7 @@ type PageAttemptRecord = AttemptRecord & { page: number };
 interface PaginatedStory extends RetryStory {
 	/** Pages fetched successfully (the pages of the failed pass it resumed included). */
 	pages: number;
+	maxAttemptsPerPage: number;
 	history: PageAttemptRecord[];
 }
 
@@ -43,7 +44,9 @@ export function combinePageStories(stories: RetryStory[], { firstPage, pagesBefo
 	const summary = failed
 		? `Page ${lastPage} failed, ${pages} page${pages === 1 ? '' : 's'} fetched before it: ${last.summary}`
 		: `Fetched ${pages} page${pages === 1 ? '' : 's'} in ${attempts} attempt${attempts === 1 ? '' : 's'}${retried ? `, after waiting ${formatDuration(totalDelayMs)} for retries` : ''}`;
-	return { ...last, ...(failed ? {} : { stoppedBecause: 'success' as const }), attempts, totalDelayMs, elapsedMs, summary, pages, history };
+	// the limit is each page's: an item's attempts over its pages are not counted against it
+	const { maxAttempts, ...rest } = last;
+	return { ...rest, ...(failed ? {} : { stoppedBecause: 'success' as const }), attempts, maxAttemptsPerPage: maxAttempts ?? attempts, totalDelayMs, elapsedMs, summary, pages, history };
 }
 
 /**

@@ -16,9 +16,9 @@ interface TrafficNote {
 	waitedFor?: Partial<Record<TrafficWaitReason, number>>;
 	/** This attempt was the probe that finds out whether a down API is back. */
 	probe?: true;
-	/** Requests in flight to the API when it went (itself included), and the API's window. */
-	inFlight: number;
-	window: number;
+	/** For a wait for a slot: requests in flight to the API when it went (itself included), and the API's window. */
+	inFlight?: number;
+	window?: number;
 }
 
 export interface AttemptRecord {
@@ -36,15 +36,21 @@ export interface AttemptRecord {
 	delayHeader?: string;
 	/** The answer met Retry When: the job was not done yet. */
 	notYet?: true;
-	/** The retry budget of the API as this attempt was counted (first attempts, retries, available, window). */
+	/** For a wait for the retry budget: the API's budget as this attempt was counted (first attempts, retries, available, window). */
 	budget?: Record<string, unknown>;
-	/** The API's traffic controller before this attempt: how long it waited there and why, what it saw. */
+	/** The API's traffic controller before this attempt, when it made it wait (how long, why) or sent it as the probe. */
 	traffic?: TrafficNote;
 }
 
 export interface RetryStory {
+	/** Attempts made (a paginated item's: on all its pages). */
 	attempts: number;
-	maxAttempts: number;
+	/** At most this many attempts (absent from a paginated item's story, whose limit is per page: maxAttemptsPerPage). */
+	maxAttempts?: number;
+	/** A paginated item's: at most this many attempts for each page. */
+	maxAttemptsPerPage?: number;
+	/** A paginated item's: the pages fetched. */
+	pages?: number;
 	stoppedBecause: StopReason;
 	summary: string;
 	totalDelayMs: number;
@@ -111,15 +117,23 @@ function waitBefore(record: AttemptRecord): string | undefined {
 	return parts.length > 0 ? parts.join('; ') : undefined;
 }
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "2 attempts of at most 5"; a paginated item's: "3 pages fetched, 4 attempts in all, at most 2 per page". */
+export function storyCounts(story: Pick<RetryStory, 'attempts' | 'maxAttempts' | 'maxAttemptsPerPage' | 'pages' | 'polls'>): string {
+	const max = story.maxAttempts ?? story.attempts;
+	// polls are not failed attempts: Max Attempts bounds the others
+	if (story.maxAttemptsPerPage === undefined && story.polls) return `${plural(story.attempts, 'attempt')} (${story.polls} answered not done yet; at most ${max} failed ones)`;
+	if (story.maxAttemptsPerPage === undefined) return `${plural(story.attempts, 'attempt')} of at most ${max}`;
+	return `${plural(story.pages ?? 0, 'page')} fetched, ${plural(story.attempts, 'attempt')} in all, at most ${story.maxAttemptsPerPage} per page`;
+}
+
 /**
  * The story as lines a person reads in the editor's error panel: a heading, then one line per
  * attempt (when, status or error, how long, and the wait before the next and why), then how it ended.
  */
 export function storyLines(story: RetryStory): string[] {
-	const n = story.attempts;
-	// polls are not failed attempts: Max Attempts bounds the others
-	const bound = story.polls ? ` (${story.polls} answered not done yet; at most ${story.maxAttempts} failed ones)` : ` of at most ${story.maxAttempts}`;
-	const lines = [`Retry story: ${n} attempt${n === 1 ? '' : 's'}${bound}, ${formatDuration(story.elapsedMs)} in all`];
+	const lines = [`Retry story: ${storyCounts(story)}, ${formatDuration(story.elapsedMs)} in all`];
 	const first = story.history[0] ? waitBefore(story.history[0]) : undefined;
 	if (first) lines.push(`Before attempt 1: ${first}`);
 	story.history.forEach((record, index) => {

@@ -11,6 +11,15 @@ export function parameterError(ctx: IExecuteFunctions, i: number, parameter: str
 	});
 }
 
+/**
+ * A bad parameter HTTP Request also checks, in its words (a workflow that catches its message
+ * reads the same). The item is named in the error's context (HTTP Request leaves it out for some:
+ * deviation parameter-errors-name-the-item).
+ */
+export function httpRequestParameterError(ctx: IExecuteFunctions, i: number, message: string, description?: string): never {
+	throw new NodeOperationError(ctx.getNode(), message, { itemIndex: i, ...(description !== undefined ? { description } : {}) });
+}
+
 interface NumberLimits {
 	integer?: boolean;
 	min?: number;

@@ -261,6 +261,7 @@ function cases(): DiffCase[] {
 		add({ group: 'error paths', name: `404 with 2 items, ${onError}`, onError, items: [{ json: { n: 1 } }, { json: { n: 2 } }], parameters: { url: `=${BASE}/e/{{ $json.n }}`, options: {} }, handler: (ctx) => (ctx.request.url === '/e/1' ? { status: 404, body: { message: 'no' } } : { body: { ok: true } }) });
 		add({ group: 'error paths', name: `connection refused, ${onError}`, onError, parameters: { url: 'http://127.0.0.1:9/refused', options: {} }, handler: echo, resilientOnly: { maxAttempts: 1 }, note: 'maxAttempts 1: the node retries a refused connection' });
 		add({ group: 'error paths', name: `URL without http(s), ${onError}`, onError, parameters: { url: 'ftp://example.invalid/x', options: {} }, handler: echo });
+		add({ group: 'error paths', name: `URL without http(s), with a key in its query, ${onError}`, onError, parameters: { url: 'ftp://example.invalid/x?api_key=k-url-1', options: {} }, handler: echo });
 		add({ group: 'error paths', name: `URL expression giving an empty string, ${onError}`, onError, parameters: { url: '={{ $json.missing ?? "" }}', options: {} }, handler: echo });
 		add({ group: 'error paths', name: `URL expression giving a number, ${onError}`, onError, parameters: { url: '={{ 5 }}', options: {} }, handler: echo });
 		add({ group: 'error paths', name: `invalid JSON response under autodetect, ${onError}`, onError, parameters: GET('/e'), handler: answer(RESPONSE_KINDS['invalid json']) });
@@ -304,6 +305,7 @@ function cases(): DiffCase[] {
 	}
 	add({ group: 'authentication', name: 'OAuth2 client credentials: GET', credentials: { oAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: `${BASE}/token`, clientId: 'cid', clientSecret: 'cs', scope: '', authentication: 'header', authQueryParameters: '' } }, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'oAuth2Api', options: {} }, handler: (ctx) => (ctx.request.url === '/token' ? { body: { access_token: 'at-1', token_type: 'bearer', expires_in: 3600 } } : landing(ctx)) });
 	add({ group: 'authentication', name: 'Basic with an allowed-domains list that excludes the host, continueErrorOutput', onError: 'continueErrorOutput', credentials: { httpBasicAuth: { user: 'u', password: 'p', allowedHttpRequestDomains: 'domains', allowedDomains: 'example.com' } }, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpBasicAuth', options: {} }, handler: landing });
+	add({ group: 'authentication', name: 'Basic with an allowed-domains list that excludes the host, stop', onError: 'stopWorkflow', credentials: { httpBasicAuth: { user: 'u', password: 'p', allowedHttpRequestDomains: 'domains', allowedDomains: 'example.com' } }, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpBasicAuth', options: {} }, handler: landing });
 
 	// --- pagination ------------------------------------------------------------------------------------
 	const pageOf = (ctx: RouteContext) => Number(new URL(ctx.request.url, 'http://x').searchParams.get('page') ?? 1);

@@ -71,6 +71,26 @@ function credentialHeaderNames(c: DiffCase): string[] {
 	return [...(typeof header === 'string' ? [header] : []), ...customHeaders].map((h) => h.toLowerCase()).filter((h) => h !== 'authorization');
 }
 
+/** The fields Custom Auth adds to a body. */
+function credentialBodyFields(c: DiffCase): string[] {
+	const custom = c.credentials?.httpCustomAuth?.json;
+	return typeof custom === 'string' ? Object.keys((JSON.parse(custom) as { body?: object }).body ?? {}) : [];
+}
+
+/** Two JSON bodies that are the same once the reference's credential fields are left out (and the resilient has none of them). */
+function sameWithoutFields(reference: unknown, resilient: unknown, fields: string[]): boolean {
+	if (typeof reference !== 'string' || typeof resilient !== 'string') return false;
+	try {
+		const ref = JSON.parse(reference) as Record<string, unknown>;
+		const res = JSON.parse(resilient) as Record<string, unknown>;
+		if (fields.some((f) => !(f in ref) || f in res)) return false;
+		for (const f of fields) delete ref[f];
+		return JSON.stringify(ref) === JSON.stringify(res);
+	} catch {
+		return false;
+	}
+}
+
 /** Both URLs (or bodies) say the same once repeated names keep their last value. */
 function sameWithLastValues(reference: unknown, resilient: unknown, isUrl: boolean): boolean {
 	if (typeof reference !== 'string' || typeof resilient !== 'string') return false;
@@ -144,11 +164,38 @@ export const DEVIATIONS: readonly Deviation[] = [
 	{
 		name: 'credentials-never-in-errors',
 		reason:
-			"HTTP Request's error item quotes the request it sent, credential included: `error.options.headers` holds the Authorization, X-Api-Key or Custom Auth header in clear, on an item that goes on to logs, Data Tables and Slack alerts. This node's error item quotes the request without the credential, whose headers it never puts in an output (a rule of this package, held by security.test.ts).",
+			"HTTP Request's error item quotes the request it sent, credential included: `error.options.headers` holds the Authorization, X-Api-Key or Custom Auth header in clear (and `error.options.data` Custom Auth's body fields), on an item that goes on to logs, Data Tables and Slack alerts. This node's error item quotes the request without the credential, whose headers it never puts in an output (a rule of this package, held by security.test.ts).",
 		matches: (d, c) => {
 			const header = /^outputs\[\d+\]\[\d+\]\.json\.error\.options\.headers\.([^.]+)$/.exec(d.path)?.[1]?.toLowerCase();
 			const credentialHeaders = [...credentialHeaderNames(c), ...(c.credentials ? ['authorization'] : [])];
-			return header !== undefined && credentialHeaders.includes(header) && d.reference !== undefined && d.resilient === undefined;
+			if (header !== undefined && credentialHeaders.includes(header) && d.reference !== undefined && d.resilient === undefined) return true;
+			// Custom Auth's body fields: the quoted body without them (and its length with it)
+			const fields = credentialBodyFields(c);
+			if (fields.length === 0) return false;
+			if (/^outputs\[\d+\]\[\d+\]\.json\.error\.options\.data$/.test(d.path)) return sameWithoutFields(d.reference, d.resilient, fields);
+			return header === 'content-length' && Number(d.reference) > Number(d.resilient);
+		},
+	},
+	{
+		name: 'parameter-errors-name-the-item',
+		reason:
+			"A bad URL or pagination setting fails with HTTP Request's message, but HTTP Request's error for these leaves the item out of its context; this node's says which item (`context.itemIndex`, shown by the editor), as every parameter error of this node does: with 1,000 items, the one whose URL expression gave nothing is found at once. Pinned by bad-input.test.ts and resilient-http-features.test.ts ('parameter errors name the parameter and the item').",
+		matches: (d) => /^(nodeError|executionError)\.context\.itemIndex$/.test(d.path) && d.reference === undefined && typeof d.resilient === 'number',
+	},
+	{
+		name: 'credential-refused-before-the-request',
+		reason:
+			"When a credential's Allowed HTTP Request Domains exclude the URL's host, HTTP Request builds the whole request, credential included, and n8n's request helper refuses it: the thrown error quotes that request (`context.request`, with the credential's user and allowed domains, and its secrets replaced by `**hidden**` wherever their text appears, inside other words too). The node refuses the credential while it reads the item, before a request exists: the same error (n8n's, wrapped as HTTP Request wraps it) quotes no request. Pinned by resilient-http-features.test.ts ('a host outside the allowed domains gets no request').",
+		matches: (d) => /^(nodeError|executionError)\.context\.request$/.test(d.path) && d.resilient === undefined && isPlain(d.reference) && 'allowedDomains' in d.reference,
+	},
+	{
+		name: 'url-errors-without-query',
+		reason:
+			"HTTP Request's error for a URL that does not start with http(s) quotes the URL whole, query string included, where an API key often sits (`?api_key=...`); the error goes on to logs and alerts. This node quotes the URL without its query string and fragment, the rest of the message word for word. Pinned by resilient-http-features.test.ts ('parameter errors name the parameter and the item').",
+		matches: (d) => {
+			if (typeof d.reference !== 'string' || typeof d.resilient !== 'string' || !/(^|\.)(message|messages\[0\]|error)$/.test(d.path)) return false;
+			const withoutQuery = d.reference.replace(/^(Invalid URL: [^?#\s]*)[?#]\S*(\. URL must start with "http" or "https"\.)$/, '$1$2');
+			return withoutQuery !== d.reference && withoutQuery === d.resilient;
 		},
 	},
 	{

@@ -9,13 +9,14 @@ import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { runWorkflow, type WorkflowRunResult } from '../harness';
 import { createVirtualRuntime } from '../virtual-runtime';
 import { ITEMS_SOURCE, itemsSource, RESILIENT_HTTP } from '../workflow-builders';
-import { caseWorkflow, compare, isRefusal, itemsOf, nodesOf, observe, refused, type DiffCase, type Observation, type RunPair } from './harness';
+import { caseWorkflow, compare, isRefusal, itemsOf, nodesOf, observe, refused, substitute, type DiffCase, type Observation, type RunPair } from './harness';
 import type { DiffServer } from './server';
 
 async function runOnce(node: INode, c: DiffCase, base: string, other: string): Promise<WorkflowRunResult> {
 	return await runWorkflow(caseWorkflow(node, { type: ITEMS_SOURCE, typeVersion: 1, parameters: {} }), {
 		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(createVirtualRuntime(), new MemoryStateStore()), [ITEMS_SOURCE]: itemsSource(itemsOf(c, base, other)) },
-		...(c.credentials ? { credentials: c.credentials } : {}),
+		// a credential's URLs (OAuth2's token URL) point at the case's server, as the real-n8n runner stores them
+		...(c.credentials ? { credentials: substitute(c.credentials, base, other) } : {}),
 	});
 }
 

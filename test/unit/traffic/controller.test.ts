@@ -172,6 +172,41 @@ describe('traffic controller: the API pauses everyone', () => {
 		expect(api.admit(T0 + 2010).go).toBe(true);
 	});
 
+	it("an API whose Retry-After is each request's own: once paced retries succeed after a pause, a first request's throttle pauses nothing and teaches no pace", () => {
+		const api = new Api(params());
+		const first = Array.from({ length: 10 }, () => api.admit(T0));
+		for (const a of first) api.complete(T0 + 5, a.id, { ...throttled(2000), sent: 'first' });
+		expect(api.admit(T0 + 1000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2005 });
+		// after the pause: the paced retries succeed, new items' first requests are throttled
+		for (let k = 0; k < 10; k++) api.call(T0 + 2005, { ...OK, sent: 'paced' }, { retry: true, paced: true });
+		const fresh = Array.from({ length: 10 }, () => api.admit(T0 + 2005));
+		expect(fresh.every((a) => a.go)).toBe(true);
+		for (const a of fresh) api.complete(T0 + 2010, a.id, { ...throttled(2000), sent: 'first' });
+		expect(api.admit(T0 + 2011).go).toBe(true);
+		expect(api.events.filter((e) => e.kind === 'paused' || e.kind === 'rate-learned')).toEqual([{ kind: 'paused', until: T0 + 2005, by: 'retry-after' }]);
+	});
+
+	it("a first request that gets through after a pause: the limit is shared, a first request's throttle pauses the API again", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(1000), sent: 'first' });
+		const [retry, fresh, late] = [api.admit(T0 + 1000, { retry: true, paced: true }), api.admit(T0 + 1000), api.admit(T0 + 1000)];
+		api.complete(T0 + 1001, retry.id, { ...OK, sent: 'paced' });
+		api.complete(T0 + 1001, fresh.id, { ...OK, sent: 'first' });
+		api.complete(T0 + 1002, late.id, { ...throttled(1000), sent: 'first' });
+		expect(api.admit(T0 + 1003)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2002 });
+	});
+
+	it('a paced retry throttled again: the throttles are the API\'s, every one pauses it again', () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(1000), sent: 'first' });
+		const [ok, again, fresh] = [api.admit(T0 + 1000, { retry: true, paced: true }), api.admit(T0 + 1000, { retry: true, paced: true }), api.admit(T0 + 1000)];
+		api.complete(T0 + 1001, ok.id, { ...OK, sent: 'paced' });
+		api.complete(T0 + 1001, again.id, { ...throttled(1000), sent: 'paced' });
+		// a longer wait on a first request extends the pause: it is the API's
+		api.complete(T0 + 1002, fresh.id, { ...throttled(1500), sent: 'first' });
+		expect(api.admit(T0 + 1003)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2502 });
+	});
+
 	it('a later, longer wait extends the pause; a shorter one does not shorten it', () => {
 		const api = new Api(params());
 		api.call(T0, throttled(5000));
@@ -470,12 +505,18 @@ describe('traffic controller: the retry budget waits instead of refusing', () =>
 });
 
 describe('traffic controller: the pace', () => {
-	it('a fixed rate of 10 per second spaces requests 100 ms apart', () => {
+	it('a fixed rate of 10 per second spaces requests 100 ms apart: a request the pace holds back reserves the next slot and goes at it', () => {
 		const api = new Api(params({ rateLimitRps: 10 }));
 		expect(api.admit(T0).go).toBe(true);
-		expect(api.admit(T0 + 30)).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
-		expect(api.admit(T0 + 100).go).toBe(true);
-		expect(api.admit(T0 + 150)).toMatchObject({ reason: 'rate', until: T0 + 200 });
+		expect(api.admit(T0 + 30, { id: 'a' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100, paceSlotAt: T0 + 100 });
+		// the next one held back gets the slot after it: nobody needs to look again before its own
+		expect(api.admit(T0 + 40, { id: 'b' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 200, paceSlotAt: T0 + 200 });
+		// early, a request keeps its slot; at it, it goes without taking another
+		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
+		expect(api.admit(T0 + 100, { id: 'a', paceSlotAt: T0 + 100 }).go).toBe(true);
+		// late (a loaded machine), it still goes on the slot it holds
+		expect(api.admit(T0 + 260, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
+		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 300 });
 	});
 
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {

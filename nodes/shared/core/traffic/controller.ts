@@ -29,7 +29,7 @@ import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWai
 import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -69,6 +69,12 @@ export interface TrafficData {
 	buckets?: BucketsData;
 	/** How the log names the API (TrafficParams.label), for the operator's view. */
 	label?: string;
+	/**
+	 * Since the last pause began: retries the server paced that succeeded, and that were throttled
+	 * again; first requests that succeeded. Paced retries that succeed while none is throttled again
+	 * and no first request gets through say the API's Retry-After is each request's own (ownThrottle).
+	 */
+	pacedAnswers?: { ok: number; throttled: number; firstOk?: number };
 	/** Last admit or complete. */
 	touchedAt: number;
 }
@@ -86,6 +92,8 @@ export interface AdmitRequest {
 	failedBefore?: boolean;
 	/** The request's route (a hash of its method and path): which bucket it counts against, once an answer said. */
 	route?: string;
+	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
+	paceSlotAt?: number;
 }
 
 export type Admission = (
@@ -104,6 +112,8 @@ export type Admission = (
 			pausedBy?: string;
 			/** The bucket whose quota is spent (reason `paused`), when the pause is one bucket's. */
 			bucket?: string;
+			/** Reason `rate`: the slot reserved for this request (= until); ask again with it at that time. */
+			paceSlotAt?: number;
 	  }
 ) & {
 	/** What changed as time passed (a pause that ended), for the log: once, with the step that saw it. */
@@ -129,6 +139,8 @@ export interface Outcome {
 	route?: string;
 	/** The item's earlier request failed in this run: a failure again does not count toward a hold. */
 	failedBefore?: boolean;
+	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
+	sent?: 'first' | 'paced' | 'retry';
 }
 
 export type TrafficEvent =
@@ -189,7 +201,7 @@ function copyJson<T>(value: T): T {
  * copied, not each lease; the rest is small.
  */
 function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
-	const { window, rate, leases, budget, hold, buckets, ...rest } = data;
+	const { window, rate, leases, budget, hold, buckets, pacedAnswers, ...rest } = data;
 	const live: Lease[] = [];
 	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
 	return {
@@ -200,6 +212,7 @@ function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
 		...(buckets ? { buckets: copyJson(buckets) } : {}),
+		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
 }
 
@@ -271,8 +284,9 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
 		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
 	}
-	const paceAt = paceAllowsAt(data.rate);
-	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	// a slot reserved earlier is this request's, however late it comes (the pace took it then)
+	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
+	if (!reserved && paceAllowsAt(data.rate) > nowMs) return { go: false, reason: 'rate', until: paceAllowsAt(data.rate), wake: 'time' };
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -294,7 +308,12 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 	const verdict = blocked(data, nowMs, request, params);
 	const ended = events.length > 0 ? { events } : {};
 	if ('go' in verdict) {
-		if (verdict.reason === 'rate') paceHeld(data.rate, nowMs);
+		if (verdict.reason === 'rate') {
+			paceHeld(data.rate, nowMs);
+			// a request that already holds a slot still to come keeps it: it was early
+			const slot = request.paceSlotAt !== undefined && request.paceSlotAt > nowMs ? request.paceSlotAt : reserveSlot(data.rate, nowMs, params.rateLimitRps);
+			return { data, result: { ...verdict, until: slot, paceSlotAt: slot, ...ended } };
+		}
 		// the probe waits for it: its item has not failed yet
 		if (verdict.reason === 'held' && !request.failedBefore && data.hold) markFreshWaiting(data.hold, nowMs);
 		return { data, result: { ...verdict, ...ended } };
@@ -315,7 +334,7 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
 	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
 	bucketSent(data.buckets, request.route, nowMs, request.id);
 	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}), ...ended } };
 }
@@ -336,6 +355,9 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	if (holdParams) learnHold(data, nowMs, id, outcome, holdParams, events);
 	// a bucket's spent quota is the bucket's limit, not the API's: it pauses that bucket only
 	const bucketSpent = outcome.bucket !== undefined && outcome.quota !== undefined && outcome.quota.remaining <= 0;
+	// a spent bucket's throttle pauses its routes only (learnQuota), never the API, and is no request's own
+	const own = !bucketSpent && ownThrottle(data, outcome);
+	countAnswer(data, outcome);
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
@@ -347,13 +369,13 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		if (decrease) events.push({ kind: 'window', decrease });
 	}
 	// an API that advertises its quota says its limit outright: the quota paces, nothing is guessed
-	if (outcome.throttled && !outcome.quota) {
+	if (outcome.throttled && !outcome.quota && !own) {
 		const before = learnedRps(data.rate, nowMs);
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
 	learnQuota(data, nowMs, id, outcome, events);
-	if (outcome.throttled && outcome.serverWait && !bucketSpent) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	if (outcome.throttled && outcome.serverWait && !bucketSpent && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe', how: 'probe' });
@@ -392,6 +414,33 @@ function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outco
 }
 
 /**
+ * A throttle of an item's first request that is its own, not the API's: since the last pause
+ * began, retries the server paced have succeeded, none was throttled again and no first request
+ * got through, so the API limits each request (an item, a resource) rather than the caller (a
+ * shared limit lets new requests through as it refills, and throttles retries as well). Such a throttle pauses nothing and
+ * teaches no pace: its item's retry waits the stated time (the retry loop), the other items go on.
+ * One paced retry throttled again, and every throttle is the API's until the next pause shows
+ * otherwise.
+ */
+function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
+	const answers = data.pacedAnswers;
+	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
+}
+
+/** A paced retry's or a first request's answer, for ownThrottle. */
+function countAnswer(data: TrafficData, outcome: Outcome): void {
+	if (outcome.sent === 'first') {
+		// a first request that gets through: the API takes new requests, its throttles are a shared limit's
+		if (outcome.success && data.pacedAnswers) data.pacedAnswers.firstOk = (data.pacedAnswers.firstOk ?? 0) + 1;
+		return;
+	}
+	if (outcome.sent !== 'paced') return;
+	const answers = (data.pacedAnswers ??= { ok: 0, throttled: 0 });
+	if (outcome.throttled) answers.throttled++;
+	else if (outcome.success) answers.ok++;
+}
+
+/**
  * A throttle's requested wait. A stated end is trusted: it extends the pause, and it replaces a
  * guessed one (the server has now said when). A guessed end bounds the pause, which is probed: from
  * a minute on, or, when this answer was the probe, at twice the last interval (up to 15 minutes).
@@ -403,7 +452,10 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 	if (!wait.inferred) {
 		if (until <= data.pausedUntil && !guessed) return;
 		// one event per pause, not one per 429 of the burst that caused it
-		if (!paused) events.push({ kind: 'paused', until, by: wait.header });
+		if (!paused) {
+			events.push({ kind: 'paused', until, by: wait.header });
+			data.pacedAnswers = { ok: 0, throttled: 0 };
+		}
 		endPause(data);
 		data.pausedUntil = until;
 		data.pausedBy = wait.header;

@@ -91,10 +91,12 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	const started = runtime.now();
 	const waits: Waits = {};
 	const waited = () => Math.max(0, runtime.now() - started);
+	// the pace slot reserved for this request, once the pace held it back
+	let asking = request;
 	for (;;) {
 		if (signal?.aborted) return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		const now = runtime.now();
-		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data) => admit(data, now, request, ctx.params));
+		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data) => admit(data, now, asking, ctx.params));
 		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
 			// room left: the next waiter may go too (slow start grows the window one success at a time)
@@ -113,8 +115,12 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		if (never || beyondServerLimit || tooLate) {
 			return { go: false, ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}), waitedMs: waited(), waits };
 		}
-		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere)
-		const target = until !== undefined ? until + spread(until - now, () => runtime.random()) : Infinity;
+		if (admission.paceSlotAt !== undefined) asking = { ...request, paceSlotAt: admission.paceSlotAt };
+		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere).
+		// No spread for a reserved pace slot (it is this request's alone) nor for the end of a pause:
+		// the requests it held go together as the window allows, before an answer can pause it again
+		const exact = admission.paceSlotAt !== undefined || admission.reason === 'paused';
+		const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
 		const limit = Math.min(target, limits.deadlineAt ?? Infinity);
 		// (a bucket's pause is not the API's: the API's requests going on must not wake its waiters)
 		if (admission.reason === 'paused' && admission.wake === 'time' && admission.bucket === undefined) {

@@ -140,12 +140,29 @@ export function paceAllowsAt(data: RateData): number {
 	return data.nextAt;
 }
 
-/** A request goes now (mutates): the next one waits the spacing. */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string): void {
-	const spacing = spacingMs(data, nowMs, fixedRps);
-	data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
-	// a pace that fell behind (idle API) starts from now, not from long ago
-	if (data.nextAt < nowMs) data.nextAt = nowMs;
+/**
+ * The pace holds a request back (mutates): it reserves the next free slot, whose time it is told,
+ * and the slot after it is the next request's (GCRA: the time of the next free slot is the whole
+ * state). The request waits until its slot and goes then without asking the pace again, so that
+ * N requests waiting for a pace cost one look each, not one per slot that goes by.
+ */
+export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | undefined): number {
+	const slot = Math.max(data.nextAt, nowMs);
+	data.nextAt = slot + spacingMs(data, nowMs, fixedRps);
+	return slot;
+}
+
+/**
+ * A request goes now (mutates): the next one waits the spacing. `reserved`: its slot was reserved
+ * while it waited (reserveSlot), so it takes none now.
+ */
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, reserved = false): void {
+	if (!reserved) {
+		const spacing = spacingMs(data, nowMs, fixedRps);
+		data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
+		// a pace that fell behind (idle API) starts from now, not from long ago
+		if (data.nextAt < nowMs) data.nextAt = nowMs;
+	}
 	countSent(data, nowMs, id);
 }
 

@@ -1,0 +1,88 @@
+/**
+ * A discrete-event simulation of one process's items passing an API's traffic gate
+ * (nodes/shared/core/traffic/gate.ts) on virtual time: each item enters the gate, its request is
+ * answered after the server's latency, the outcome is reported, and a throttled item waits the
+ * Retry-After it was given before it enters again (its retry is paced, as the retry loop marks it).
+ * The store counts its steps: the work the controller costs per item.
+ */
+import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
+import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
+import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
+import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import { FakeRuntime } from '../fake-runtime';
+
+/** The memory store, counting its steps. */
+export class CountingStore implements StateStore {
+	readonly kind = 'memory' as const;
+	steps = 0;
+	private readonly inner = new MemoryStateStore();
+	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+		this.steps++;
+		return this.inner.traffic(key, nowMs, params, step);
+	}
+}
+
+/** What the server answers to an item's n-th request (1-based) at `nowMs`. */
+export type ServerModel = (item: number, attempt: number, nowMs: number) => { latencyMs: number; status: number; retryAfterMs?: number };
+
+export interface SimulationResult {
+	/** Store steps (admits and reports) per item. */
+	stepsPerItem: number;
+	/** Virtual ms from the start to the last item's end. */
+	durationMs: number;
+	/** Every request: [item, attempt, sent at (ms from the start), status]. */
+	requests: Array<{ item: number; attempt: number; sentAt: number; status: number }>;
+	/** Items that left the gate without success. */
+	failed: number;
+}
+
+function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
+	const throttled = status === 429;
+	return {
+		success: status < 400,
+		outageFailure: status >= 500,
+		overload: status === 429 || status === 503,
+		throttled,
+		...(throttled && retryAfterMs !== undefined ? { serverWait: { ms: retryAfterMs, header: 'retry-after' } } : {}),
+	};
+}
+
+/** A sleeper on the fake runtime's timers, so that many items wait at once (FakeRuntime.sleep moves the clock for everyone). */
+function timerSleep(runtime: FakeRuntime) {
+	return (ms: number, signal?: AbortSignal) =>
+		new Promise<void>((resolve, reject) => {
+			const cancel = runtime.startTimer(ms, resolve);
+			signal?.addEventListener('abort', () => (cancel(), reject(new Error('aborted'))), { once: true });
+		});
+}
+
+/** `items` items at once through one API's gate with `params`, against `server`; at most `maxAttempts` requests each. */
+export async function simulateGate(items: number, params: TrafficParams, server: ServerModel, options: { maxAttempts?: number; seed?: number } = {}): Promise<SimulationResult> {
+	const runtime = new FakeRuntime({ seed: options.seed ?? 7 });
+	runtime.sleep = timerSleep(runtime);
+	const store = new CountingStore();
+	const ctx: GateContext = { store, key: 'api', params, runtime, waiters: new Waiters(), pollMs: 5_000 };
+	const startedAt = runtime.now();
+	const requests: SimulationResult['requests'] = [];
+	let failed = 0;
+	let ids = 0;
+	const run = async (item: number) => {
+		let paced = false;
+		for (let attempt = 1; attempt <= (options.maxAttempts ?? 5); attempt++) {
+			const id = `r${++ids}`;
+			const gate = await passGate(ctx, { id, retry: attempt > 1, paced }, { maxServerDelayMs: 60_000 });
+			if (!gate.go) break;
+			const answer = server(item, attempt, runtime.now() - startedAt);
+			requests.push({ item, attempt, sentAt: runtime.now() - startedAt, status: answer.status });
+			await runtime.sleep(answer.latencyMs);
+			await reportOutcome(ctx, id, { ...outcomeOf(answer.status, answer.retryAfterMs), sent: attempt === 1 ? 'first' : paced ? 'paced' : 'retry' });
+			if (answer.status < 400) return;
+			paced = answer.retryAfterMs !== undefined;
+			await runtime.sleep(answer.retryAfterMs ?? 100);
+		}
+		failed++;
+	};
+	await runtime.runUntilSettled(Promise.all(Array.from({ length: items }, (_, item) => run(item))), 10_000_000);
+	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed };
+}

@@ -1,0 +1,64 @@
+/**
+ * One process's items at an API's traffic gate (nodes/shared/core/traffic/gate.ts), simulated on
+ * virtual time (gate-simulation.ts): what the gate costs per item (store steps) as the number of
+ * waiting items grows, and how long the items take where the API throttles.
+ */
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
+import type { TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { simulateGate, type ServerModel } from './gate-simulation';
+
+/** The controller at the node's defaults (Max Items in Flight 200, adaptive; budget and hold on). */
+const defaults = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
+
+const healthy: ServerModel = () => ({ latencyMs: 20, status: 200 });
+
+describe('a pace of 20 per second', () => {
+	it.each([100, 300, 600])('%i items: each waiting request reserves its slot, so the store is asked 3 times per item whatever the number waiting', async (items) => {
+		// before slots were reserved, every waiter looked again at every slot: 51.5, 151.5 and 301.5 steps per item
+		const run = await simulateGate(items, defaults({ rateLimitRps: 20 }), healthy);
+		expect(run.failed).toBe(0);
+		// the first item goes at once (admit, report); every other one: reserve, admit, report
+		expect(run.stepsPerItem).toBe(3 - 1 / items);
+		// and the pace holds: 50 ms between requests, the whole run items / rate
+		const sent = run.requests.map((r) => r.sentAt).sort((a, b) => a - b);
+		for (let k = 1; k < sent.length; k++) expect(sent[k] - sent[k - 1]).toBeGreaterThanOrEqual(50);
+		expect(run.durationMs).toBeLessThan((items / 20) * 1000 + 100);
+	});
+});
+
+describe('429 + Retry-After', () => {
+	const retryAfterMs = 2000;
+	/** Every item's first request is throttled with its own Retry-After; its next one succeeds. */
+	const perItem: ServerModel = (_item, attempt) => (attempt === 1 ? { latencyMs: 5, status: 429, retryAfterMs } : { latencyMs: 5, status: 200 });
+
+	it("on every item's first request: one pause for the API, then each request's own (two Retry-Afters in all, not one per few items)", async () => {
+		const run = await simulateGate(100, defaults(), perItem);
+		const allInFlight = await simulateGate(100, defaults({ window: { ceiling: 100, mode: 'fixed' } }), perItem);
+		expect(run.failed).toBe(0);
+		expect(run.requests).toHaveLength(200);
+		// no retry before the Retry-After its own first request was given
+		const firstAt = new Map(run.requests.filter((r) => r.attempt === 1).map((r) => [r.item, r.sentAt]));
+		for (const r of run.requests.filter((q) => q.attempt === 2)) expect(r.sentAt - (firstAt.get(r.item) ?? Infinity)).toBeGreaterThanOrEqual(retryAfterMs + 5);
+		// the first window's throttles pause everyone once; the items sent after it are throttled on their own
+		expect(allInFlight.durationMs).toBeLessThan(retryAfterMs + 100);
+		expect(run.durationMs).toBeLessThan(2 * retryAfterMs + 100);
+	});
+
+	it('a limit shared by all (a token bucket of 20 per second, Retry-After: 1): the API stays paused on every throttle, 429s stay rare', async () => {
+		let tokens = 20;
+		let at = 0;
+		const bucket: ServerModel = (_item, _attempt, now) => {
+			tokens = Math.min(20, tokens + ((now - at) * 20) / 1000);
+			at = now;
+			if (tokens < 1) return { latencyMs: 20, status: 429, retryAfterMs: 1000 };
+			tokens -= 1;
+			return { latencyMs: 20, status: 200 };
+		};
+		const run = await simulateGate(300, defaults(), bucket, { maxAttempts: 10 });
+		expect(run.failed).toBe(0);
+		const throttled = run.requests.filter((r) => r.status === 429).length;
+		expect(throttled / run.requests.length).toBeLessThanOrEqual(0.05);
+		expect(run.durationMs).toBeLessThan(300 / 20 * 1000 * 1.2);
+	});
+});
