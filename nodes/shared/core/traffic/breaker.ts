@@ -23,9 +23,13 @@
  *   upstream is up (a call that started before the opening reports late: its news is as fresh).
  *   A failure of a call other than the probe changes nothing while open or half-open.
  *
- *   Only the first failure of a caller counts toward opening (a report with `counted: false` is a
- *   caller that failed already, an item's retry): the same few items failing again and again
- *   while others succeed are items that fail, not an upstream that is down. Their successes count.
+ *   Only the first failure of a caller counts in the failure ratio (a report with `counted: false`
+ *   is a caller that failed already, an item's retry): the same few items failing again and again
+ *   while others succeed are items that fail, not an upstream that is down. A retry's failure still
+ *   adds to the streak once the streak holds the first failures of two callers (STREAK_FIRSTS), and
+ *   any success ends it: when 503s shrink the window to one request in flight and retries take it,
+ *   nothing but retries answers, and two items failed with no success since is an upstream that is
+ *   down, not one item failing again. Their successes count.
  *
  *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
  *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
@@ -85,6 +89,8 @@ export interface BreakerData {
 	state: BreakerState;
 	/** Failures in a row, while closed. */
 	consecutiveFailures: number;
+	/** Of the streak, the failures of callers that had not failed before (absent: 0). */
+	streakFirsts?: number;
 	/** Openings in a row without a successful probe. 0 while closed. */
 	openings: number;
 	/** Open: when the break ends (epoch ms). */
@@ -231,6 +237,7 @@ function close(next: BreakerData): void {
 	next.state = 'closed';
 	next.openings = 0;
 	next.consecutiveFailures = 0;
+	delete next.streakFirsts;
 	delete next.probeSince;
 	delete next.probeId;
 	delete next.openUntil;
@@ -239,10 +246,18 @@ function close(next: BreakerData): void {
 	next.buckets = [];
 }
 
-/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure does not count toward opening). */
+/** First failures of callers in a streak from which a retry's failure adds to it too. */
+const STREAK_FIRSTS = 2;
+
+/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure adds to the streak only, not to the ratio). */
 interface BreakerReport {
 	id?: string;
 	counted?: boolean;
+}
+
+function resetStreak(next: BreakerData): void {
+	next.consecutiveFailures = 0;
+	delete next.streakFirsts;
 }
 
 function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
@@ -258,10 +273,17 @@ export function recordOutcome(data: BreakerData | undefined, nowMs: number, succ
 	const from = next.state;
 	if (from === 'closed') {
 		// A whole window without a call ends a streak: failures that far apart are not an outage
-		if (next.buckets.length === 0) next.consecutiveFailures = 0;
-		if (!success && report.counted === false) return { data: next, result: undefined };
-		addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), 1, success ? 0 : 1);
-		next.consecutiveFailures = success ? 0 : next.consecutiveFailures + 1;
+		if (next.buckets.length === 0) resetStreak(next);
+		const first = success || report.counted !== false;
+		// a retry's failure: a call in the window (it keeps a streak alive), in neither of its counts;
+		// in the streak only once two callers' first failures are in it (one item failing again is no outage)
+		if (!first && (next.streakFirsts ?? 0) < STREAK_FIRSTS) return { data: next, result: undefined };
+		addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), first ? 1 : 0, success || !first ? 0 : 1);
+		if (success) resetStreak(next);
+		else {
+			next.consecutiveFailures += 1;
+			if (report.counted !== false) next.streakFirsts = (next.streakFirsts ?? 0) + 1;
+		}
 		// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
 		if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
 		open(next, nowMs, params);
