@@ -177,6 +177,46 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
 	});
 
+	it("a retry's failure adds to the streak once two callers' first failures began it, never to the ratio; any success ends the streak", () => {
+		const b = new Driver();
+		const again = () => {
+			expect(b.allow().allowed).toBe(true);
+			const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+			b.data = step.data;
+			return step.result;
+		};
+		// one item failing five times (its first failure, then four retries): no outage
+		b.call(false);
+		for (let i = 0; i < 4; i++) expect(again()).toBeUndefined();
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 1 });
+		// a second item's first failure: from now on the retries' failures finish the streak
+		b.call(false);
+		expect(again()).toBeUndefined();
+		expect(again()).toBeUndefined();
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
+		// a success in between ends the streak and what began it
+		b.call(true);
+		for (let i = 0; i < 4; i++) expect(again()).toBeUndefined();
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
+		b.call(false);
+		b.call(false);
+		for (let i = 0; i < 2; i++) expect(again()).toBeUndefined();
+		expect(again()).toMatchObject({ from: 'closed', to: 'open' });
+	});
+
+	it("retries' failures never reach the failure ratio: 3 first failures in 10 calls plus 20 failed retries keep it closed", () => {
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 0 });
+		for (let i = 0; i < 7; i++) b.call(true);
+		for (let i = 0; i < 3; i++) b.call(false);
+		for (let i = 0; i < 20; i++) {
+			expect(b.allow().allowed).toBe(true);
+			const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+			b.data = step.data;
+			expect(step.result).toBeUndefined();
+		}
+		expect(b.state).toMatchObject({ state: 'closed' });
+	});
+
 	it('half-open: only the probe (known by its id) decides; the failure of another call changes nothing, its success closes it', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);

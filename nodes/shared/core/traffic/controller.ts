@@ -10,9 +10,10 @@
  *                not a throttle ends the pause.
  *                A quota in an answer that names its bucket (GitHub's x-ratelimit-resource) is that
  *                bucket's (buckets.ts): spent, it pauses the routes that answered with that bucket.
- *   held         the API looks down (the circuit breaker's rule: first failures in a row, or a
- *                failure ratio; an item's retries failing again do not count): nothing goes but one
- *                probe at a time, with growing intervals, a request that has not failed yet first;
+ *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
+ *                ratio of first failures; an item's retries failing again count only in a streak
+ *                two items' first failures began): nothing goes but one probe at a time, with
+ *                growing intervals, a request that has not failed yet first;
  *                any success ends it, and the held requests come back in slow start (one in
  *                flight, then two, four...), not as a wave.
  *   concurrency  requests in flight to the API are at its learned window (AIMD, window.ts), which
@@ -137,7 +138,7 @@ export interface Outcome {
 	bucket?: string;
 	/** The request's route, as admitted. */
 	route?: string;
-	/** The item's earlier request failed in this run: a failure again does not count toward a hold. */
+	/** The item's earlier request failed in this run: a failure again counts toward a hold in the streak only (breaker.ts). */
 	failedBefore?: boolean;
 	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
 	sent?: 'first' | 'paced' | 'retry';
@@ -384,7 +385,7 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 	return { data, result: events };
 }
 
-/** What the answer tells the hold (mutates): an item's repeated failure does not count; any success ends it. */
+/** What the answer tells the hold (mutates): an item's repeated failure counts in the streak only; any success ends it. */
 function learnHold(data: TrafficData, nowMs: number, id: string, outcome: Outcome, holdParams: BreakerParams, events: TrafficEvent[]): void {
 	const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, { id, counted: outcome.failedBefore !== true });
 	data.hold = step.data;
