@@ -1,7 +1,9 @@
 // Traffic Control in the n8n editor, in a real browser against a real n8n 2.41.1: the option group
 // lists its settings, a user adds *Rate Limit* in the panel, saves, and *Execute workflow* sends the
 // items at that pace (measured by the API, in real time), each attempt shown in the browser's
-// developer console as the panel's notice says (HTTP Request's notice and behaviour).
+// developer console as the panel's notice says (HTTP Request's notice and behaviour). In the same
+// n8n: a user writes *Retry When* as an expression in the panel, finds the polling pace among the
+// Retry Options, and *Execute workflow* polls a job until it is done.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { closePopups, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
@@ -13,11 +15,23 @@ let api;
 let browser;
 
 before(async () => {
-	api = await startFlakyServer();
+	api = await startFlakyServer({
+		// a job that answers 200 "running" twice, then 200 "done" (per key)
+		job: (_req, res, { count, entry, json }) =>
+			json(res, (entry.status = 200), count <= 2 ? { id: entry.key, status: 'running', poll: count } : { id: entry.key, status: 'done', poll: count, result: { rows: 1234 } }),
+	});
 	const userFolder = await prepareUserFolder({ tarball: true });
 	n8n = await startN8n(userFolder, { env: ownerEnv() });
 	client = await restClient(n8n);
 });
+/** The browser, signed in once for the tests of this file. */
+async function editorPage() {
+	if (!browser) {
+		browser = await launchBrowser();
+		await signIn(browser.page, n8n.url);
+	}
+	return browser.page;
+}
 after(async () => {
 	await browser?.close();
 	await stopN8n();
@@ -39,9 +53,7 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 		connections: { Start: { main: [[{ node: 'Contacts', type: 'main', index: 0 }]] }, Contacts: { main: [[{ node: 'Call API', type: 'main', index: 0 }]] } },
 	});
 
-	browser = await launchBrowser();
-	const { page } = browser;
-	await signIn(page, n8n.url);
+	const page = await editorPage();
 	await openWorkflow(page, n8n.url, workflow.id);
 	await openNode(page, 'Call API');
 	const ndv = page.locator('[data-test-id="ndv"]');
@@ -89,5 +101,86 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 	}, { timeoutMs: 15_000, what: 'the attempts in the browser console' });
 	assert.deepEqual(attempts.map((a) => [a.method, a.status, a.attempt]).sort(), Array.from({ length: ITEMS }, () => ['GET', 200, 1]));
 	assert.deepEqual(attempts.map((a) => a.uri).sort(), Array.from({ length: ITEMS }, (_, n) => `${api.url}/fail/0/contact-${n}`).sort());
+	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+});
+
+test('Retry When, written as an expression in the panel, polls a job until it is done, at the pace set among the Retry Options', async (t) => {
+	if (!requireBrowser(t)) return;
+	const key = `job-${Date.now()}`;
+	const workflow = await client.post('/rest/workflows', {
+		name: 'E2E Retry When from the panel',
+		settings: {},
+		nodes: [
+			{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'n2', name: 'Job Status', type: 'n8n-nodes-resilient-http.resilientHttpRequest', typeVersion: 1, position: [200, 0], parameters: { url: `${api.url}/job/${key}` } },
+		],
+		connections: { Start: { main: [[{ node: 'Job Status', type: 'main', index: 0 }]] } },
+	});
+	const page = await editorPage();
+	await openWorkflow(page, n8n.url, workflow.id);
+	await openNode(page, 'Job Status');
+	const ndv = page.locator('[data-test-id="ndv"]');
+
+	// Retry When: a string parameter of the panel, switched to Expression and typed in its editor
+	const retryWhen = ndv.locator('[data-test-id="parameter-input-retryWhen"]').first();
+	await retryWhen.waitFor({ timeout: 15_000 });
+	await retryWhen.click();
+	await ndv.locator('[data-test-id="retryWhen-parameter-input-options-container"] [data-test-id="radio-button-expression"]').first().click();
+	const editor = ndv.locator('[data-test-id="parameter-input-retryWhen"] [data-test-id="inline-expression-editor-input"]').first();
+	await editor.waitFor({ timeout: 15_000 });
+	await editor.click();
+	await page.keyboard.insertText('{{ $response.body.status === "running" }}');
+	await closePopups(page);
+
+	// Retry Options offers the polling settings (no display rule hides them), and the pace is set there
+	const group = ndv.locator('[data-test-id="parameter-item"]').filter({ has: page.locator('label[for="retryOptions"]') });
+	await group.waitFor({ timeout: 15_000 });
+	const addOption = async (name) => {
+		await group.locator('[data-test-id="collection-parameter-add"]').click();
+		await page.locator('.el-select-dropdown__item:visible').first().waitFor({ timeout: 15_000 });
+		const offered = await page.locator('.el-select-dropdown__item:visible').allInnerTexts();
+		await page.locator('.el-select-dropdown__item:visible').filter({ hasText: new RegExp(`^\\s*${name.replace(/[()]/g, '\\$&')}\\s*$`) }).first().click();
+		return offered.map((o) => o.trim());
+	};
+	const offered = await addOption('Poll Interval (Ms)');
+	for (const name of ['Poll Interval (Ms)', 'Poll Interval Growth', 'Max Poll Interval (Ms)', 'Follow Asynchronous Operations', 'Retry When Body Is Not JSON', 'Total Deadline (Ms)'])
+		assert.ok(offered.includes(name), `"${name}" offered in Retry Options: ${offered.join(', ')}`);
+	const interval = group.locator('[data-test-id="parameter-input-pollInterval"] input').first();
+	await interval.waitFor({ timeout: 15_000 });
+	await interval.fill('200');
+	await interval.press('Tab');
+	await addOption('Poll Interval Growth');
+	const growth = group.locator('[data-test-id="parameter-input-pollGrowth"] input').first();
+	await growth.waitFor({ timeout: 15_000 });
+	await growth.fill('1');
+	await growth.press('Tab');
+	await closePopups(page);
+	const saved = await saveAndWaitForNode(
+		page,
+		client,
+		workflow.id,
+		'Job Status',
+		(node) => node.parameters.retryWhen !== undefined && node.parameters.retryOptions?.pollGrowth === 1,
+		'the workflow saved with Retry When and the polling pace',
+	);
+	assert.equal(saved.parameters.retryWhen, '={{ $response.body.status === "running" }}');
+	assert.deepEqual(saved.parameters.retryOptions, { pollInterval: 200, pollGrowth: 1 });
+
+	await openWorkflow(page, n8n.url, workflow.id);
+	const before = new Set((await listExecutions(client, workflow.id)).map((e) => e.id));
+	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
+	const summary = await waitFor(async () => (await listExecutions(client, workflow.id)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)), {
+		timeoutMs: 60_000,
+		what: 'the execution started from the editor',
+	});
+	const execution = await getExecution(client, summary.id);
+	assert.equal(execution.status, 'success');
+	const items = execution.data.resultData.runData['Job Status'][0].data.main[0];
+	assert.deepEqual(items.map((item) => item.json), [{ id: key, status: 'done', poll: 3, result: { rows: 1234 } }]);
+	const polls = api.log.filter((e) => e.path === `/job/${key}`);
+	assert.deepEqual(polls.map((e) => [e.method, e.status]), [['GET', 200], ['GET', 200], ['GET', 200]]);
+	// paced by the panel's Poll Interval: 200 ms, less at most the jitter's 20 % (core/poll.ts), so never
+	// sooner than 160 ms apart, 10 ms given for the clock (no upper bound on a loaded machine)
+	for (let n = 1; n < polls.length; n++) assert.ok(polls[n].time - polls[n - 1].time >= 150, `poll ${n + 1} came ${polls[n].time - polls[n - 1].time} ms after the one before`);
 	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 });

@@ -126,12 +126,14 @@ function retryInfoWaits(body: Json): Array<[string, unknown]> {
 
 /**
  * A wait written in a JSON error body: Discord's `retry_after`, Telegram's `parameters.retry_after`,
- * monday.com's `extensions.retry_in_seconds`, Google's google.rpc.RetryInfo `retryDelay`.
+ * Dropbox's RateLimitError `error.retry_after`, monday.com's `extensions.retry_in_seconds`, Google's
+ * google.rpc.RetryInfo `retryDelay`.
  */
 function bodyWait(body: Json): ServerDelay | undefined {
 	const candidates: Array<[string, unknown]> = [
 		['body.retry_after', body.retry_after],
 		['body.parameters.retry_after', objectAt(body, 'parameters')?.retry_after],
+		['body.error.retry_after', objectAt(body, 'error')?.retry_after],
 		...arrayAt(body, 'errors').map((e, i): [string, unknown] => [`body.errors[${i}].extensions.retry_in_seconds`, objectAt(e, 'extensions')?.retry_in_seconds]),
 		...retryInfoWaits(body),
 	];

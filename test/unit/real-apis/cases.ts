@@ -63,6 +63,9 @@ const ZENDESK = 'https://developer.zendesk.com/api-reference/introduction/rate-l
 const ZENDESK_HEADERS = 'https://developer.zendesk.com/documentation/api-basics/best-practices/best-practices-for-avoiding-rate-limiting';
 const HUBSPOT = 'https://developers.hubspot.com/docs/api/usage-details (429 body), https://developers.hubspot.com/apisbytier (daily reset)';
 const DISCORD = 'https://docs.discord.com/developers/topics/rate-limits';
+const DROPBOX = 'https://dropbox.github.io/dropbox-sdk-java/api-docs/v5.1.0/com/dropbox/core/v2/auth/RateLimitError.html (retry_after), https://developers.dropbox.com/dbx-performance-guide';
+const OPENAI_LIMITS = 'https://platform.openai.com/docs/guides/rate-limits (rate limits in headers)';
+const ANTHROPIC_LIMITS = 'https://docs.anthropic.com/en/api/rate-limits (response headers)';
 const TELEGRAM = 'https://core.telegram.org/bots/api#responseparameters';
 const AIRTABLE = 'https://support.airtable.com/docs/managing-api-call-limits-in-airtable';
 const JIRA = 'https://developer.atlassian.com/cloud/jira/platform/rate-limiting';
@@ -108,6 +111,37 @@ export const API_CASES: ApiCase[] = [
 	{ api: 'OpenAI', response: '429 `error.code: credit_balance_exhausted`', status: 429, body: { error: { type: 'insufficient_quota', code: 'credit_balance_exhausted', message: 'No credits' } }, expect: finalBecause(/credit_balance_exhausted/), source: OPENAI_QUOTA },
 	{ api: 'OpenAI', response: 'POST, 500 (no key)', status: 500, method: 'POST', expect: NOT_SAFE, source: OPENAI_SDK },
 	{ api: 'OpenAI', response: 'POST, 429 (no key)', status: 429, method: 'POST', expect: BACKOFF, source: OPENAI_SDK },
+	// OpenAI's rate-limit headers as the guide shows them: resets as durations (`1s`, `6m0s`)
+	{
+		api: 'OpenAI',
+		response: '429 `x-ratelimit-remaining-requests: 0`, `x-ratelimit-reset-requests: 1s`, `x-ratelimit-reset-tokens: 6m0s` (no Retry-After)',
+		status: 429,
+		headers: {
+			'x-ratelimit-limit-requests': '60',
+			'x-ratelimit-limit-tokens': '150000',
+			'x-ratelimit-remaining-requests': '0',
+			'x-ratelimit-remaining-tokens': '149984',
+			'x-ratelimit-reset-requests': '1s',
+			'x-ratelimit-reset-tokens': '6m0s',
+		},
+		expect: waits(1, 'x-ratelimit-reset-requests'),
+		source: OPENAI_LIMITS,
+	},
+	{
+		api: 'OpenAI',
+		response: '429 `x-ratelimit-remaining-tokens: 0`, `x-ratelimit-reset-tokens: 6m0s` (no Retry-After)',
+		status: 429,
+		headers: {
+			'x-ratelimit-limit-requests': '60',
+			'x-ratelimit-limit-tokens': '150000',
+			'x-ratelimit-remaining-requests': '59',
+			'x-ratelimit-remaining-tokens': '0',
+			'x-ratelimit-reset-requests': '1s',
+			'x-ratelimit-reset-tokens': '6m0s',
+		},
+		expect: tooLong(360_000),
+		source: OPENAI_LIMITS,
+	},
 	// Azure OpenAI and Azure's services
 	{ api: 'Azure OpenAI', response: '429 `x-ms-retry-after-ms: 1500`, `Retry-After: 2`', status: 429, headers: { 'x-ms-retry-after-ms': '1500', 'retry-after': '2' }, expect: waits(1.5, 'x-ms-retry-after-ms'), source: `${AZURE_SDK}; ${AZURE_OPENAI}` },
 	{ api: 'Azure OpenAI', response: '429 `retry-after-ms: 800` and `x-ms-retry-after-ms: 1500`', status: 429, headers: { 'retry-after-ms': '800', 'x-ms-retry-after-ms': '1500' }, expect: { retry: true, atLeastMs: 800, by: 'retry-after-ms' }, source: AZURE_SDK },
@@ -131,6 +165,22 @@ export const API_CASES: ApiCase[] = [
 	{ api: 'Anthropic', response: '500 `x-should-retry: false`', status: 500, headers: { 'x-should-retry': 'false' }, expect: finalBecause(/x-should-retry: false/), source: ANTHROPIC_SDK },
 	{ api: 'Anthropic', response: '409 `x-should-retry: true`', status: 409, headers: { 'x-should-retry': 'true' }, expect: BACKOFF, source: ANTHROPIC_SDK },
 	{ api: 'Anthropic', response: '529, Obey Server Retry Hints off', status: 529, hintsOff: true, body: ANTHROPIC_OVERLOADED, expect: BACKOFF, source: ANTHROPIC_SDK },
+	// Anthropic's rate-limit headers: resets as RFC 3339 instants
+	{
+		api: 'Anthropic',
+		response: '429 `anthropic-ratelimit-tokens-remaining: 0`, `anthropic-ratelimit-tokens-reset` (RFC 3339) in 20 s (no retry-after)',
+		status: 429,
+		headers: {
+			'anthropic-ratelimit-requests-limit': '50',
+			'anthropic-ratelimit-requests-remaining': '49',
+			'anthropic-ratelimit-requests-reset': new Date(NOW + 1_000).toISOString().replace('.000Z', 'Z'),
+			'anthropic-ratelimit-tokens-limit': '40000',
+			'anthropic-ratelimit-tokens-remaining': '0',
+			'anthropic-ratelimit-tokens-reset': new Date(NOW + 20_000).toISOString().replace('.000Z', 'Z'),
+		},
+		expect: waits(20, 'anthropic-ratelimit-tokens-reset'),
+		source: ANTHROPIC_LIMITS,
+	},
 	// Stripe
 	{ api: 'Stripe', response: '409 (no header; the SDK retries it)', status: 409, body: { error: { message: 'Conflict' } }, expect: FINAL, source: STRIPE_SDK_TESTS },
 	{ api: 'Stripe', response: '409 `Stripe-Should-Retry: true` (a lock timeout)', status: 409, headers: { 'stripe-should-retry': 'true' }, expect: BACKOFF, source: STRIPE_SDK },
@@ -182,6 +232,24 @@ export const API_CASES: ApiCase[] = [
 	{ api: 'Discord', response: '429 `X-RateLimit-Remaining: 0`, `X-RateLimit-Reset-After: 1.234`', status: 429, headers: { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset-after': '1.234' }, expect: waits(1.234, 'x-ratelimit-reset-after'), source: DISCORD },
 	{ api: 'Discord', response: '429 `Retry-After: 2` and body `retry_after: 1.5`', status: 429, headers: { 'retry-after': '2' }, body: { message: 'You are being rate limited.', retry_after: 1.5, global: true }, expect: waits(2, 'retry-after'), source: DISCORD },
 	{ api: 'Discord', response: '429 body `retry_after: 64.57`', status: 429, body: { message: 'You are being rate limited.', retry_after: 64.57, global: false }, expect: tooLong(64_570), source: DISCORD },
+	// Dropbox: a 429's body is a RateLimitError, `retry_after` in seconds (Retry-After is sent as well)
+	{
+		api: 'Dropbox',
+		response: '429 body `error.retry_after: 10` (`too_many_write_operations`)',
+		status: 429,
+		body: { error_summary: 'too_many_write_operations/', error: { reason: { '.tag': 'too_many_write_operations' }, retry_after: 10 } },
+		expect: waits(10, 'body.error.retry_after'),
+		source: DROPBOX,
+	},
+	{
+		api: 'Dropbox',
+		response: '429 `Retry-After: 15` and body `error.retry_after: 10`',
+		status: 429,
+		headers: { 'retry-after': '15' },
+		body: { error_summary: 'too_many_requests/', error: { reason: { '.tag': 'too_many_requests' }, retry_after: 10 } },
+		expect: waits(15, 'retry-after'),
+		source: DROPBOX,
+	},
 	// Telegram
 	{ api: 'Telegram', response: '429 body `parameters.retry_after: 5`', status: 429, body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 5', parameters: { retry_after: 5 } }, expect: waits(5, 'body.parameters.retry_after'), source: TELEGRAM },
 	// Airtable
