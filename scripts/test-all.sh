@@ -22,8 +22,7 @@ npm run --silent build
 
 step "unit and engine tests (jest)"
 [ -n "${RH_TEST_REDIS_URL:-}" ] || echo "RH_TEST_REDIS_URL not set: the Redis store tests are reported as skipped (.ci/run starts a Redis)"
-# both cores: jest alone leaves one to its parent process, which only waits here
-npx jest --ci --maxWorkers=2
+npx jest --ci
 
 step "end-to-end tests in real n8n"
 # The browser tests drive the editor with Debian's Chromium and playwright-core (installed outside
