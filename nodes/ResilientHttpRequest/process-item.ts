@@ -1,6 +1,6 @@
-/** One item, start to end: its config read once, its request (or its pages) sent, its items made. */
+/** One item, its config already read: its request (or its pages) sent, its items made. */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { readItemConfig } from './config/item-config';
+import type { ItemConfig } from './config/item-config';
 import type { ItemScope } from './config/item-scope';
 import type { RunPlan } from './config/run-plan';
 import { itemResult } from './output/item-results';
@@ -8,8 +8,7 @@ import { paginateItem } from './pagination/paginate-item';
 import { followOperation } from './polling/async-operation';
 import { itemSender } from './transport/item-sender';
 
-export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, { run, sending }: RunPlan): Promise<INodeExecutionData[]> {
-	const config = await readItemConfig(ctx, scope, run);
+export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { run, sending }: RunPlan): Promise<INodeExecutionData[]> {
 	const send = itemSender(ctx, scope, config, sending);
 	if (config.pagination) return await paginateItem(ctx, scope, { ...config, pagination: config.pagination }, send, run.keys.owner, sending);
 	const outcome = await send(config.request);

@@ -7,6 +7,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import type { RetryStory } from '../../nodes/shared/core/retry-story';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { admissionWatchingStore, budgetRetriesOf } from './admission-watch';
 import type { LocalResponse } from './local-server';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
@@ -31,21 +32,12 @@ async function poll(handler: ReturnType<typeof job>, parameters: IDataObject = {
 	const upstream = await server(handler(runtime.now), runtime.now);
 	const { retryOptions, ...rest } = parameters;
 	const wf = httpWorkflow({ url: `${upstream.url}/jobs/1`, retryWhen: RUNNING, ...rest, retryOptions: { totalDeadline: 60_000, ...(retryOptions as IDataObject | undefined) } }, { onError: 'continueErrorOutput' });
-	// the retry budget's count of retries as each request was admitted (a story tells of the budget only where it made an attempt wait)
-	const budgetRetries: number[] = [];
-	const store = new (class extends MemoryStateStore {
-		override async traffic<T>(...args: Parameters<MemoryStateStore['traffic']>): Promise<T> {
-			const result = (await super.traffic(...args)) as T;
-			const retries = (result as { go?: boolean; budget?: { retries?: unknown } } | undefined)?.budget?.retries;
-			if ((result as { go?: boolean }).go === true && typeof retries === 'number') budgetRetries.push(retries);
-			return result;
-		}
-	})();
+	const { store, granted } = admissionWatchingStore();
 	const run = await runHttp(wf, [{ json: { id: 1 } }], runtime, { store });
 	const ok = run.status === 'success' ? run.jsonOf('HTTP', 0) : [];
 	const failed = run.status === 'success' ? run.jsonOf('HTTP', 1) : [];
 	const story = (ok[0]?._retry ?? (failed[0]?.error as IDataObject | undefined)?._retry) as unknown as RetryStory | undefined;
-	return { run, upstream, runtime, ok, failed, story, budgetRetries, error: failed[0]?.error as IDataObject | undefined };
+	return { run, upstream, runtime, ok, failed, story, budgetRetries: budgetRetriesOf(granted), error: failed[0]?.error as IDataObject | undefined };
 }
 
 /** The parameter error, however the engine carried it (thrown, or on the error output). */
@@ -294,16 +286,7 @@ describe('Follow Asynchronous Operations', () => {
 			{ method: 'POST', url: `${api.url}/jobs`, idempotencyKeyMode: 'generate', sendHeaders: true, headerParameters: { parameters: [{ name: 'Authorization', value: 'Bearer secret-token' }] }, ...rest, retryOptions: { followAsyncOperations: true, totalDeadline: 120_000, ...(retryOptions as IDataObject | undefined) } },
 			{ onError: 'continueErrorOutput' },
 		);
-		// the retry budget's count of retries as each request was admitted (a story tells of the budget only where it made an attempt wait)
-	const budgetRetries: number[] = [];
-	const store = new (class extends MemoryStateStore {
-		override async traffic<T>(...args: Parameters<MemoryStateStore['traffic']>): Promise<T> {
-			const result = (await super.traffic(...args)) as T;
-			const retries = (result as { go?: boolean; budget?: { retries?: unknown } } | undefined)?.budget?.retries;
-			if ((result as { go?: boolean }).go === true && typeof retries === 'number') budgetRetries.push(retries);
-			return result;
-		}
-	})();
+		const store = new MemoryStateStore();
 	const run = await runHttp(wf, [{ json: { id: 1 } }], runtime, { store });
 		const ok = run.jsonOf('HTTP', 0);
 		const failed = run.jsonOf('HTTP', 1);

@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { admissionWatchingStore } from './admission-watch';
 import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
 import { startFlakyServer } from '../support/flaky-upstream';
 import type { LocalHandlerResult, RecordedRequest } from './local-server';
@@ -246,21 +247,14 @@ describe('the pace, and what an execution learns for the next', () => {
 		const api = await server(() => ({ status: 200, body: { ok: true }, delayMs: 5 }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, retryOptions: { retryStory: 'everyItem' } });
 		// the windows the controller admitted requests under (a story tells of the window only where it made an attempt wait)
-		const admitted: number[] = [];
-		const store = new (class extends MemoryStateStore {
-			override async traffic<T>(...args: Parameters<MemoryStateStore['traffic']>): Promise<T> {
-				const result = (await super.traffic(...args)) as T;
-				const window = (result as { go?: boolean; window?: unknown } | undefined)?.window;
-				if ((result as { go?: boolean }).go === true && typeof window === 'number') admitted.push(window);
-				return result;
-			}
-		})();
+		const { store, granted } = admissionWatchingStore();
 		await runHttp(wf, items(100), systemRuntime, { store });
-		const firstWindow = admitted[0];
-		admitted.length = 0;
+		const windows = () => granted.map((admission) => admission.window).filter((window): window is number => typeof window === 'number');
+		const firstWindow = windows()[0];
+		granted.length = 0;
 		const second = await runHttp(wf, items(5), systemRuntime, { store });
 		expect(firstWindow).toBe(10);
-		expect(admitted[0]).toBeGreaterThanOrEqual(100);
+		expect(windows()[0]).toBeGreaterThanOrEqual(100);
 		// no wait, nothing of the controller in the story
 		expect(second.jsonOf('HTTP').every((j) => storyOf(j).history.every((h) => h.traffic === undefined && h.budget === undefined))).toBe(true);
 	});

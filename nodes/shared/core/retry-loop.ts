@@ -3,6 +3,7 @@
  * Pure policy: the attempt itself (which classifies its failure and reads the server's requested
  * wait), the clock, the random source and the sleeper are injected.
  */
+import { onAbort } from './abort-listeners';
 import type { AttemptFailure } from './classify';
 import { decideAfterFailure, nextToken, type Decision, type DecisionPolicy, type RetryToken } from './decide';
 import { formatDuration, type AttemptRecord, type DelayReason, type RetryStory } from './retry-story';
@@ -82,15 +83,14 @@ function unexpectedFailure(error: unknown): AttemptFailure {
 /** Runs one attempt, bounded by its timeout and the parent signal. */
 async function runAttempt<T>(fn: AttemptFn<T>, attempt: number, timeoutMs: number, runtime: Runtime, parent?: AbortSignal): Promise<AttemptResult<T>> {
 	const controller = new AbortController();
-	let onParentAbort = () => {};
+	let unsubscribe = () => {};
 	let cancelTimer = () => {};
 	const timedOut = new Promise<AttemptResult<T>>((resolve) => {
 		// Cancellation ends the attempt at once, even if the attempt function ignores its signal.
-		onParentAbort = () => {
+		unsubscribe = onAbort(parent, () => {
 			controller.abort(new CancelledError());
 			resolve({ ok: false, failure: unexpectedFailure(new CancelledError()) });
-		};
-		parent?.addEventListener('abort', onParentAbort, { once: true });
+		});
 		if (timeoutMs <= 0) return;
 		cancelTimer = runtime.startTimer(timeoutMs, () => {
 			resolve({ ok: false, failure: timeoutFailure(timeoutMs) });
@@ -104,7 +104,7 @@ async function runAttempt<T>(fn: AttemptFn<T>, attempt: number, timeoutMs: numbe
 		return await Promise.race([attemptPromise, timedOut]);
 	} finally {
 		cancelTimer();
-		parent?.removeEventListener('abort', onParentAbort);
+		unsubscribe();
 	}
 }
 

@@ -2,6 +2,8 @@
  * The clock, random source, sleeper and timer the policy code runs on. Injected everywhere so
  * tests run on virtual time; `systemRuntime` is what n8n gets.
  */
+import { onAbort } from './abort-listeners';
+
 export interface Runtime {
 	now(): number;
 	/** A number in [0, 1). */
@@ -25,15 +27,14 @@ const MAX_TIMER_MS = 2_147_483_647;
 function sleepWithSignal(ms: number, signal?: AbortSignal): Promise<void> {
 	return new Promise((resolve, reject) => {
 		if (signal?.aborted) return reject(new CancelledError());
-		const onAbort = () => {
-			clearTimeout(timer);
-			reject(new CancelledError());
-		};
 		const timer = setTimeout(() => {
-			signal?.removeEventListener('abort', onAbort);
+			unsubscribe();
 			resolve();
 		}, Math.min(Math.max(0, ms), MAX_TIMER_MS));
-		signal?.addEventListener('abort', onAbort, { once: true });
+		const unsubscribe = onAbort(signal, () => {
+			clearTimeout(timer);
+			reject(new CancelledError());
+		});
 	});
 }
 

@@ -7,6 +7,8 @@
  * again after a bounded time (the gate's poll).
  */
 
+import { onAbort } from '../abort-listeners';
+
 type Wake = () => void;
 
 export class Waiters {
@@ -22,7 +24,7 @@ export class Waiters {
 				if (done) return;
 				done = true;
 				cancelTimer();
-				signal?.removeEventListener('abort', finish);
+				unsubscribe();
 				const index = queue.indexOf(finish);
 				if (index >= 0) queue.splice(index, 1);
 				if (queue.length === 0 && this.queues.get(key) === queue) this.queues.delete(key);
@@ -30,7 +32,7 @@ export class Waiters {
 			};
 			queue.push(finish);
 			const cancelTimer = startTimer(Math.max(0, maxMs), finish);
-			signal?.addEventListener('abort', finish, { once: true });
+			const unsubscribe = onAbort(signal, finish);
 			if (signal?.aborted) finish();
 		});
 	}
