@@ -20,12 +20,13 @@ const items = (paths: string[]) => paths.map((path) => ({ json: { path } }));
 /** GitHub's answers: /search/* with its bucket spent for an hour, everything else in `core`. */
 async function githubLike() {
 	const resetAt = Math.floor(Date.now() / 1000) + 3600;
-	return await server((req) => {
+	const api = await server((req) => {
 		if (req.url.startsWith('/search/')) {
 			return { status: 403, headers: { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt), 'x-ratelimit-resource': 'search' }, body: { message: 'API rate limit exceeded' } };
 		}
 		return { status: 200, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(resetAt), 'x-ratelimit-resource': 'core' }, body: { ok: true } };
 	});
+	return Object.assign(api, { resetAt });
 }
 
 function trafficControlWorkflow(parameters: IDataObject): WorkflowJson {
@@ -77,7 +78,8 @@ describe('the Traffic Control node', () => {
 		expect(state).toMatchObject({ label: host, paused: null, held: null, window: { inFlight: 0 }, budget: { firstAttempts: 2 } });
 		expect(state.api).toMatch(/^api:[0-9a-f]{32}$/);
 		expect(state.buckets).toEqual(
-			expect.arrayContaining([expect.objectContaining({ bucket: 'search', remaining: 0, spent: true }), expect.objectContaining({ bucket: 'core', remaining: 4999, spent: false })]),
+						// the reset the server stated, to the ms: carried as an instant from the header, never re-based
+			expect.arrayContaining([{ bucket: 'search', remaining: 0, resetAt: new Date(api.resetAt * 1000).toISOString(), spent: true }, expect.objectContaining({ bucket: 'core', remaining: 4999, spent: false })]),
 		);
 		expect(await trafficControl(store, { operation: 'getState', api: 'other.example' })).toEqual([]);
 

@@ -341,7 +341,9 @@ describeRedis(redisTitle, () => {
 
 	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks)', async () => {
 		type Op = { kind: 'advance'; ms: number } | { kind: 'admit'; key: number; worker: number; retry: boolean; paced: boolean } | { kind: 'complete'; key: number; worker: number; which: number; outcome: number };
-		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetMs: 500 } }];
+		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetAt: 0 } }];
+		// the quota's reset is an instant: 500 ms after the answer that states it
+		const outcomeAt = (n: number, at: number): Outcome => (outcomes[n].quota ? { ...outcomes[n], quota: { remaining: 1, resetAt: at + 500 } } : outcomes[n]);
 		const params: TrafficParams = { window: { ceiling: 4, mode: 'adaptive' }, leaseMs: 2_000, budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 }, hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 300, maxBreakMs: 2_000 }, rateLimitRps: 50 };
 		const key = fc.integer({ min: 0, max: 2 });
 		const worker = fc.integer({ min: 0, max: 1 });
@@ -375,7 +377,7 @@ describeRedis(redisTitle, () => {
 						const list = live.get(o.key) ?? [];
 						if (list.length === 0) continue;
 						const [id] = list.splice(o.which % list.length, 1);
-						const outcome = outcomes[o.outcome];
+						const outcome = outcomeAt(o.outcome, at);
 						const step = complete(states.get(o.key), at, id, outcome, params);
 						states.set(o.key, step.data);
 						expect(await workers[o.worker].traffic(k, at, params, (d) => complete(d, at, id, outcome, params))).toEqual(step.result);

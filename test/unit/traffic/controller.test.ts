@@ -225,17 +225,17 @@ describe('traffic controller: the API pauses everyone', () => {
 	it('a spent quota on any answer, a success too, pauses until its reset; requests in flight count against it', () => {
 		const api = new Api(params());
 		const inFlight = api.admit(T0);
-		api.call(T0, { ...OK, quota: { remaining: 2, resetMs: 1000 } }); // one more in flight: 1 left
+		api.call(T0, { ...OK, quota: { remaining: 2, resetAt: T0 + 1000 } }); // one more in flight: 1 left
 		expect(api.admit(T0 + 1).go).toBe(true); // takes the last one
 		expect(api.admit(T0 + 2)).toMatchObject({ go: false, reason: 'paused', until: T0 + 1000, pausedBy: 'quota' });
-		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetMs: 900 } });
+		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetAt: T0 + 903 } });
 		expect(api.admit(T0 + 500)).toMatchObject({ reason: 'paused', until: T0 + 903 });
 		const asker = api.admit(T0 + 903);
 		expect(asker.go).toBe(true);
 		// past the reset the count is unknown: the others wait for the answer of the one that asks
 		expect(api.admit(T0 + 904)).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', wake: 'change', until: T0 + 903 + 40_000 });
 		// a fresh quota after the reset lets requests go again
-		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
+		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetAt: T0 + 1905 } });
 		expect(api.admit(T0 + 906).go).toBe(true);
 	});
 
@@ -243,18 +243,18 @@ describe('traffic controller: the API pauses everyone', () => {
 		const api = new Api(params({ window: { ceiling: 100, mode: 'fixed' } }));
 		const sent = Array.from({ length: 6 }, (_, k) => api.admit(T0 + k));
 		// the server counted sent[1] after sent[0] (16 left), but sent[0]'s answer (19 left) comes back last
-		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetMs: 990 } }); // 5 still in flight: 11 left
-		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetMs: 989 } }); // would be 15
+		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetAt: T0 + 1000 } }); // 5 still in flight: 11 left
+		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetAt: T0 + 1000 } }); // would be 15
 		const more = Array.from({ length: 12 }, (_, k) => api.admit(T0 + 12 + k).go);
 		expect(more).toEqual([...Array(11).fill(true), false]);
 		// a later window's count replaces it
-		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetMs: 1000 } });
+		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2001 } });
 		expect(api.admit(T0 + 1002).go).toBe(true);
 	});
 
 	it('past the reset, an answer without a quota ends the counting; an asker that never answers is given up with its lease', () => {
 		const api = new Api(params());
-		api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 500 } });
+		api.call(T0, { ...OK, quota: { remaining: 0, resetAt: T0 + 500 } });
 		const lost = api.admit(T0 + 500);
 		expect(lost.go).toBe(true);
 		expect(api.admit(T0 + 501)).toMatchObject({ go: false, reason: 'paused', wake: 'change' });
@@ -397,9 +397,10 @@ describe('traffic controller: a hold is for an API that is down, not for items t
 
 describe('traffic controller: limits where the server puts them (named buckets)', () => {
 	const HOUR = 3600_000;
-	const github = (resource: string, remaining: number, status: 'ok' | 'limited' = 'ok'): Outcome => ({
+	// GitHub states its reset as an epoch: one instant for every answer of the hour
+	const github = (resource: string, remaining: number, status: 'ok' | 'limited' = 'ok', resetAt = T0 + HOUR): Outcome => ({
 		...(status === 'ok' ? OK : { success: false, outageFailure: false, overload: false, throttled: false }),
-		quota: { remaining, resetMs: HOUR },
+		quota: { remaining, resetAt },
 		bucket: resource,
 	});
 	const withRoute = (outcome: Outcome, route: string): Outcome => ({ ...outcome, route });
@@ -407,9 +408,9 @@ describe('traffic controller: limits where the server puts them (named buckets)'
 	it("a spent bucket pauses its routes only: the API's other routes, and routes never answered, go on", () => {
 		const api = new Api(params());
 		const search = api.admit(T0, { route: 'GET /search/issues' });
-		expect(api.complete(T0 + 10, search.id, withRoute(github('search', 0, 'limited'), 'GET /search/issues'))).toEqual([{ kind: 'paused', until: T0 + 10 + HOUR, by: 'quota', bucket: 'search' }]);
+		expect(api.complete(T0 + 10, search.id, withRoute(github('search', 0, 'limited'), 'GET /search/issues'))).toEqual([{ kind: 'paused', until: T0 + HOUR, by: 'quota', bucket: 'search' }]);
 		api.call(T0 + 20, withRoute(github('core', 4999), 'GET /repos/a/b'), { route: 'GET /repos/a/b' });
-		expect(api.admit(T0 + 30, { route: 'GET /search/issues' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', bucket: 'search', until: T0 + 10 + HOUR, wake: 'time' });
+		expect(api.admit(T0 + 30, { route: 'GET /search/issues' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', bucket: 'search', until: T0 + HOUR, wake: 'time' });
 		expect(api.admit(T0 + 31, { route: 'GET /repos/a/b' })).toMatchObject({ go: true });
 		expect(api.admit(T0 + 32, { route: 'GET /repos/c/d' })).toMatchObject({ go: true });
 		expect(api.admit(T0 + 33)).toMatchObject({ go: true });
@@ -423,7 +424,7 @@ describe('traffic controller: limits where the server puts them (named buckets)'
 		const asker = api.admit(T0 + HOUR, { route: 'S' });
 		expect(asker.go).toBe(true);
 		expect(api.admit(T0 + HOUR + 1, { route: 'S' })).toMatchObject({ go: false, reason: 'paused', bucket: 'search', wake: 'change' });
-		expect(api.complete(T0 + HOUR + 2, asker.id, withRoute(github('search', 29), 'S'))).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled', bucket: 'search' }]);
+		expect(api.complete(T0 + HOUR + 2, asker.id, withRoute(github('search', 29, 'ok', T0 + 2 * HOUR), 'S'))).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled', bucket: 'search' }]);
 		expect(api.admit(T0 + HOUR + 3, { route: 'S' }).go).toBe(true);
 	});
 
@@ -437,7 +438,7 @@ describe('traffic controller: limits where the server puts them (named buckets)'
 
 	it("a throttle naming a bucket whose quota is not spent (GitHub's secondary limit) pauses the whole API", () => {
 		const api = new Api(params());
-		api.call(T0, { ...throttled(60_000, 'retry-after'), quota: { remaining: 4000, resetMs: HOUR }, bucket: 'core', route: 'R' }, { route: 'R' });
+		api.call(T0, { ...throttled(60_000, 'retry-after'), quota: { remaining: 4000, resetAt: T0 + HOUR }, bucket: 'core', route: 'R' }, { route: 'R' });
 		const other = api.admit(T0 + 1, { route: 'other' });
 		expect(other).toMatchObject({ go: false, reason: 'paused', pausedBy: 'retry-after' });
 		expect('bucket' in other).toBe(false);
@@ -445,7 +446,7 @@ describe('traffic controller: limits where the server puts them (named buckets)'
 
 	it("a 429 naming a spent bucket with a longer Retry-After pauses the bucket until then, and does not halve the window", () => {
 		const api = new Api(params());
-		api.call(T0, { ...throttled(5_000, 'retry-after'), quota: { remaining: 0, resetMs: 1_000 }, bucket: 'abc', route: 'R' }, { route: 'R' });
+		api.call(T0, { ...throttled(5_000, 'retry-after'), quota: { remaining: 0, resetAt: T0 + 1_000 }, bucket: 'abc', route: 'R' }, { route: 'R' });
 		expect(api.admit(T0 + 1, { route: 'R' })).toMatchObject({ go: false, bucket: 'abc', until: T0 + 5_000 });
 		expect(api.admit(T0 + 2, { route: 'other' })).toMatchObject({ go: true, window: 10 });
 		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
@@ -470,10 +471,10 @@ describe('traffic controller: every pause and its end is an event, once', () => 
 
 	it("the API's quota spent by an answer, and refilled by the next answer after its reset", () => {
 		const api = new Api(params());
-		expect(api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 1000 } }).go).toBe(true);
+		expect(api.call(T0, { ...OK, quota: { remaining: 0, resetAt: T0 + 1000 } }).go).toBe(true);
 		expect(api.events).toEqual([{ kind: 'paused', until: T0 + 1000, by: 'quota' }]);
 		const asker = api.admit(T0 + 1000);
-		expect(api.complete(T0 + 1001, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } })).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled' }]);
+		expect(api.complete(T0 + 1001, asker.id, { ...OK, quota: { remaining: 10, resetAt: T0 + 2001 } })).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled' }]);
 	});
 });
 
@@ -522,10 +523,10 @@ describe('traffic controller: the pace', () => {
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
-		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetMs: 1000 } });
+		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetAt: T0 + 1800 } });
 		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
 		const asker = api.admit(T0 + 1800);
-		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetMs: 999 } });
+		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2800 } });
 		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
 	});
 
@@ -590,7 +591,7 @@ const outcome: fc.Arbitrary<Outcome> = fc.oneof(
 	{ arbitrary: fc.constant(DOWN), weight: 4 },
 	fc.nat({ max: 3000 }).map((ms) => throttled(ms)),
 	fc.constant(throttled(undefined)),
-	fc.record({ remaining: fc.nat({ max: 5 }), resetMs: fc.nat({ max: 3000 }) }).map((quota) => ({ ...OK, quota })),
+	fc.record({ remaining: fc.nat({ max: 5 }), resetAt: fc.nat({ max: 20_000 }).map((ms) => T0 + ms) }).map((quota) => ({ ...OK, quota })),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
 	fc.record({ kind: fc.constant('admit' as const), retry: fc.boolean(), paced: fc.boolean(), dt: fc.nat({ max: 300 }) }),

@@ -43,7 +43,7 @@ describe('the operator view', () => {
 	it('a held API: when its next probe goes; a spent bucket: its reset', () => {
 		const held = run(Array.from({ length: 5 }, (): [number, Outcome] => [T0, DOWN]));
 		expect(trafficView('k', held, T0 + 1).held).toEqual({ state: 'open', nextProbeAt: iso(T0 + 1000), openings: 1 });
-		const spent = run([[T0, { success: false, outageFailure: false, overload: false, throttled: false, quota: { remaining: 0, resetMs: 3600_000 }, bucket: 'search' }]]);
+		const spent = run([[T0, { success: false, outageFailure: false, overload: false, throttled: false, quota: { remaining: 0, resetAt: T0 + 3600_000 }, bucket: 'search' }]]);
 		expect(trafficView('k', spent, T0 + 1).buckets).toEqual([{ bucket: 'search', remaining: 0, resetAt: iso(T0 + 3600_000), spent: true }]);
 		expect(trafficView('k', spent, T0 + 1).paused).toBeNull();
 	});
@@ -59,7 +59,7 @@ describe('ended by hand', () => {
 	});
 
 	it("a spent bucket's quota is forgotten: its routes go, and the next answer says the count again", () => {
-		const data = run([[T0, { success: false, outageFailure: false, overload: false, throttled: false, quota: { remaining: 0, resetMs: 3600_000 }, bucket: 'search' }]]);
+		const data = run([[T0, { success: false, outageFailure: false, overload: false, throttled: false, quota: { remaining: 0, resetAt: T0 + 3600_000 }, bucket: 'search' }]]);
 		expect(admit(data, T0 + 1, { id: 'a', retry: false, paced: false, route: 'S' }, P).result).toMatchObject({ go: false, bucket: 'search' });
 		const { data: resumed, events } = resumeTraffic(data, T0 + 2, { pause: true, hold: true });
 		expect(events).toEqual([{ kind: 'resumed', by: 'quota', how: 'hand', bucket: 'search' }]);

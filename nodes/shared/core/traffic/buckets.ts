@@ -75,8 +75,8 @@ function learnRoute(data: BucketsData, route: string, bucket: string): void {
 interface BucketAnswer {
 	route?: string;
 	bucket: string;
-	/** The quota the answer advertised: the bucket's. */
-	quota?: { remaining: number; resetMs: number };
+	/** The quota the answer advertised: the bucket's (its reset an instant, epoch ms). */
+	quota?: { remaining: number; resetAt: number };
 	/** A throttle's stated wait (Retry-After) when it outlasts the reset. */
 	waitMs?: number;
 }
@@ -86,7 +86,7 @@ export function bucketAnswered(data: BucketsData, nowMs: number, id: string, ans
 	if (answer.route !== undefined) learnRoute(data, answer.route, answer.bucket);
 	const quota = answer.quota;
 	if (!quota) return onBucketQuota(data, answer.bucket, (holder) => quotaUnanswered(holder, id, nowMs));
-	const resetAt = nowMs + Math.max(0, quota.resetMs, quota.remaining <= 0 ? (answer.waitMs ?? 0) : 0);
+	const resetAt = Math.max(nowMs, quota.resetAt, quota.remaining <= 0 ? nowMs + (answer.waitMs ?? 0) : 0);
 	const change = onBucketQuota(data, answer.bucket, (holder) => onQuota(holder, quota.remaining, resetAt, 0, nowMs));
 	const names = Object.keys(data.quotas);
 	// the bound: the buckets whose reset comes first go first (a spent one lasts longest)

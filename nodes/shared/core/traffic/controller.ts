@@ -132,8 +132,11 @@ export interface Outcome {
 	throttled: boolean;
 	/** The wait the API asked for, on a throttle, and the header it came from; `inferred` when its end is the node's guess. */
 	serverWait?: { ms: number; header: string; inferred?: boolean };
-	/** The quota the answer advertised (success or not). */
-	quota?: { remaining: number; resetMs: number };
+	/**
+	 * The quota the answer advertised (success or not): its reset as the instant read where the
+	 * header was parsed (epoch ms), never re-based on the step's clock.
+	 */
+	quota?: { remaining: number; resetAt: number };
 	/** The bucket the answer named (GitHub's x-ratelimit-resource): the quota is that bucket's. */
 	bucket?: string;
 	/** The request's route, as admitted. */
@@ -409,7 +412,7 @@ function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outco
 		if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled', bucket: outcome.bucket });
 		return;
 	}
-	const change = quota ? onQuota(data.rate, quota.remaining, nowMs + Math.max(0, quota.resetMs), data.leases.length, nowMs) : quotaUnanswered(data.rate, id, nowMs);
+	const change = quota ? onQuota(data.rate, quota.remaining, Math.max(nowMs, quota.resetAt), data.leases.length, nowMs) : quotaUnanswered(data.rate, id, nowMs);
 	if (change === 'spent') events.push({ kind: 'paused', until: data.rate.quota?.resetAt ?? nowMs, by: 'quota' });
 	if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled' });
 }
