@@ -159,7 +159,7 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		expect(b.record(true)).toMatchObject({ from: 'open', to: 'closed', snapshot: { state: 'closed', openings: 0 } });
 	});
 
-	it('counts only first failures toward opening: a caller that failed already (counted: false) never opens it; its success counts', () => {
+	it('a caller that failed already (counted: false) never opens it alone, however long its streak; its success counts', () => {
 		const b = new Driver();
 		const again = () => {
 			expect(b.allow().allowed).toBe(true);
@@ -170,14 +170,16 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 			b.data = step.data;
 			expect(step.result).toBeUndefined();
 		}
-		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
-		for (let i = 0; i < 4; i++) b.call(false);
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 50 });
+		// its success ends its streak (and counts: 9 calls, under the ratio's 10)
+		b.call(true);
+		for (let i = 0; i < 3; i++) b.call(false);
 		b.call(true);
 		for (let i = 0; i < 4; i++) b.call(false);
 		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
 	});
 
-	it("a retry's failure adds to the streak once two callers' first failures began it, never to the ratio; any success ends the streak", () => {
+	it("every failure counts in the streak, which opens it once it holds two callers' first failures; a retry's failure never reaches the ratio; any success ends the streak", () => {
 		const b = new Driver();
 		const again = () => {
 			expect(b.allow().allowed).toBe(true);
@@ -188,20 +190,50 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		// one item failing five times (its first failure, then four retries): no outage
 		b.call(false);
 		for (let i = 0; i < 4; i++) expect(again()).toBeUndefined();
-		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 1 });
-		// a second item's first failure: from now on the retries' failures finish the streak
-		b.call(false);
-		expect(again()).toBeUndefined();
-		expect(again()).toBeUndefined();
-		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 5 });
+		// a second item's first failure with no success since: down, as a breaker counting every call already said
+		expect(b.call(false)).toMatchObject({ from: 'closed', to: 'open' });
+
+		// as many failures as a breaker counting every call needs, whatever their order
+		for (const order of [
+			['first', 'first', 'retry', 'retry', 'retry'],
+			['first', 'retry', 'retry', 'retry', 'first'],
+			['retry', 'first', 'retry', 'first', 'retry'],
+		]) {
+			const d = new Driver();
+			const results = order.map((kind) => {
+				expect(d.allow().allowed).toBe(true);
+				const step = recordOutcome(d.data, d.now, false, d.params, kind === 'retry' ? { counted: false } : {});
+				d.data = step.data;
+				return step.result?.to;
+			});
+			expect(results).toEqual([undefined, undefined, undefined, undefined, 'open']);
+		}
+
 		// a success in between ends the streak and what began it
-		b.call(true);
-		for (let i = 0; i < 4; i++) expect(again()).toBeUndefined();
-		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 0 });
-		b.call(false);
-		b.call(false);
-		for (let i = 0; i < 2; i++) expect(again()).toBeUndefined();
-		expect(again()).toMatchObject({ from: 'closed', to: 'open' });
+		const c = new Driver();
+		c.call(false);
+		c.call(false);
+		c.call(true);
+		const retry = () => {
+			expect(c.allow().allowed).toBe(true);
+			const step = recordOutcome(c.data, c.now, false, c.params, { counted: false });
+			c.data = step.data;
+			return step.result;
+		};
+		for (let i = 0; i < 6; i++) expect(retry()).toBeUndefined();
+		expect(c.state).toMatchObject({ state: 'closed', consecutiveFailures: 6 });
+		expect(c.call(false)).toBeUndefined();
+		expect(c.call(false)).toMatchObject({ to: 'open' });
+	});
+
+	it('a short streak asked for needs as many first failures as it is long: 1 in a row opens on a first failure only', () => {
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 1, failureRatio: 0 });
+		expect(b.allow().allowed).toBe(true);
+		const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+		b.data = step.data;
+		expect(step.result).toBeUndefined();
+		expect(b.call(false)).toMatchObject({ to: 'open' });
 	});
 
 	it("retries' failures never reach the failure ratio: 3 first failures in 10 calls plus 20 failed retries keep it closed", () => {
@@ -306,6 +338,31 @@ const opsArb = (params: BreakerParams): fc.Arbitrary<Op[]> =>
 	);
 
 describe('(f) circuit breaker: properties', () => {
+	it("the streak opens it exactly when it holds N failures in a row (retries' included) and two first failures: never with fewer, never later", () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.constantFrom('ok', 'first', 'retry', 'retry'), { maxLength: 60 }), (n, calls) => {
+				const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: n, failureRatio: 0 });
+				let streak = 0;
+				let firsts = 0;
+				for (const call of calls) {
+					expect(b.allow().allowed).toBe(true);
+					const step = recordOutcome(b.data, b.now, call === 'ok', b.params, call === 'retry' ? { counted: false } : {});
+					b.data = step.data;
+					if (call === 'ok') [streak, firsts] = [0, 0];
+					else [streak, firsts] = [streak + 1, firsts + (call === 'first' ? 1 : 0)];
+					const due = streak >= n && firsts >= Math.min(2, n);
+					expect(step.result?.to === 'open').toBe(due);
+					// a success closes it (a call's from before it opened): the reference starts afresh with it
+					if (due) {
+						expect(b.record(true)).toMatchObject({ from: 'open', to: 'closed' });
+						[streak, firsts] = [0, 0];
+					}
+				}
+			}),
+			{ ...FC_OPTIONS, numRuns: 300 },
+		);
+	});
+
 	it('never lets a call through while open before openUntil, and never more than one probe at a time', () => {
 		fc.assert(
 			fc.property(

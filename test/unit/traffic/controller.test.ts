@@ -347,6 +347,17 @@ describe('traffic controller: a hold is for an API that is down, not for items t
 		expect(api.admit(T0 + 10_001)).toMatchObject({ go: true, probe: false });
 	});
 
+	it("an API that is down is held after five failures in a row, as when every failure counts, though retries took the slot before a second item's first failure", () => {
+		// queue mode's outage: 503s shrink the window to one in flight, item A's retries answer before item B's first request
+		const api = new Api(params());
+		const retry = { retry: true, failedBefore: true };
+		for (const [at, request] of [[0, {}], [900, retry], [1800, retry], [2700, {}]] as const) expect(api.call(T0 + at, DOWN, request).go).toBe(true);
+		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.call(T0 + 3600, DOWN, retry).go).toBe(true);
+		expect(api.events.filter((e) => e.kind === 'down')).toHaveLength(1);
+		expect(api.admit(T0 + 3601)).toMatchObject({ go: false, reason: 'held' });
+	});
+
 	it('first failures still hold an API that is down: five in a row', () => {
 		const api = new Api(params());
 		for (let k = 0; k < 5; k++) api.call(T0, { ...DOWN });

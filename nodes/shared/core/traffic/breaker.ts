@@ -25,11 +25,13 @@
  *
  *   Only the first failure of a caller counts in the failure ratio (a report with `counted: false`
  *   is a caller that failed already, an item's retry): the same few items failing again and again
- *   while others succeed are items that fail, not an upstream that is down. A retry's failure still
- *   adds to the streak once the streak holds the first failures of two callers (STREAK_FIRSTS), and
- *   any success ends it: when 503s shrink the window to one request in flight and retries take it,
- *   nothing but retries answers, and two items failed with no success since is an upstream that is
- *   down, not one item failing again. Their successes count.
+ *   while others succeed are items that fail, not an upstream that is down. Every failure adds to
+ *   the streak (any success ends it), but a streak opens it only once it holds the first failures
+ *   of two callers (STREAK_FIRSTS): one item failing again and again is that item, two items that
+ *   failed with no success since are an upstream that is down. So an outage is held after as many
+ *   failures in a row as a breaker that counts every call needs (when 503s shrink the window to one
+ *   request in flight, retries take it and answer as often as new items), once a second item's
+ *   first request has failed too. Their successes count.
  *
  *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
  *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
@@ -89,7 +91,7 @@ export interface BreakerData {
 	state: BreakerState;
 	/** Failures in a row, while closed. */
 	consecutiveFailures: number;
-	/** Of the streak, the failures of callers that had not failed before (absent: 0). */
+	/** Of the streak, the failures of callers that had not failed before (absent: 0): it opens only with STREAK_FIRSTS of them. */
 	streakFirsts?: number;
 	/** Openings in a row without a successful probe. 0 while closed. */
 	openings: number;
@@ -246,10 +248,10 @@ function close(next: BreakerData): void {
 	next.buckets = [];
 }
 
-/** First failures of callers in a streak from which a retry's failure adds to it too. */
+/** First failures of callers a streak must hold to open the breaker (fewer when the streak asked for is shorter). */
 const STREAK_FIRSTS = 2;
 
-/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure adds to the streak only, not to the ratio). */
+/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure adds to the streak, not to the ratio). */
 interface BreakerReport {
 	id?: string;
 	counted?: boolean;
@@ -261,7 +263,8 @@ function resetStreak(next: BreakerData): void {
 }
 
 function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
-	if (params.consecutiveFailures > 0 && next.consecutiveFailures >= params.consecutiveFailures) return true;
+	const streak = params.consecutiveFailures;
+	if (streak > 0 && next.consecutiveFailures >= streak && (next.streakFirsts ?? 0) >= Math.min(STREAK_FIRSTS, streak)) return true;
 	if (!(params.failureRatio > 0)) return false;
 	const { a: calls, b: failures } = windowTotals(next.buckets);
 	return calls > 0 && calls >= params.minimumCalls && failures / calls >= params.failureRatio;
@@ -275,14 +278,13 @@ export function recordOutcome(data: BreakerData | undefined, nowMs: number, succ
 		// A whole window without a call ends a streak: failures that far apart are not an outage
 		if (next.buckets.length === 0) resetStreak(next);
 		const first = success || report.counted !== false;
-		// a retry's failure: a call in the window (it keeps a streak alive), in neither of its counts;
-		// in the streak only once two callers' first failures are in it (one item failing again is no outage)
-		if (!first && (next.streakFirsts ?? 0) < STREAK_FIRSTS) return { data: next, result: undefined };
+		// a retry's failure: a call in the window (it keeps a streak alive) in neither of its counts, and
+		// one more failure in the streak, which opens only with two callers' first failures in it
 		addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), first ? 1 : 0, success || !first ? 0 : 1);
 		if (success) resetStreak(next);
 		else {
 			next.consecutiveFailures += 1;
-			if (report.counted !== false) next.streakFirsts = (next.streakFirsts ?? 0) + 1;
+			if (first) next.streakFirsts = (next.streakFirsts ?? 0) + 1;
 		}
 		// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
 		if (success || !shouldTrip(next, params)) return { data: next, result: undefined };

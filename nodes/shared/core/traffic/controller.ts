@@ -10,9 +10,9 @@
  *                not a throttle ends the pause.
  *                A quota in an answer that names its bucket (GitHub's x-ratelimit-resource) is that
  *                bucket's (buckets.ts): spent, it pauses the routes that answered with that bucket.
- *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
- *                ratio of first failures; an item's retries failing again count only in a streak
- *                two items' first failures began): nothing goes but one probe at a time, with
+ *   held         the API looks down (the circuit breaker's rule: failures in a row among which
+ *                two items' first failures, or a failure ratio of first failures; an item's
+ *                retries failing again count in the streak only): nothing goes but one probe at a time, with
  *                growing intervals, a request that has not failed yet first;
  *                any success ends it, and the held requests come back in slow start (one in
  *                flight, then two, four...), not as a wave.
