@@ -328,7 +328,7 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	t.diagnostic(
 		`hold: executions per worker ${JSON.stringify(workers.map((_, w) => holdItems.filter((h) => h.execution.worker === w).length))}; upstream ${requests.length} requests ` +
 			`(${requests.filter((e) => e.status === 503).length} x 503: ${beforeHold.length} before the hold, ${failedProbes.length} failed probes); before the hold ${JSON.stringify(beforeHold.map(holdSpan))}; probes ${JSON.stringify(probes.map(holdSpan))}; ` +
-			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; without the hold up to ${HOLD_CALLS * 5} requests`,
+			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; Redis state store given up for memory per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/state store failed/g) ?? []).length))} (a worker on its own memory holds on its own); without the hold up to ${HOLD_CALLS * 5} requests`,
 	);
 	const waitedFor = {};
 	for (const h of holdItems) for (const r of h.story.history) for (const [why, ms] of Object.entries(r.traffic?.waitedFor ?? {})) waitedFor[why] = (waitedFor[why] ?? 0) + ms;
