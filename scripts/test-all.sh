@@ -1,28 +1,66 @@
 #!/usr/bin/env bash
 # The one test command (README: `npm test`): lint, build, unit tests, engine tests, then
 # end-to-end tests in a real n8n that loads the built package. Fails on the first error.
+#
+# On a new machine Node 24 and n8n are installed first (scripts/install-n8n.sh, minutes: about
+# 3 GB unpacked): that runs in the background while the checks and the unit tests, which do not
+# need n8n, run; the engine tests (real time, on local servers) start once it is done, so that
+# nothing else competes with them for the cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 step() { printf '\n=== %s ===\n' "$*"; }
+work_dir="$(mktemp -d)"
+install_pid=""
+cleanup() {
+  if [ -n "$install_pid" ]; then kill "$install_pid" 2>/dev/null || true; fi
+  rm -rf "$work_dir"
+}
+trap cleanup EXIT
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   step "install dependencies"
   npm ci --no-audit --no-fund
 fi
 
-step "lint"
-npm run --silent lint
+step "Node 24 and n8n for the end-to-end tests: installing in the background (log: $work_dir/install-n8n.log)"
+install_started=$(date +%s)
+bash scripts/install-n8n.sh > "$work_dir/install-n8n.log" 2>&1 &
+install_pid=$!
 
-step "type-check (sources and tests)"
-npx tsc --noEmit -p tsconfig.json
+# Lint, type-check and build read the sources and write nothing the others read: side by side on
+# the machine's cores (each alone leaves one core idle), each one's output printed whole after.
+step "lint, type-check (sources and tests) and build, side by side"
+checks_dir="$work_dir/checks"
+mkdir -p "$checks_dir"
+checks=(lint type-check build)
+( npm run --silent lint > "$checks_dir/lint.log" 2>&1; echo $? > "$checks_dir/lint.rc" ) &
+( npx tsc --noEmit -p tsconfig.json > "$checks_dir/type-check.log" 2>&1; echo $? > "$checks_dir/type-check.rc" ) &
+( npm run --silent build > "$checks_dir/build.log" 2>&1; echo $? > "$checks_dir/build.rc" ) &
+for job in $(jobs -p); do [ "$job" = "$install_pid" ] || wait "$job" || true; done
+failed=0
+for check in "${checks[@]}"; do
+  rc="$(cat "$checks_dir/$check.rc" 2>/dev/null || echo 1)"
+  echo "--- $check: exit $rc"
+  cat "$checks_dir/$check.log"
+  [ "$rc" = 0 ] || failed=1
+done
+[ "$failed" = 0 ] || { echo "lint, type-check or build failed (above)"; exit 1; }
 
-step "build"
-npm run --silent build
-
-step "unit and engine tests (jest)"
+step "unit tests (jest)"
 [ -n "${RH_TEST_REDIS_URL:-}" ] || echo "RH_TEST_REDIS_URL not set: the Redis store tests are reported as skipped (.ci/run starts a Redis)"
-npx jest --ci
+npx jest --ci --selectProjects unit
+
+step "waiting for the install of Node 24 and n8n"
+install_status=0
+wait "$install_pid" || install_status=$?
+install_pid=""
+cat "$work_dir/install-n8n.log"
+echo "(install and check of Node 24 and n8n: exit $install_status, $(( $(date +%s) - install_started )) s in the background)"
+[ "$install_status" = 0 ] || exit "$install_status"
+
+step "engine tests (jest)"
+npx jest --ci --selectProjects engine
 
 step "end-to-end tests in real n8n"
 # The browser tests drive the editor with Debian's Chromium and playwright-core (installed outside

@@ -204,6 +204,9 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	return verdicts;
 }
 
+/** The start request and one status request: no poller sees a job done with fewer. */
+const FEWEST_POLLING_REQUESTS = 2;
+
 /**
  * Issue 23's goal for polling a job (a further check here: the table of issue 12's goals is unchanged): fewer requests than the fixed-wait loop, and the job seen done
  * no later than the loop saw it by more than one of the loop's intervals.
@@ -219,7 +222,17 @@ function pollingVerdicts({ rows, loopWaitSeconds }: BenchResults['polling']): Go
 			verdicts.push({ scenario, goal: 'the job polled to its end both ways', measured: `Resilient ${ours?.succeeded ? 'done' : 'not done'}, loop ${loop?.succeeded ? 'done' : 'not done'}`, status: ours && loop ? 'not met' : 'not measured', issueGoal: false, row });
 			continue;
 		}
-		verdicts.push({ scenario, goal: 'fewer requests than the loop', measured: `${ours.requests} against ${loop.requests}`, status: judged(ours.requests < loop.requests), issueGoal: false, row });
+		// a loop that saw the job done at its first status request made the fewest requests any
+		// poller can (the start and one status): there the goal is to match it
+		const fewest = loop.requests <= FEWEST_POLLING_REQUESTS;
+		verdicts.push({
+			scenario,
+			goal: fewest ? `as few requests as the loop (${FEWEST_POLLING_REQUESTS}, the start and one status, is the fewest possible)` : 'fewer requests than the loop',
+			measured: `${ours.requests} against ${loop.requests}`,
+			status: judged(fewest ? ours.requests <= loop.requests : ours.requests < loop.requests),
+			issueGoal: false,
+			row,
+		});
 		const later = ours.doneAfterMs - loop.doneAfterMs;
 		verdicts.push({
 			scenario,

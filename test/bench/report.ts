@@ -1,6 +1,7 @@
 /** BENCHMARKS.md: the figures of one bench run, the machine it ran on and the goals read against them. */
 import { cpus, loadavg, release, type } from 'node:os';
 import { markdownTable } from '../support/doc-section';
+import { POLL_DEFAULTS } from '../../nodes/shared/core/defaults';
 import { BENCH_ENV, BENCH_RUN_ENV, type BenchSettings } from './config';
 import { DEADLINE_TOLERANCE_MS, evaluateGoals, type BenchResults, type GoalVerdict } from './goals';
 import { healthySection } from './healthy-report';
@@ -403,8 +404,8 @@ function pollingSection({ rows, loopWaitSeconds }: BenchResults['polling']): str
 	return `One job per duration and strategy, all started at once and run in real time (the job API's clock is the
 upstream's; nothing is scaled or simulated): \`POST /jobs/<s>/<key>\` answers 202 with a \`Location\`,
 which answers 202 \`running\` until the job has run its seconds, then 200 \`done\`. Resilient HTTP Request
-follows the 202 (*Follow Asynchronous Operations*, the default polling pace: 1 s growing by 1.5 to
-10 s); the loop is n8n's HTTP Request, a ${loopWaitSeconds} s Wait, HTTP Request and an IF back to the Wait. "Seen done" is
+follows the 202 (*Follow Asynchronous Operations*, the default polling pace: ${sec(POLL_DEFAULTS.intervalMs)} growing by ${POLL_DEFAULTS.growth} to
+${sec(POLL_DEFAULTS.maxIntervalMs)}); the loop is n8n's HTTP Request, a ${loopWaitSeconds} s Wait, HTTP Request and an IF back to the Wait. "Seen done" is
 from the POST's arrival to the answer that said done, on the upstream's clock.
 
 ${markdownTable(

@@ -4,7 +4,9 @@
 // model fill a query parameter with the panel's "Let the model define this parameter" button
 // ($fromAI), saves, and *Execute workflow* runs the agent: the model (a local OpenAI-compatible
 // server, test/e2e/fake-openai.mjs) calls the tool with that parameter, the API answers 429 with
-// Retry-After: 1 once, and the tool waits, sends again and gives the model the data.
+// Retry-After: 1 once, and the tool waits, sends again and gives the model the data. n8n's node
+// type list (what the editor is given) has the tool variant with its description, and no Backoff
+// Delay tool.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -172,4 +174,18 @@ test('the agent editor offers the tool, its panel lets the model fill a paramete
 	assert.match(agentOutput, /clear-editor-e2e/);
 	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
 	t.diagnostic(`429 then 200: ${calls[1].time - calls[0].time} ms apart; the agent answered: ${agentOutput}`);
+});
+
+test("n8n's node type list offers the Resilient HTTP Request tool, not a Backoff Delay tool", async () => {
+	const types = JSON.parse(await client.text('/types/nodes.json'));
+	const ours = types.filter((type) => type.name.startsWith(`${PACKAGE}.`)).map((type) => type.name);
+	assert.ok(ours.includes(`${PACKAGE}.resilientHttpRequest`), `our types: ${ours.join(', ')}`);
+	assert.ok(ours.includes(`${PACKAGE}.backoffDelay`), `our types: ${ours.join(', ')}`);
+	assert.ok(!ours.includes(`${PACKAGE}.backoffDelayTool`), `our types: ${ours.join(', ')}`);
+	// n8n adds a `<name>Tool` variant of every node that sets usableAsTool (createAiTools)
+	assert.ok(ours.includes(`${PACKAGE}.resilientHttpRequestTool`), `our types: ${ours.join(', ')}`);
+	const tool = types.find((type) => type.name === `${PACKAGE}.resilientHttpRequestTool`);
+	assert.equal(tool.properties.find((p) => p.name === 'toolDescription')?.default, TOOL_DESCRIPTION);
+	assert.ok(tool.properties.some((p) => p.name === 'optimizeResponse'), 'Optimize Response is offered on the tool');
+	console.log(`[ai-tool-editor] our node types: ${ours.join(', ')}`);
 });

@@ -6,9 +6,18 @@ import { executeWorkflow, importWorkflow, nodeResults, prepareUserFolder, startF
 
 let server;
 let userFolder;
+const key = uniqueKey('core');
 before(async () => {
 	server = await startFlakyServer();
 	userFolder = await prepareUserFolder({ link: false });
+	// both workflows in one import: each n8n command boots n8n
+	await importWorkflow(userFolder, [
+		workflow('e2eCoreSmoke0001', [
+			httpNode('Flaky', `${server.url}/fail/2/${key}`, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 }),
+			httpNode('Echo', `${server.url}/echo`),
+		]),
+		workflow('e2eCoreSmoke0002', [httpNode('Down', `${server.url}/down`)]),
+	]);
 });
 after(async () => server?.close());
 
@@ -34,14 +43,6 @@ const workflow = (id, nodes) => ({
 });
 
 test('core HTTP Request with Retry On Fail succeeds on the 3rd try against /fail/2', async () => {
-	const key = uniqueKey('core');
-	await importWorkflow(
-		userFolder,
-		workflow('e2eCoreSmoke0001', [
-			httpNode('Flaky', `${server.url}/fail/2/${key}`, { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 }),
-			httpNode('Echo', `${server.url}/echo`),
-		]),
-	);
 	const run = await executeWorkflow(userFolder, 'e2eCoreSmoke0001');
 	console.log(`n8n execute took ${run.durationMs} ms`);
 	assert.equal(run.exitCode, 0, run.stderr.slice(-2000));
@@ -56,7 +57,6 @@ test('core HTTP Request with Retry On Fail succeeds on the 3rd try against /fail
 });
 
 test('a failing workflow exits 1 and still yields the run data', async () => {
-	await importWorkflow(userFolder, workflow('e2eCoreSmoke0002', [httpNode('Down', `${server.url}/down`)]));
 	const run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
 	assert.equal(run.exitCode, 1);
 	assert.equal(run.output.status, 'error');

@@ -28,7 +28,7 @@ import {
 	nodeResults,
 	ownerEnv,
 	prepareUserFolder,
-	publishWorkflow,
+	publishOnServer,
 	restClient,
 	startFlakyServer,
 	startN8n,
@@ -123,9 +123,9 @@ before(async () => {
 			claim.parameters.filters.conditions = claim.parameters.filters.conditions.filter((c) => c.keyName !== 'retryAt');
 		}),
 	]);
-	await publishWorkflow(userFolder, SENDER);
 	n8n = await startN8n(userFolder, { env: ownerEnv() });
 	client = await restClient(n8n);
+	await publishOnServer(client, [SENDER]);
 
 	// the example as shipped, before any failure: it creates the table and finds nothing to replay
 	const [first] = await replay(shipped.id);

@@ -5,7 +5,7 @@
 // task runner) when the test process exits, is interrupted, or a test fails. With RH_E2E_PIDFILE
 // set (test/e2e/run.sh sets it), each PID is also written there so run.sh can clean up after a
 // test process that was killed hard.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -78,6 +78,16 @@ function track(child) {
 	return child;
 }
 
+/**
+ * Each n8n command's time, one line per command in RH_E2E_TIMING_LOG (run.sh sets it and sums it
+ * up per test file): n8n boots are most of the suite's time, so this is where it can be cut.
+ */
+function logCommandTime(command, ms) {
+	if (!process.env.RH_E2E_TIMING_LOG) return;
+	const file = path.basename(process.argv[1] ?? 'unknown');
+	fs.appendFileSync(process.env.RH_E2E_TIMING_LOG, `${file}\t${command}\t${ms}\n`);
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 export async function freePort() {
 	return await new Promise((resolve, reject) => {
@@ -141,6 +151,7 @@ export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra
 	clearTimeout(timer);
 	// n8n's task runner is a child in the same process group: do not leave it behind.
 	killGroup(child, 'SIGKILL');
+	logCommandTime(args[0], Date.now() - started);
 	return { exitCode, signal, stdout, stderr, durationMs: Date.now() - started };
 }
 
@@ -210,6 +221,18 @@ export async function importCredentials(userFolder, credentials) {
 /** Marks a workflow active (needed before `n8n start` for webhook/trigger workflows). */
 export async function publishWorkflow(userFolder, id) {
 	return assertOk('n8n publish:workflow', await runN8n(userFolder, ['publish:workflow', `--id=${id}`]));
+}
+
+/**
+ * Publishes workflows on a running n8n as the editor's Publish button does (POST
+ * /rest/workflows/:id/activate with the current version): their webhooks are registered at once,
+ * without a `publish:workflow` command per workflow (each boots n8n) before the start.
+ */
+export async function publishOnServer(client, ids) {
+	for (const id of ids) {
+		const { versionId } = await client.get(`/rest/workflows/${id}`);
+		await client.post(`/rest/workflows/${id}/activate`, { versionId });
+	}
 }
 
 /**
@@ -316,13 +339,17 @@ function httpStatus(url) {
 /** Polls readiness until ready(status) says so; stops the process and throws when it exits or times out. */
 async function awaitReady(handle, what, readinessUrl, readyTimeoutMs, ready) {
 	const { child } = handle;
+	const started = Date.now();
 	const deadline = Date.now() + readyTimeoutMs;
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
 			servers.delete(handle);
 			throw new Error(`${what} exited early (${child.exitCode ?? child.signalCode}):\n${handle.logs().slice(-4000)}`);
 		}
-		if (ready(await httpStatus(readinessUrl))) return handle;
+		if (ready(await httpStatus(readinessUrl))) {
+			logCommandTime(`${what} (until ready)`, Date.now() - started);
+			return handle;
+		}
 		if (Date.now() > deadline) {
 			await stopN8n(handle);
 			throw new Error(`${what} did not become ready within ${readyTimeoutMs} ms:\n${handle.logs().slice(-4000)}`);
@@ -627,20 +654,34 @@ export async function storedExecutions(userFolder, workflowId, { afterId = 0 } =
 			await client.end();
 		}
 	}
-	const sqlite3 = requireFromN8n('sqlite3');
+	// n8n's sqlite3 is a native module built for n8n's Node (24): it is read from a Node 24 child,
+	// not loaded into this process, which may run another Node (the bench and tests run on the
+	// machine's)
 	const file = path.join(userFolder, '.n8n', 'database.sqlite');
-	const db = await new Promise((resolve, reject) => {
-		const handle = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => (error ? reject(error) : resolve(handle)));
-	});
-	try {
-		db.configure('busyTimeout', 5000); // n8n writes to it meanwhile (WAL: readers do not block it)
-		const rows = await new Promise((resolve, reject) =>
-			db.all('SELECT id, status, startedAt, stoppedAt FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id', [workflowId, afterId], (error, r) =>
-				error ? reject(error) : resolve(r),
+	const rows = JSON.parse(
+		await new Promise((resolve, reject) =>
+			execFile(
+				path.join(env.NODE24_BIN, 'node'),
+				['-e', READ_EXECUTIONS_SCRIPT, path.join(env.N8N_HOME, 'node_modules/n8n/package.json'), file, String(workflowId), String(afterId)],
+				{ maxBuffer: 64 * 1024 * 1024 },
+				(error, stdout, stderr) => (error ? reject(new Error(`reading ${file}: ${stderr || error.message}`)) : resolve(stdout)),
 			),
-		);
-		return rows.map(rowOf);
-	} finally {
-		await new Promise((resolve) => db.close(() => resolve()));
-	}
+		),
+	);
+	return rows.map(rowOf);
 }
+
+/** Prints a workflow's execution rows as JSON, read with n8n's own sqlite3 (run by Node 24). */
+const READ_EXECUTIONS_SCRIPT = `
+const [n8nPackage, file, workflowId, afterId] = process.argv.slice(1);
+const sqlite3 = require('node:module').createRequire(n8nPackage)('sqlite3');
+const db = new sqlite3.Database(file, sqlite3.OPEN_READONLY, (error) => {
+	if (error) throw error;
+	db.configure('busyTimeout', 5000); // n8n writes to it meanwhile (WAL: readers do not block it)
+	db.all('SELECT id, status, startedAt, stoppedAt FROM execution_entity WHERE workflowId = ? AND id > ? ORDER BY id', [workflowId, Number(afterId)], (error, rows) => {
+		if (error) throw error;
+		process.stdout.write(JSON.stringify(rows));
+		db.close();
+	});
+});
+`;

@@ -30,7 +30,7 @@ import {
 	nodeResults,
 	ownerEnv,
 	prepareUserFolder,
-	publishWorkflow,
+	publishOnServer,
 	restClient,
 	startFlakyServer,
 	startN8n,
@@ -195,11 +195,12 @@ describe('long Backoff Delay through n8n waiting state (example 05)', { timeout:
 			longWaitWorkflow(scenario.running.id, upstreams.running, scenario.running.webhook),
 			withFailureLogger(longWaitWorkflow(scenario.logger.id, upstreams.logger, scenario.logger.webhook)),
 		]);
-		for (const s of Object.values(scenario)) await publishWorkflow(userFolder, s.id);
 
 		// A: trigger on server 1, let it be stored as waiting, stop server 1 by PID
 		server1 = await startN8n(userFolder, { env: SERVER_ENV });
-		await trigger(server1, await restClient(server1), scenario.restart, upstreams.restart);
+		const client1 = await restClient(server1);
+		await publishOnServer(client1, Object.values(scenario).map((s) => s.id));
+		await trigger(server1, client1, scenario.restart, upstreams.restart);
 		const pid1 = server1.pid;
 		await stopN8n(server1);
 		assert.ok(server1.child.exitCode !== null || server1.child.signalCode !== null, 'server 1 exited');

@@ -76,8 +76,7 @@ describe('pagination in a real n8n: each page retried on its own, a failed item 
 	before(async () => {
 		api = await startPagedApi();
 		userFolder = await prepareUserFolder({ tarball: true });
-		await importWorkflow(userFolder, resilientLoop(api.url));
-		await importWorkflow(userFolder, retryOnFail(api.url));
+		await importWorkflow(userFolder, [resilientLoop(api.url), retryOnFail(api.url)]); // one n8n boot for both
 	});
 	after(async () => {
 		await api?.close();

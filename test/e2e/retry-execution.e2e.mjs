@@ -15,7 +15,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, signIn } from './browser.mjs';
-import { REPO, callWebhook, getExecution, importWorkflow, listExecutions, nodeResults, ownerEnv, prepareUserFolder, publishWorkflow, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
+import { REPO, callWebhook, getExecution, importWorkflow, listExecutions, nodeResults, ownerEnv, prepareUserFolder, publishOnServer, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 const { derivedIdempotencyKey } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/shared/core/idempotency.js'));
 
@@ -99,9 +99,9 @@ before(async () => {
 		userFolder,
 		Object.values(WORKFLOWS).map((w) => chargeWorkflow(w.id, w.path, gateway.url, w.key)),
 	);
-	for (const w of Object.values(WORKFLOWS)) await publishWorkflow(userFolder, w.id);
 	n8n = await startN8n(userFolder, { env: ownerEnv() });
 	client = await restClient(n8n);
+	await publishOnServer(client, Object.values(WORKFLOWS).map((w) => w.id));
 });
 after(async () => {
 	await browser?.close();

@@ -33,6 +33,7 @@ fi
 export RH_E2E_TMP
 mkdir -p "$RH_E2E_TMP/pack"
 export RH_E2E_PIDFILE="$RH_E2E_TMP/pids"
+export RH_E2E_TIMING_LOG="$RH_E2E_TMP/n8n-commands.tsv"
 : > "$RH_E2E_PIDFILE"
 
 # n8n processes the tests started and did not stop (a test process killed hard): their PIDs are
@@ -83,5 +84,10 @@ started=$(date +%s)
 status=0
 node --test --test-concurrency="${E2E_CONCURRENCY:-2}" "${files[@]}" || status=$?
 echo "[e2e] ${#files[@]} file(s) in $(( $(date +%s) - started )) s, exit $status (user folders: $RH_E2E_TMP)"
+# where the time went: n8n commands (each boots n8n) per file, and server boots until ready
+if [ -s "$RH_E2E_TIMING_LOG" ]; then
+  awk -F'\t' '{ k++; all += $3 } END { printf "[e2e] %d n8n commands and server boots took %d s in all:\n", k, all / 1000 }' "$RH_E2E_TIMING_LOG"
+  awk -F'\t' '{ n[$1]++; ms[$1] += $3 } END { for (f in n) printf "[e2e]   %-34s %3d commands %5d s\n", f, n[f], ms[f] / 1000 }' "$RH_E2E_TIMING_LOG" | sort -k5 -nr
+fi
 if [ "$status" = 0 ] && [ "$own_tmp" = 1 ]; then cleanup; rm -rf "$RH_E2E_TMP"; trap - EXIT; fi
 exit "$status"

@@ -53,13 +53,13 @@ describe('Retry When: poll until done', () => {
 		const { upstream, ok, story, budgetRetries } = await poll(job(10_000), { retryOptions: { pollInterval: 1000, pollGrowth: 2, maxPollInterval: 4000 } });
 		expect(ok).toEqual([expect.objectContaining({ status: 'done', id: 'job-1' })]);
 		const waits = story!.history.slice(1).map((r) => r.delayBeforeMs);
-		// 1 s, 2 s, 4 s, then 4 s (the cap); jitter takes off at most a fifth of each
+		// 1 s, 2 s, 4 s, then 4 s (the cap); jitter takes off at most a tenth of each
 		expect(waits.length).toBeGreaterThanOrEqual(4);
 		[1000, 2000, 4000, 4000].forEach((ceiling, k) => {
 			expect(waits[k]).toBeLessThanOrEqual(ceiling);
-			expect(waits[k]).toBeGreaterThanOrEqual(ceiling * 0.8);
+			expect(waits[k]).toBeGreaterThanOrEqual(ceiling * 0.9);
 		});
-		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(800);
+		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(900);
 		expect(story).toMatchObject({ stoppedBecause: 'success', polls: upstream.requests.length - 1 });
 		expect(story!.history.slice(1).every((r) => r.delayReason === 'poll')).toBe(true);
 		// a poll is no retry: the API's retry budget counted none
@@ -81,7 +81,7 @@ describe('Retry When: poll until done', () => {
 		expect(story!.history[1]).toMatchObject({ delayReason: 'retry-after', delayHeader: 'retry-after' });
 	});
 
-	it('a Retry-After: 0 is not a busy loop: the first poll interval is the floor', async () => {
+	it('a Retry-After: 0 is not a busy loop: a second (or a shorter first poll interval) is the floor', async () => {
 		const { upstream } = await poll(job(3000, () => ({ headers: { 'retry-after': '0' } })), { retryOptions: { pollInterval: 1000 } });
 		for (const wait of gaps(upstream.requests.map((r) => r.receivedAt))) expect(wait).toBeGreaterThanOrEqual(1000);
 	});
@@ -234,7 +234,7 @@ describe('Backoff Delay: Polling Until Done, the body of a Wait + IF loop', () =
 		const delays = Array.from({ length: passes }, (_, k) => (r.result.jsonOf('Backoff', 0, k)[0]._backoff as IDataObject).delayMs as number);
 		[1000, 2000, 4000, 4000].forEach((ceiling, k) => {
 			expect(delays[k]).toBeLessThanOrEqual(ceiling);
-			expect(delays[k]).toBeGreaterThanOrEqual(ceiling * 0.8);
+			expect(delays[k]).toBeGreaterThanOrEqual(ceiling * 0.9);
 		});
 		expect(r.result.jsonOf('Backoff', 0, passes - 1)[0]._backoff).toMatchObject({ polls: passes, delayReason: 'poll' });
 		expect(r.upstream.requests).toHaveLength(passes + 1);
@@ -301,13 +301,19 @@ describe('Follow Asynchronous Operations', () => {
 	};
 
 	it('Operation-Location: polls the status until it succeeds, then returns the resource it names', async () => {
-		const { api, ok, story } = await follow(azure((ms) => (ms < 5000 ? 'running' : 'succeeded')));
+		const pace = { pollInterval: 1000, pollGrowth: 2, maxPollInterval: 4000 };
+		const { api, ok, story } = await follow(azure((ms) => (ms < 5000 ? 'running' : 'succeeded')), { retryOptions: pace });
 		expect(ok).toEqual([expect.objectContaining({ result: 42 })]);
 		const paths = api.requests.map((r) => `${r.method} ${r.url}`);
-		expect(paths[0]).toBe('POST /jobs');
-		expect(paths.at(-1)).toBe('GET /results/1');
-		expect(paths.slice(1, -1).every((p) => p === 'GET /operations/1')).toBe(true);
-		expect(paths.length).toBeGreaterThan(4);
+		// the 202 was the first "not yet": the status is asked for after 1 s, 2 s, then 4 s (less the jitter)
+		expect(paths).toEqual(['POST /jobs', 'GET /operations/1', 'GET /operations/1', 'GET /operations/1', 'GET /results/1']);
+		const waits = story.history.slice(1, 4).map((r) => r.delayBeforeMs);
+		[1000, 2000, 4000].forEach((ceiling, k) => {
+			expect(waits[k]).toBeLessThanOrEqual(ceiling);
+			expect(waits[k]).toBeGreaterThanOrEqual(ceiling * 0.9);
+		});
+		expect(story.history.slice(1, 4).map((r) => r.delayReason)).toEqual(['poll', 'poll', 'poll']);
+		gaps(api.requests.slice(0, 4).map((r) => r.receivedAt)).forEach((gap, k) => expect(gap).toBeGreaterThanOrEqual(waits[k]));
 		// the status GETs carry no body and no idempotency key; the same origin gets the credential
 		expect(api.requests.slice(1).every((r) => r.body === '' && r.headers['idempotency-key'] === undefined && r.headers.authorization === 'Bearer secret-token')).toBe(true);
 		expect(story.history.map((r) => r.attempt)).toEqual(paths.map((_, k) => k + 1));
@@ -321,12 +327,21 @@ describe('Follow Asynchronous Operations', () => {
 	});
 
 	it('Location: asks the status URL until it stops answering 202, and its answer is the result', async () => {
-		const { api, ok } = await follow((path, ms): LocalResponse => {
-			if (path === '/jobs') return { status: 202, headers: { location: '/exports/1' } };
+		const { api, ok, story } = await follow((path, ms): LocalResponse => {
+			if (path === '/jobs') return { status: 202, headers: { location: '/exports/1', 'retry-after': '2' } };
 			return ms < 4000 ? { status: 202, headers: { 'retry-after': '1' } } : { status: 200, body: { file: 'export.csv' } };
 		});
 		expect(ok).toEqual([expect.objectContaining({ file: 'export.csv' })]);
-		expect(api.requests.length).toBeGreaterThan(3);
+		// the 202's Retry-After sets the wait before the first status request, each later 202's the next
+		expect(api.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['POST /jobs', 'GET /exports/1', 'GET /exports/1', 'GET /exports/1']);
+		const waits = story.history.slice(1).map((r) => r.delayBeforeMs);
+		[2000, 1000, 1000].forEach((asked, k) => {
+			expect(waits[k]).toBeGreaterThanOrEqual(asked);
+			// the spread that keeps items told the same Retry-After apart: a tenth at most
+			expect(waits[k]).toBeLessThanOrEqual(asked * 1.1);
+		});
+		expect(story.history.slice(1).map((r) => r.delayReason)).toEqual(['retry-after', 'retry-after', 'retry-after']);
+		gaps(api.requests.map((r) => r.receivedAt)).forEach((gap, k) => expect(gap).toBeGreaterThanOrEqual(waits[k]));
 	});
 
 	it('a status URL on another origin gets no credential', async () => {

@@ -61,7 +61,7 @@ describe('every stop reason the decision gives', () => {
 			token({ startedAt: NOW - 9500 }),
 			http({ totalDeadlineMs: 10_000, poll: { intervalMs: 1000, growth: 1.5, maxIntervalMs: 10_000 } }),
 			'not-done-by-deadline',
-			/^not done: the next poll \(in 900 ms\) would start after the total deadline; last response 200 met Retry When$/,
+			/^not done: the next poll \(in 950 ms\) would start after the total deadline; last response 200 met Retry When$/,
 		],
 	];
 	it.each(cases)('%s', (_label, failure, t, p, reason, why) => {

@@ -12,6 +12,14 @@ describe('planDelay', () => {
 		expect(plan({ requested: retryAfter(0) })).toEqual({ kind: 'wait', delayMs: 1000, reason: 'backoff' });
 	});
 
+	it('polling: a server wait is obeyed down to a second (a shorter Poll Interval lowers that floor); below it, the floor', () => {
+		const poll = { intervalMs: 3000, growth: 2, maxIntervalMs: 8000 };
+		expect(plan({ poll, requested: retryAfter(1000) })).toEqual({ kind: 'wait', delayMs: 1000, reason: 'retry-after', header: 'retry-after' });
+		expect(plan({ poll, requested: retryAfter(0) })).toEqual({ kind: 'wait', delayMs: 1000, reason: 'poll' });
+		expect(plan({ poll: { ...poll, intervalMs: 200 }, requested: retryAfter(0) })).toEqual({ kind: 'wait', delayMs: 200, reason: 'poll' });
+		expect(plan({ poll })).toEqual({ kind: 'wait', delayMs: 3000, reason: 'poll' });
+	});
+
 	it.each([0, -1, -Infinity, Number.NaN])('a deadline already past (time left %p) ends the item, whatever the server asked', (remainingMs) => {
 		expect(plan({ remainingMs })).toMatchObject({ kind: 'deadline' });
 		expect(plan({ remainingMs, requested: retryAfter(10) })).toMatchObject({ kind: 'deadline' });

@@ -6,7 +6,7 @@
 import type { AttemptFailure } from '../../nodes/shared/core/classify';
 import { decideAfterFailure, nextToken, type DecisionPolicy, type RetryToken } from '../../nodes/shared/core/decide';
 import { POLL_DEFAULTS } from '../../nodes/shared/core/defaults';
-import { pollDelay } from '../../nodes/shared/core/poll';
+import { pollDelay, pollParamsAfter } from '../../nodes/shared/core/poll';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 const POLL = { intervalMs: 1000, growth: 2, maxIntervalMs: 8000 };
@@ -30,9 +30,9 @@ describe('pollDelay', () => {
 		expect([1, 2, 3, 4, 5, 9].map((n) => pollDelay(POLL, n, zero))).toEqual([1000, 2000, 4000, 8000, 8000, 8000]);
 	});
 
-	it('jitter takes at most a fifth off, never adds', () => {
-		expect(pollDelay(POLL, 1, one)).toBe(800);
-		expect(pollDelay(POLL, 4, () => 0.5)).toBe(7200);
+	it('jitter takes at most a tenth off, never adds', () => {
+		expect(pollDelay(POLL, 1, one)).toBe(900);
+		expect(pollDelay(POLL, 4, () => 0.5)).toBe(7600);
 	});
 
 	it('growth 1 is a fixed interval; a faulty random source is no jitter', () => {
@@ -40,8 +40,14 @@ describe('pollDelay', () => {
 		expect(pollDelay(POLL, 2, () => NaN)).toBe(2000);
 	});
 
-	it('the defaults: 1 s, 1.5 s, 2.25 s, ... up to 10 s', () => {
-		expect([1, 2, 3, 7].map((n) => pollDelay(POLL_DEFAULTS, n, zero))).toEqual([1000, 1500, 2250, 10_000]);
+	it('a loop after answers given before it goes on at their pace', () => {
+		const after = pollParamsAfter(POLL, 1);
+		expect([1, 2, 3].map((n) => pollDelay(after, n, zero))).toEqual([2000, 4000, 8000]);
+		expect(pollDelay(pollParamsAfter(after, 2), 1, zero)).toBe(8000);
+	});
+
+	it('the defaults: 3 s, 6 s, then every 8 s', () => {
+		expect([1, 2, 3, 7].map((n) => pollDelay(POLL_DEFAULTS, n, zero))).toEqual([3000, 6000, 8000, 8000]);
 	});
 });
 

@@ -105,6 +105,25 @@ describe('runWithRetry', () => {
 		expect(calls[0].ctx.signal.aborted).toBe(false);
 	});
 
+	it('a wait decided before the loop (the 202 of an operation) comes before attempt 1 and is in its record', async () => {
+		const rt = new FakeRuntime();
+		const { outcome, calls } = await run(rt, [{ status: 200 }], { waitBeforeFirst: { ms: 3000, reason: 'retry-after', header: 'retry-after' } });
+		expect(calls.map((c) => c.at - START)).toEqual([3000]);
+		expect(outcome.story.history).toEqual([{ attempt: 1, startedAt: iso(START + 3000), durationMs: 0, delayBeforeMs: 3000, delayReason: 'retry-after', delayHeader: 'retry-after', status: 200, statusText: 'OK' }]);
+		expect(outcome.story).toMatchObject({ totalDelayMs: 3000, elapsedMs: 3000 });
+	});
+
+	it('a cancel during the wait before attempt 1 sends nothing', async () => {
+		const rt = new FakeRuntime();
+		const controller = new AbortController();
+		const fn = scriptedAttempts(rt, [{ status: 200 }]);
+		const pending = runWithRetry(fn, policy({ waitBeforeFirst: { ms: 3000, reason: 'poll' } }), rt, controller.signal);
+		controller.abort();
+		const outcome = await rt.runUntilSettled(pending);
+		expect(outcome).toMatchObject({ ok: false, story: { stoppedBecause: 'canceled', attempts: 0 } });
+		expect(fn.calls).toHaveLength(0);
+	});
+
 	it('503, 503, 200: succeeds on the third attempt with the backoff delays recorded', async () => {
 		const rt = new FakeRuntime();
 		const { outcome, calls } = await run(rt, [{ status: 503 }, { status: 503 }, { status: 200 }]);

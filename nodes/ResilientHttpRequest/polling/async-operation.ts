@@ -8,15 +8,18 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
+import { decideAfterFailure } from '../../shared/core/decide';
+import { pollParamsAfter } from '../../shared/core/poll';
 import { normalizeHeaders } from '../../shared/core/retry-after';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { RetryStory } from '../../shared/core/retry-story';
 import type { ItemConfig } from '../config/item-config';
+import type { RetrySettings } from '../config/retry-settings';
 import type { ItemScope } from '../config/item-scope';
 import type { RequestSpec } from '../config/request-spec';
 import { decodeBody } from '../output/response';
-import { itemSender, type SendContext } from '../transport/item-sender';
+import { itemSender, notYetFailure, type SendContext } from '../transport/item-sender';
 import type { HttpResponse } from '../transport/send-attempt';
 
 /** The status URL's header, in the order Azure's SDKs look for them. */
@@ -102,6 +105,22 @@ function resourceOf(response: HttpResponse, monitor: Monitor, request: RequestSp
 	return monitor.location;
 }
 
+/**
+ * The status loop's policy: the 202 that started the operation was its first "not yet" answer, so
+ * the status is first asked for after the 202's Retry-After or the first poll interval (as Azure's
+ * guidelines and SDKs do), not at once, and the pace goes on from there. When even that first wait
+ * would end past the deadline, the status is asked for once at once, and the loop judges it.
+ */
+function statusPolicy(accepted: HttpResponse, policy: RetrySettings['policy'], remainingMs: number, sending: SendContext): RetrySettings['policy'] {
+	const { runtime } = sending;
+	const within = { ...policy, totalDeadlineMs: remainingMs };
+	const now = runtime.now();
+	const safety = { method: 'GET', hasIdempotencyKey: false, allowUnsafeRetries: false };
+	const decision = decideAfterFailure(notYetFailure(accepted, runtime), { attempts: 1, startedAt: now }, { ...within, safety }, now, () => runtime.random());
+	const waitBeforeFirst = decision.retry ? { ms: decision.delayMs, reason: decision.delayReason, ...(decision.delayHeader ? { header: decision.delayHeader } : {}) } : undefined;
+	return { ...within, ...(policy.poll ? { poll: pollParamsAfter(policy.poll, 1) } : {}), ...(waitBeforeFirst ? { waitBeforeFirst } : {}) };
+}
+
 export async function followOperation(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, first: RetryOutcome<HttpResponse>, sending: SendContext): Promise<RetryOutcome<HttpResponse>> {
 	if (!first.ok) return first;
 	const monitor = monitorOf(first.value, config.request.url);
@@ -109,7 +128,7 @@ export async function followOperation(ctx: IExecuteFunctions, scope: ItemScope, 
 	const policy = config.retry.policy;
 	const remainingMs = Math.max(1, policy.totalDeadlineMs - first.story.elapsedMs);
 	const within = (c: ItemConfig, retryWhen: string | undefined): ItemConfig =>
-		Object.freeze({ ...c, retry: { ...c.retry, ...(retryWhen !== undefined ? { retryWhen } : {}), followOperations: false, policy: { ...policy, totalDeadlineMs: remainingMs } } });
+		Object.freeze({ ...c, retry: { ...c.retry, ...(retryWhen !== undefined ? { retryWhen } : {}), followOperations: false, policy: statusPolicy(first.value, policy, remainingMs, sending) } });
 	// the user's Retry When, when set, judges the status answers in place of the built-in one
 	const status = getSpec(config.request, monitor.url, config);
 	const polled = await itemSender(ctx, scope, within(status.config, config.retry.retryWhen ?? STILL_RUNNING[monitor.header]), sending)(status.spec);

@@ -80,12 +80,14 @@ async function answered(ctx: IExecuteFunctions, i: number, request: RequestSpec,
 	// a condition that cannot be evaluated ends the loop (final), and the item with a parameter error
 	if ('wrong' in verdict) return { ok: false, failure: { kind: 'network', code: WRONG_RETRY_WHEN, message: verdict.wrong, reachedServer: 'yes', transient: false } };
 	if (!verdict.holds) return done;
+	return { ok: false, failure: notYetFailure(response, runtime) };
+}
+
+/** A 2xx answer that says "not yet", with the pace the server gave (Retry-After, retry-after-ms). */
+export function notYetFailure(response: HttpResponse, runtime: Runtime): AttemptFailure {
 	const { statusCode: status, statusMessage: statusText, headers } = response;
 	const serverDelay = serverRequestedDelay(headers, runtime.now(), { readRateLimitHeaders: false, status });
-	return {
-		ok: false,
-		failure: { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: true, notYet: true, ...(serverDelay ? { serverDelay } : {}), headers, body: response.body },
-	};
+	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: true, notYet: true, ...(serverDelay ? { serverDelay } : {}), headers, body: response.body };
 }
 
 /** One attempt as the retry loop sees it: a 2xx response is a success (or "not yet"), anything else a classified failure. */

@@ -3,7 +3,7 @@
  * Shared by the HTTP node's retry loop and the Backoff Delay node, so both wait the same way.
  */
 import { computeBackoffDelay, type BackoffParams } from './backoff';
-import { pollDelay, type PollParams } from './poll';
+import { pollDelay, SERVER_POLL_FLOOR_MS, type PollParams } from './poll';
 import type { ServerDelay } from './retry-after';
 import type { DelayReason } from './retry-story';
 
@@ -22,7 +22,8 @@ export interface DelayPlanInput {
 	/**
 	 * Set when the answer was "not yet" (Retry When): `retry` counts the polls, the fallback is the
 	 * polling pace instead of the backoff, and a server-requested wait sets the pace on its own
-	 * (never below the first poll interval, so that a `Retry-After: 0` is not a busy loop).
+	 * (never below a second, or the first poll interval when that is shorter, so that a
+	 * `Retry-After: 0` is not a busy loop and a server's `Retry-After: 1` is still obeyed).
 	 */
 	poll?: PollParams;
 }
@@ -59,7 +60,7 @@ export function planDelay(input: DelayPlanInput): DelayPlan {
 	const r = input.random();
 	// a faulty random source must not turn into NaN or a negative spread
 	const spread = Math.min(1000, requested.delayMs * 0.1) * (Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0);
-	const floor = input.poll ? Math.min(input.poll.intervalMs, input.poll.maxIntervalMs) : backoff;
+	const floor = input.poll ? Math.min(SERVER_POLL_FLOOR_MS, input.poll.intervalMs, input.poll.maxIntervalMs) : backoff;
 	const wanted = Math.max(Math.ceil(requested.delayMs + spread), floor);
 	const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remainingMs) - 1));
 	return floor > requested.delayMs + spread

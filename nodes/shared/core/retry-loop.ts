@@ -20,6 +20,11 @@ export interface RetryPolicy extends Omit<DecisionPolicy, 'safety'> {
 	/** The node that generated the key (see item-records.ts); absent for keys the user gave. */
 	idempotencyKeyOwner?: string;
 	allowUnsafeRetries: boolean;
+	/**
+	 * A wait before the first attempt, decided on an answer before this loop began (a 202 that
+	 * started an operation whose status this loop polls): told in the first attempt's record.
+	 */
+	waitBeforeFirst?: { ms: number; reason: DelayReason; header?: string };
 }
 
 export type AttemptResult<T> = { ok: true; value: T; status?: number; statusText?: string } | { ok: false; failure: AttemptFailure };
@@ -185,6 +190,15 @@ class RetryRun<T> {
 	}
 
 	async run(): Promise<RetryOutcome<T>> {
+		const first = this.policy.waitBeforeFirst;
+		if (first && first.ms > 0) {
+			this.delay = { ms: first.ms, reason: first.reason, ...(first.header ? { header: first.header } : {}) };
+			try {
+				await this.runtime.sleep(first.ms, this.signal);
+			} catch {
+				return this.cancelled();
+			}
+		}
 		for (let attempt = 1; ; attempt++) {
 			const outcome = await this.turn(attempt);
 			if (outcome) return outcome;
