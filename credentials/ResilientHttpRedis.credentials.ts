@@ -55,6 +55,14 @@ export class ResilientHttpRedis implements ICredentialType {
 			default: '',
 		},
 		{
+			displayName: 'Cluster Nodes',
+			name: 'clusterNodes',
+			type: 'string',
+			default: '',
+			placeholder: 'redis-1:6379,redis-2:6379,redis-3:6379',
+			description: 'For a Redis Cluster: its nodes as host:port pairs separated by commas, as in n8n\'s QUEUE_BULL_REDIS_CLUSTER_NODES. Host and Port are then not used, and Database Number must be 0.',
+		},
+		{
 			displayName: 'SSL',
 			name: 'ssl',
 			type: 'boolean',

@@ -57,18 +57,21 @@ function endOf(ctx: IExecuteFunctions, i: number): ResumeRequest {
 
 /** Ends what `what` names on one API; returns the item that says what was ended, and the state after. */
 async function resumeOne(ctx: IExecuteFunctions, store: OperatorStore, key: string, nowMs: number, what: ResumeRequest): Promise<Record<string, unknown>> {
-	const result = await store.traffic(key, nowMs, OPERATOR_PARAMS, (data) => {
-		if (!data) return { data: resumeTraffic(undefined, nowMs, what).data, result: { ended: [] as string[], after: undefined as TrafficData | undefined } };
+	const result = await store.traffic(key, nowMs, OPERATOR_PARAMS, (data, leases) => {
+		const none = { ended: [] as string[], after: undefined as TrafficData | undefined, inFlight: leases.count };
+		if (!data) return { data: resumeTraffic(undefined, nowMs, what).data, result: none, changed: false };
 		const step = resumeTraffic(data, nowMs, what);
 		const ended = step.events.map((e) => (e.kind === 'resumed' && e.bucket !== undefined ? `bucket ${e.bucket}` : e.kind === 'resumed' ? e.by : e.kind));
-		return { data: step.data, result: { ended, after: step.data } };
+		// nothing ended: nothing written; something ended: the other workers' waiting requests are told (Redis publishes)
+		const changed = ended.length > 0;
+		return { data: changed ? step.data : data, result: { ended, after: changed ? step.data : data, inFlight: leases.count }, changed, frees: changed };
 	});
-	// requests of this process waiting on the API look again now (other workers' at the end of their wait)
+	// requests of this process waiting on the API look again now (other workers' on the store's news, or at their next look)
 	getProcessWaiters().wakeAll(`${key}|`);
 	const name = `Resilient HTTP Traffic Control "${ctx.getNode().name}"`;
 	const label = result.after?.label ?? key;
 	if (result.ended.length > 0) ctx.logger.info(`${name}: the API ${label}'s ${result.ended.join(', ')} ended by hand: its requests go again`);
-	return { ...(result.after ? trafficView(key, result.after, nowMs) : { api: key }), ended: result.ended };
+	return { ...(result.after ? trafficView(key, result.after, result.inFlight, nowMs) : { api: key }), ended: result.ended };
 }
 
 export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: OperatorStore): Promise<INodeExecutionData[][]> {
@@ -78,7 +81,7 @@ export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Run
 	const filters = items.map((_, i) => apiFilter(ctx, i, operation === 'resume'));
 	const ends = operation === 'resume' ? items.map((_, i) => endOf(ctx, i)) : [];
 	let store: OperatorStore;
-	let states: Array<{ key: string; data: TrafficData }>;
+	let states: Array<{ key: string; data: TrafficData; inFlight: number }>;
 	try {
 		store = await operatorStore(ctx, memoryStore);
 		states = await store.list(runtime.now());
@@ -88,9 +91,9 @@ export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Run
 	const out: INodeExecutionData[] = [];
 	for (let i = 0; i < items.length; i++) {
 		const found = states.filter(({ key, data }) => matches(key, data, filters[i]));
-		for (const { key, data } of found) {
+		for (const { key, data, inFlight } of found) {
 			const now = runtime.now();
-			const json = operation === 'getState' ? trafficView(key, data, now) : await resumeOne(ctx, store, key, now, ends[i]);
+			const json = operation === 'getState' ? trafficView(key, data, inFlight, now) : await resumeOne(ctx, store, key, now, ends[i]);
 			out.push({ json: json as unknown as INodeExecutionData['json'], pairedItem: { item: i } });
 		}
 		if (operation === 'resume' && found.length === 0) out.push({ json: { api: filters[i] ?? null, ended: [], found: false }, pairedItem: { item: i } });

@@ -3,7 +3,7 @@
  * what each measures), then the real-n8n part's figures read from .bench/real-n8n.json when this
  * same bench run wrote it. Writes BENCHMARKS.md and the outage storm's plot, prints the goals.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { readBenchSettings } from './config';
@@ -21,6 +21,19 @@ import { runSustainedOutage } from './scenarios/sustained-outage';
 import { startUpstream } from './upstream';
 
 const ROOT = path.join(__dirname, '../..');
+
+/**
+ * The Redis cost part of this run (test/bench/redis-cost.mjs, run by test/bench/run.sh), when it
+ * ran in this run: its table and goals, as a section of BENCHMARKS.md.
+ */
+function redisCostSection(): string {
+	const file = path.join(ROOT, '.bench', 'redis-cost.md');
+	if (!existsSync(file)) return '';
+	const text = readFileSync(file, 'utf8');
+	const runId = process.env.BENCH_RUN_ID;
+	if (!runId || !text.startsWith(`<!-- run ${runId} -->`)) return '';
+	return `\n## Redis state store: cost per request (issue 24)\n\nOne API shared by 1 or 4 worker processes through the node's traffic gate and stores, on a Redis of its own (test/bench/redis-cost.mjs); wall time against the memory store in the same run (each worker then has its own controller).\n\n${text.slice(text.indexOf('\n') + 1)}`;
+}
 
 it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 	const settings = readBenchSettings();
@@ -51,7 +64,7 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		const report = benchmarkReport(results, settings, describeMachine(loadAtStart, startedAt));
 		mkdirSync(path.join(ROOT, path.dirname(PLOT_PATH)), { recursive: true });
 		writeFileSync(path.join(ROOT, PLOT_PATH), stormPlotSvg(storm));
-		writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), report);
+		writeFileSync(path.join(ROOT, 'BENCHMARKS.md'), report + redisCostSection());
 		process.stdout.write(`\n${report}\n`);
 		const goals = evaluateGoals(results).filter((g) => g.issueGoal);
 		log(`issue goals: ${goals.filter((g) => g.status === 'met').length} met, ${goals.filter((g) => g.status === 'not met').length} not met, ${goals.filter((g) => g.status === 'not measured').length} not measured (BENCHMARKS.md, ${PLOT_PATH})`);

@@ -35,6 +35,12 @@ else
   echo "[bench] real-n8n part skipped (BENCH_REAL_N8N=0)"
 fi
 
+# the Redis store's cost per request (issue 24): its own Redis server (Debian's redis-server), the
+# node's stores from dist/; BENCH_REDIS_COST=0 skips it, BENCH_REDIS_COST_ARGS gives its sizes
+if [ "${BENCH_REDIS_COST:-1}" != 0 ]; then
+  npx tsc -p tsconfig.build.json && node test/bench/redis-cost.mjs ${BENCH_REDIS_COST_ARGS:-} || echo "[bench] Redis cost part failed (exit $?)"
+fi
+
 engine_started=$(date +%s)
 engine_status=0
 npx jest -c jest.bench.config.js --runInBand "$@" || engine_status=$?

@@ -11,8 +11,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { closePopups, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
-import { REPO, getExecution, importCredentials, listExecutions, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, uniqueKey, waitFor } from './harness.mjs';
+import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
+import { REPO, importCredentials, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, uniqueKey, waitFor } from './harness.mjs';
 import { startFakeOpenAi } from './fake-openai.mjs';
 
 const { TOOL_DESCRIPTION } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/ResilientHttpRequest/ResilientHttpRequest.node.js'));
@@ -151,13 +151,7 @@ test('the agent editor offers the tool, its panel lets the model fill a paramete
 
 	// Execute workflow: the agent calls the tool with the model's city; the tool waits out the 429
 	await openWorkflow(page, n8n.url, workflow.id);
-	const earlier = new Set((await listExecutions(client, workflow.id)).map((e) => e.id));
-	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
-	const summary = await waitFor(async () => (await listExecutions(client, workflow.id)).find((e) => !earlier.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)), {
-		timeoutMs: 90_000,
-		what: 'the execution started from the editor',
-	});
-	const execution = await getExecution(client, summary.id);
+	const execution = await executeInEditor(page, client, workflow.id, { timeoutMs: 90_000 });
 	assert.equal(execution.status, 'success', JSON.stringify(execution.data?.resultData?.error ?? {}).slice(0, 2000));
 
 	const offered = model.requests[0].body.tools?.[0]?.function;

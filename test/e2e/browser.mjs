@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OWNER, waitFor } from './harness.mjs';
+import { OWNER, getExecution, listExecutions, waitFor } from './harness.mjs';
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable() {
@@ -105,4 +105,18 @@ export async function saveAndWaitForNode(page, client, workflowId, nodeName, che
 		},
 		{ timeoutMs: 15_000, what },
 	);
+}
+
+/**
+ * Clicks "Execute workflow" on the open workflow's canvas and returns the execution it started,
+ * once finished (from n8n's REST API: `client` is harness.restClient's).
+ */
+export async function executeInEditor(page, client, workflowId, { timeoutMs = 60_000 } = {}) {
+	const before = new Set((await listExecutions(client, workflowId)).map((e) => e.id));
+	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
+	const summary = await waitFor(
+		async () => (await listExecutions(client, workflowId)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)),
+		{ timeoutMs, what: `an execution of ${workflowId} started from the editor` },
+	);
+	return await getExecution(client, summary.id);
 }

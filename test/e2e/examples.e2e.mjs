@@ -320,7 +320,7 @@ describe('example 09 in a real n8n', () => {
 		assert.equal(item.status, 'done');
 		assert.equal(item.result.file, 'export-export-one-node.csv');
 		assert.equal(item._retry.stoppedBecause, 'success');
-		assert.equal(item._retry.polls, one.length - 2);
+		assert.equal(item._retry.polls ?? 0, one.length - 2);
 		assert.equal(results['Not done by the deadline'], undefined);
 
 		const loop = server.log.filter((e) => e.path === '/jobs/8/export-loop');

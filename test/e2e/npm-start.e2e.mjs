@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { closePopups, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
+import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, pickOption, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
 import { REPO, TMP_BASE, freePort, getExecution, listExecutions, nodeResults, restClient, startFlakyServer, waitFor } from './harness.mjs';
 
 /** The page that gives the webhook one-liner for example 06. */
@@ -79,17 +79,6 @@ async function expectAllStopped(handle, userFolder, ports) {
 		throw new Error(`${error.message}: ${processesOf(userFolder).join('; ')}`);
 	});
 	for (const [name, port] of Object.entries(ports)) assert.equal(await listening(port), false, `${name} port ${port} still listens`);
-}
-
-/** Clicks "Execute workflow" on the canvas and returns the execution it started, once finished. */
-async function executeInEditor(page, client, workflowId) {
-	const before = new Set((await listExecutions(client, workflowId)).map((e) => e.id));
-	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
-	const summary = await waitFor(
-		async () => (await listExecutions(client, workflowId)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)),
-		{ timeoutMs: 60_000, what: `an execution of ${workflowId} started from the editor` },
-	);
-	return await getExecution(client, summary.id);
 }
 
 const userFolder = path.join(TMP_BASE, `npm-start-${process.pid}`);

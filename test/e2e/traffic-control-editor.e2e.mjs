@@ -6,8 +6,8 @@
 // Retry Options, and *Execute workflow* polls a job until it is done.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { closePopups, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
-import { getExecution, listExecutions, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
+import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
+import { ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 let n8n;
 let client;
@@ -76,17 +76,11 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 
 	// the saved workflow, opened again: what the user gets back
 	await openWorkflow(page, n8n.url, workflow.id);
-	const before = new Set((await listExecutions(client, workflow.id)).map((e) => e.id));
 	const consoleMessages = [];
 	page.on('console', (message) => {
 		if (message.text().startsWith('[Node: "Call API"]')) consoleMessages.push(Promise.all(message.args().map((arg) => arg.jsonValue())));
 	});
-	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
-	const summary = await waitFor(async () => (await listExecutions(client, workflow.id)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)), {
-		timeoutMs: 60_000,
-		what: 'the execution started from the editor',
-	});
-	const execution = await getExecution(client, summary.id);
+	const execution = await executeInEditor(page, client, workflow.id);
 	assert.equal(execution.status, 'success');
 	const times = api.log.filter((e) => e.path.startsWith('/fail/0/contact-')).map((e) => e.time).sort((a, b) => a - b);
 	assert.equal(times.length, ITEMS);
@@ -167,13 +161,7 @@ test('Retry When, written as an expression in the panel, polls a job until it is
 	assert.deepEqual(saved.parameters.retryOptions, { pollInterval: 200, pollGrowth: 1 });
 
 	await openWorkflow(page, n8n.url, workflow.id);
-	const before = new Set((await listExecutions(client, workflow.id)).map((e) => e.id));
-	await page.locator('[data-test-id="execute-workflow-button"]').first().click();
-	const summary = await waitFor(async () => (await listExecutions(client, workflow.id)).find((e) => !before.has(e.id) && ['success', 'error', 'crashed'].includes(e.status)), {
-		timeoutMs: 60_000,
-		what: 'the execution started from the editor',
-	});
-	const execution = await getExecution(client, summary.id);
+	const execution = await executeInEditor(page, client, workflow.id);
 	assert.equal(execution.status, 'success');
 	const items = execution.data.resultData.runData['Job Status'][0].data.main[0];
 	assert.deepEqual(items.map((item) => item.json), [{ id: key, status: 'done', poll: 3, result: { rows: 1234 } }]);

@@ -212,6 +212,9 @@ const TESTED: Record<string, () => Promise<void>> = {
 			const assignments = (workflow.nodes.find((n) => n.name === 'Config')!.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> }).assignments;
 			for (const a of assignments) if (a.name === 'jobSeconds') a.value = 1;
 			for (const a of assignments) if (a.name === 'loopWaitSeconds') a.value = 0.25;
+			// a first poll within the 1 s job (the default 3 s would find it done at once)
+			const node = workflow.nodes.find((n) => n.name === 'Start and poll the export')!;
+			(node.parameters.retryOptions as IDataObject).pollInterval = 500;
 			const result = await runWorkflow(workflow, { nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, new MemoryStateStore()), [BACKOFF_DELAY]: new BackoffDelay(runtime) } });
 			expect(result.status).toBe('success');
 			const [one] = result.jsonOf('Export done (one node)');

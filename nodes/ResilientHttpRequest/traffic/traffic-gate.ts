@@ -18,8 +18,11 @@ import type { StateStore } from '../../shared/core/traffic/store';
 import type { TrafficControl } from '../config/traffic-settings';
 import type { HttpResponse } from '../transport/send-attempt';
 
-/** How often a waiting request looks at a Redis-kept controller that another worker may change. */
-const REDIS_POLL_MS = 250;
+/**
+ * The safety poll of a Redis-kept controller: another worker's report wakes this one's waiting
+ * requests by pub/sub; if that news is lost, one waiting request per API looks again this often.
+ */
+const REDIS_POLL_MS = 2_000;
 /** The memory store changes only in this process, which wakes its waiters: this is a safety net. */
 const MEMORY_POLL_MS = 5_000;
 
@@ -173,12 +176,13 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 			const result = await passGate(gate, { id, retry, paced, failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
+			const lease = result.admission.lease;
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
 					const outcome = outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders, options.request);
-					await reportOutcome(gate, id, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
+					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};
 		},

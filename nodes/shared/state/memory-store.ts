@@ -4,6 +4,12 @@
  * shared by all workflows of the process (queue-mode workers each have their own; the Redis
  * store shares across workers).
  *
+ * O(1) per step: the requests in flight of an API are a map by lease id in order of their start,
+ * not part of the state; a step is handed their count and soonest end. Leases of one API have one
+ * length (the node's lease time), so the order of their start is the order of their end and the
+ * ended ones are dropped from the front; a shorter lease started after a longer one is counted
+ * until the longer ends or it reports (a wait a little too long, never a request too many).
+ *
  * Atomic: a step reads, runs the pure controller and writes back without an `await` in between,
  * so the whole step runs in one turn of the event loop and concurrent executions never lose an
  * update. (The method is async only because the StateStore interface is.)
@@ -18,7 +24,7 @@
  * the least-recently-used end, and at most once per `sweepIntervalMs` a full pass drops every
  * idle key.
  */
-import { trafficForgetAt, type TrafficData, type TrafficParams } from '../core/traffic/controller';
+import { trafficForgetAt, type LeaseView, type Step, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 
 export const MEMORY_STORE_DEFAULTS = Object.freeze({
@@ -36,8 +42,28 @@ interface MemoryStateStoreOptions {
 }
 
 interface Entry {
-	data: TrafficData;
+	data: TrafficData | undefined;
+	/** Lease id -> its end (epoch ms), in order of start. */
+	leases: Map<string, number>;
+	/** The latest end of a lease started. */
+	leasesUntil: number;
+	/** The state's forget time (trafficForgetAt) or the last lease's end, whichever is later. */
 	forgetAt: number;
+}
+
+/** Drops the ended leases at the front; the count and the soonest end of the others. */
+function liveLeases(leases: Map<string, number>, nowMs: number): LeaseView {
+	for (const [id, end] of leases) {
+		if (end > nowMs) return { count: leases.size, soonest: end };
+		leases.delete(id);
+	}
+	return { count: 0, soonest: Infinity };
+}
+
+function applyLease(leases: Map<string, number>, step: Step<unknown>): void {
+	if (!step.lease) return;
+	if ('add' in step.lease) leases.set(step.lease.add[0], step.lease.add[1]);
+	else leases.delete(step.lease.end);
 }
 
 export class MemoryStateStore implements StateStore, TrafficInspector {
@@ -63,15 +89,28 @@ export class MemoryStateStore implements StateStore, TrafficInspector {
 	}
 
 	async traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
-		const result = step(this.take(key, nowMs)?.data);
-		this.keep(key, { data: result.data, forgetAt: trafficForgetAt(result.data, params) }, nowMs);
+		const entry = this.take(key, nowMs) ?? { data: undefined, leases: new Map<string, number>(), leasesUntil: -Infinity, forgetAt: -Infinity };
+		const result = step(entry.data, liveLeases(entry.leases, nowMs));
+		applyLease(entry.leases, result);
+		if (result.lease && 'add' in result.lease) entry.leasesUntil = Math.max(entry.leasesUntil, result.lease.add[1]);
+		if (result.changed) {
+			entry.data = result.data;
+			entry.forgetAt = Math.max(trafficForgetAt(result.data, params), entry.leasesUntil);
+		}
+		this.keep(key, entry, nowMs);
 		return result.result;
 	}
 
-	async list(nowMs: number): Promise<Array<{ key: string; data: TrafficData }>> {
-		const live: Array<{ key: string; data: TrafficData }> = [];
-		for (const [key, entry] of this.entries) if (nowMs < entry.forgetAt) live.push({ key, data: entry.data });
+	async list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>> {
+		const live: Array<{ key: string; data: TrafficData; inFlight: number }> = [];
+		for (const [key, entry] of this.entries) if (nowMs < entry.forgetAt && entry.data) live.push({ key, data: entry.data, inFlight: liveLeases(entry.leases, nowMs).count });
 		return live;
+	}
+
+	/** The state of `key` as it stands (not a copy: read it, never change it), without using it. */
+	peek(key: string, nowMs: number): TrafficData | undefined {
+		const entry = this.entries.get(key);
+		return entry && nowMs < entry.forgetAt ? entry.data : undefined;
 	}
 
 	/** Removes and returns the entry; `keep` puts it back at the most recently used end. */

@@ -3,7 +3,7 @@
  * the client settings, and the client library, loaded on first use.
  */
 import { createHash } from 'node:crypto';
-import type { RedisOptions } from 'ioredis';
+import type { ClusterOptions, RedisOptions } from 'ioredis';
 import type { ICredentialDataDecryptedObject } from 'n8n-workflow';
 
 /** How to reach Redis: the fields of the Resilient HTTP Redis credential. */
@@ -19,6 +19,11 @@ export interface RedisConnection {
 	tls: boolean;
 	/** Accept any server certificate (self-signed). */
 	disableTlsVerification?: boolean;
+	/**
+	 * A Redis Cluster's nodes (n8n's QUEUE_BULL_REDIS_CLUSTER_NODES): when given, host and port are
+	 * not used, and the database is 0 (a cluster has no other).
+	 */
+	clusterNodes?: Array<{ host: string; port: number }>;
 }
 
 /** A Redis store error: Redis unreachable, timed out, or an unexpected answer. */
@@ -52,7 +57,27 @@ export function redisConnectionFromCredential(data: ICredentialDataDecryptedObje
 	if (user) connection.user = user;
 	if (typeof data.password === 'string' && data.password !== '') connection.password = data.password;
 	if (connection.tls && data.disableTlsVerification === true) connection.disableTlsVerification = true;
+	const clusterNodes = parseClusterNodes(text(data.clusterNodes, ''));
+	if (clusterNodes.length > 0) {
+		if (connection.database !== 0) throw new RedisStoreError(`Redis credential: a Redis Cluster has database 0 only: set Database Number to 0, not ${connection.database}`);
+		connection.clusterNodes = clusterNodes;
+	}
 	return connection;
+}
+
+/** "host:port,host:port" as n8n reads QUEUE_BULL_REDIS_CLUSTER_NODES (blank entries skipped). */
+function parseClusterNodes(value: string): Array<{ host: string; port: number }> {
+	const nodes: Array<{ host: string; port: number }> = [];
+	for (const pair of value.split(',')) {
+		const entry = pair.trim();
+		if (entry === '') continue;
+		const colon = entry.lastIndexOf(':');
+		const host = colon > 0 ? entry.slice(0, colon).trim() : '';
+		const port = Number(colon > 0 ? entry.slice(colon + 1) : NaN);
+		if (host === '' || !Number.isInteger(port) || port < 1 || port > 65_535) throw new RedisStoreError(`Redis credential: Cluster Nodes must be host:port pairs separated by commas, not "${entry}"`);
+		nodes.push({ host, port });
+	}
+	return nodes;
 }
 
 /** One string per distinct connection (the password hashed, not kept in the string). */
@@ -67,6 +92,26 @@ export function clientOptions(connection: RedisConnection, options: { connectTim
 	return {
 		host: connection.host,
 		port: connection.port,
+		...serverOptions(connection, options),
+	};
+}
+
+/** A Redis Cluster's settings, as n8n's queue mode makes them (its nodes' options, TLS names as given). */
+export function clusterOptions(connection: RedisConnection, options: { connectTimeoutMs: number }): ClusterOptions {
+	const { db: _db, ...redisOptions } = serverOptions(connection, options);
+	return {
+		redisOptions,
+		lazyConnect: true,
+		enableOfflineQueue: false,
+		maxRedirections: 16,
+		// a cluster's TLS certificates name the hosts the user gave, not the addresses they resolve to
+		...(connection.tls ? { dnsLookup: (address: string, lookup: (error: Error | null, address: string) => void) => lookup(null, address) } : {}),
+		clusterRetryStrategy: (times: number) => Math.min(times * 200, 2_000),
+	};
+}
+
+function serverOptions(connection: RedisConnection, options: { connectTimeoutMs: number }): RedisOptions {
+	return {
 		db: connection.database,
 		...(connection.user ? { username: connection.user } : {}),
 		...(connection.password !== undefined ? { password: connection.password } : {}),

@@ -47,8 +47,9 @@ async function fill(name: string, scopes: number, maxKeys: number): Promise<Stat
 	for (let s = 0; s < scopes; s++) {
 		const key = hashed(`scope:${s}`);
 		const id = `r${s}`;
-		await store.traffic(key, now, PARAMS, (d) => admit(d, now, { id, retry: false, paced: false }, PARAMS));
-		await store.traffic(key, now, PARAMS, (d) => complete(d, now, id, { success: false, outageFailure: true, overload: true, throttled: false }, PARAMS));
+		const admission = await store.traffic(key, now, PARAMS, (d, l) => admit(d, l, now, { id, retry: false, paced: false }, PARAMS));
+		if (!admission.go) throw new Error(`state size: the first request to ${key} was not admitted (${admission.reason})`);
+		await store.traffic(key, now, PARAMS, (d, l) => complete(d, l, now, admission.lease, { success: false, outageFailure: true, overload: true, throttled: false }, PARAMS));
 	}
 	collectGarbage();
 	const heapGrowthBytes = process.memoryUsage().heapUsed - before;

@@ -4,7 +4,7 @@
  * with unbounded memory.
  */
 import fc from 'fast-check';
-import { admit, complete, TRAFFIC_MEMORY_MS, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { admit, complete, TRAFFIC_MEMORY_MS, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams, type Lease, type LeaseView } from '../../../nodes/shared/core/traffic/controller';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { getMemoryStateStore, MEMORY_STORE_DEFAULTS, MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -22,9 +22,9 @@ function request(retry = false, paced = false): AdmitRequest {
 /** A first request to `key`, answered at once: returns the budget's first-attempt count after it. */
 async function firstRequest(store: StateStore, key: string, now: number, params = P): Promise<number> {
 	const r = request();
-	const admission = await store.traffic(key, now, params, (d) => admit(d, now, r, params));
+	const admission = await store.traffic(key, now, params, (d, l) => admit(d, l, now, r, params));
 	if (!admission.go) throw new Error(`not admitted: ${admission.reason}`);
-	await store.traffic(key, now, params, (d) => complete(d, now, r.id, OK, params));
+	await store.traffic(key, now, params, (d, l) => complete(d, l, now, admission.lease, OK, params));
 	return admission.budget?.firstAttempts ?? 0;
 }
 
@@ -87,19 +87,21 @@ describe('MemoryStateStore', () => {
 		it('keeps a paused API through its pause, however long', async () => {
 			const store = new MemoryStateStore();
 			const r = request();
-			await store.traffic('slow', T0, P, (d) => admit(d, T0, r, P));
-			await store.traffic('slow', T0, P, (d) => complete(d, T0, r.id, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3_600_000, header: 'retry-after' } }, P));
+			const a = await store.traffic('slow', T0, P, (d, l) => admit(d, l, T0, r, P));
+			if (!a.go) throw new Error('not admitted');
+			await store.traffic('slow', T0, P, (d, l) => complete(d, l, T0, a.lease, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3_600_000, header: 'retry-after' } }, P));
 			await firstRequest(store, 'other', T0 + TRAFFIC_MEMORY_MS + 1);
 			expect(store.size).toBe(2);
 			const later = T0 + 3_600_000 - 1;
-			expect(await store.traffic('slow', later, P, (d) => admit(d, later, request(), P))).toMatchObject({ go: false, reason: 'paused' });
+			expect(await store.traffic('slow', later, P, (d, l) => admit(d, l, later, request(), P))).toMatchObject({ go: false, reason: 'paused' });
 		});
 
 		it('a full pass also drops idle keys behind a longer-lived one (at most once per sweep interval)', async () => {
 			const store = new MemoryStateStore({ sweepIntervalMs: 2 * TRAFFIC_MEMORY_MS });
 			const r = request();
-			await store.traffic('paused', T0, P, (d) => admit(d, T0, r, P));
-			await store.traffic('paused', T0, P, (d) => complete(d, T0, r.id, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3 * TRAFFIC_MEMORY_MS, header: 'retry-after' } }, P));
+			const a = await store.traffic('paused', T0, P, (d, l) => admit(d, l, T0, r, P));
+			if (!a.go) throw new Error('not admitted');
+			await store.traffic('paused', T0, P, (d, l) => complete(d, l, T0, a.lease, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 3 * TRAFFIC_MEMORY_MS, header: 'retry-after' } }, P));
 			for (let i = 0; i < 50; i++) await firstRequest(store, `api-${i}`, T0);
 			// the paused API at the least recently used end is not idle: the cheap pass stops there
 			await firstRequest(store, 'x', T0 + TRAFFIC_MEMORY_MS + 31_000);
@@ -114,15 +116,15 @@ describe('MemoryStateStore', () => {
 		it('Promise.all of 1,000 requests to a new API lets exactly its window (10) go', async () => {
 			const store = new MemoryStateStore();
 			const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
-			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, params, (d) => admit(d, T0, request(), params))));
+			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, params, (d, l) => admit(d, l, T0, request(), params))));
 			expect(admissions.filter((a) => a.go)).toHaveLength(10);
 		});
 
 		it('Promise.all of 1,000 retries grants exactly the budget floor (40); paced retries never count', async () => {
 			const store = new MemoryStateStore();
-			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, P, (d) => admit(d, T0, request(true), P))));
+			const admissions = await Promise.all(Array.from({ length: 1000 }, () => store.traffic('api', T0, P, (d, l) => admit(d, l, T0, request(true), P))));
 			expect(admissions.filter((a) => a.go)).toHaveLength(40);
-			const paced = await Promise.all(Array.from({ length: 100 }, () => store.traffic('api', T0, P, (d) => admit(d, T0, request(true, true), P))));
+			const paced = await Promise.all(Array.from({ length: 100 }, () => store.traffic('api', T0, P, (d, l) => admit(d, l, T0, request(true, true), P))));
 			expect(paced.filter((a) => a.go)).toHaveLength(100);
 		});
 	});
@@ -146,7 +148,14 @@ describe('MemoryStateStore', () => {
 			fc.asyncProperty(fc.array(op, { maxLength: 150 }), fc.constantFrom(0, 700, 60_000), async (ops, sweepIntervalMs) => {
 				const store = new MemoryStateStore({ sweepIntervalMs });
 				const states = new Map<number, TrafficData>();
-				const live = new Map<number, string[]>();
+				// the reference's leases per key: [id, end] in order of start
+				const leases = new Map<number, Lease[]>();
+				const viewOf = (k: number, at: number): LeaseView => {
+					const list = (leases.get(k) ?? []).filter(([, end]) => end > at);
+					leases.set(k, list);
+					return { count: list.length, soonest: list.length > 0 ? list[0][1] : Infinity };
+				};
+				const live = new Map<number, Lease[]>();
 				let now = T0;
 				for (const o of ops) {
 					if (o.kind === 'advance') {
@@ -157,19 +166,23 @@ describe('MemoryStateStore', () => {
 					if (o.kind === 'admit') {
 						const r = request(o.retry, o.paced);
 						const at = now;
-						const step = admit(states.get(o.key), at, r, params);
-						states.set(o.key, step.data);
-						expect(await store.traffic(k, at, params, (d) => admit(d, at, r, params))).toEqual(step.result);
-						if (step.result.go) live.set(o.key, [...(live.get(o.key) ?? []), r.id]);
+						const step = admit(states.get(o.key), viewOf(o.key, at), at, r, params);
+						if (step.changed) states.set(o.key, step.data);
+						expect(await store.traffic(k, at, params, (d, l) => admit(d, l, at, r, params))).toEqual(step.result);
+						if (step.result.go) {
+							live.set(o.key, [...(live.get(o.key) ?? []), step.result.lease]);
+							leases.get(o.key)!.push(step.result.lease);
+						}
 					} else {
 						const ids = live.get(o.key) ?? [];
 						if (ids.length === 0) continue;
-						const [id] = ids.splice(o.which % ids.length, 1);
+						const [lease] = ids.splice(o.which % ids.length, 1);
 						const outcome: Outcome = o.success ? OK : { success: false, outageFailure: true, overload: true, throttled: false };
 						const at = now;
-						const step = complete(states.get(o.key), at, id, outcome, params);
+						const step = complete(states.get(o.key), viewOf(o.key, at), at, lease, outcome, params);
 						states.set(o.key, step.data);
-						expect(await store.traffic(k, at, params, (d) => complete(d, at, id, outcome, params))).toEqual(step.result);
+						leases.set(o.key, (leases.get(o.key) ?? []).filter(([id]) => id !== lease[0]));
+						expect(await store.traffic(k, at, params, (d, l) => complete(d, l, at, lease, outcome, params))).toEqual(step.result);
 					}
 					expect(store.size).toBeLessThanOrEqual(6);
 				}

@@ -5,7 +5,7 @@
  * requests and outcomes. Fixed seed (FC_SEED picks another).
  */
 import fc from 'fast-check';
-import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Lease, type LeaseView, type Outcome, type Step, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
 import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
 import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
@@ -24,21 +24,40 @@ function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
 	return { window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 40_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...overrides };
 }
 
-/** One API's controller as a store keeps it: its state between steps. */
+/** One API's controller as a store keeps it: its state between steps, and its leases. */
 class Api {
 	data: TrafficData | undefined;
 	events: TrafficEvent[] = [];
+	/** The leases in flight (a store's sorted set); expired ones are dropped as a store drops them. */
+	leases: Lease[] = [];
+	/** Every lease handed out, by id: a request reports with its own. */
+	private readonly issued = new Map<string, Lease>();
 	private n = 0;
 	constructor(readonly p: TrafficParams) {}
+	view(now: number): LeaseView {
+		this.leases = this.leases.filter(([, end]) => end > now);
+		return { count: this.leases.length, soonest: Math.min(Infinity, ...this.leases.map(([, end]) => end)) };
+	}
+	private apply<T>(step: Step<T>): void {
+		if (step.changed) this.data = step.data;
+		if (step.lease && 'add' in step.lease) {
+			this.leases.push(step.lease.add);
+			this.issued.set(step.lease.add[0], step.lease.add);
+		} else if (step.lease) {
+			const id = step.lease.end;
+			this.leases = this.leases.filter(([leaseId]) => leaseId !== id);
+		}
+	}
 	admit(now: number, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
 		const id = request.id ?? `r${this.n++}`;
-		const step = admit(this.data, now, { id, retry: false, paced: false, ...request }, this.p);
-		this.data = step.data;
+		const step = admit(this.data, this.view(now), now, { id, retry: false, paced: false, ...request }, this.p);
+		this.apply(step);
 		return { ...step.result, id };
 	}
 	complete(now: number, id: string, outcome: Outcome): TrafficEvent[] {
-		const step = complete(this.data, now, id, outcome, this.p);
-		this.data = step.data;
+		const lease = this.issued.get(id) ?? ([id, now, this.data?.window.starts ?? 0, 0] as Lease);
+		const step = complete(this.data, this.view(now), now, lease, outcome, this.p);
+		this.apply(step);
 		this.events.push(...step.result);
 		return step.result;
 	}
@@ -310,6 +329,28 @@ describe('traffic controller: holding during an outage', () => {
 		expect(next.map((a) => a.go)).toEqual([true, true, true, true, false]);
 	});
 
+	it('a request of before the hold that fails late, while the probe is out, does not reopen the hold beside the probe (queue mode: e2e)', () => {
+		const api = new Api(params());
+		// six sent before the API looked down; the first one's answer comes last
+		const [late, ...failing] = Array.from({ length: 6 }, () => api.admit(T0));
+		for (const a of failing) api.complete(T0, a.id, DOWN);
+		const probe = api.admit(T0 + 1000);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		// a worker's report whose time was read before the probe went, applied after it
+		expect(api.complete(T0 + 900, late.id, DOWN)).toEqual([]);
+		// still one probe out: the next request waits for its answer, not for a break the late failure started
+		expect(api.admit(T0 + 2901)).toMatchObject({ go: false, reason: 'held', until: T0 + 41_000 });
+		api.complete(T0 + 1800, probe.id, DOWN);
+		expect(api.admit(T0 + 1900)).toMatchObject({ reason: 'held', until: T0 + 3800 }); // 2 s from the probe's failure
+		expect(api.admit(T0 + 3800)).toMatchObject({ go: true, probe: true });
+		// a late success is news that the API answers: it ends the hold as the probe's would
+		const other = new Api(params());
+		const [before, ...down] = Array.from({ length: 6 }, () => other.admit(T0));
+		for (const a of down) other.complete(T0, a.id, DOWN);
+		expect(other.admit(T0 + 1000)).toMatchObject({ go: true, probe: true });
+		expect(other.complete(T0 + 1100, before.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+	});
+
 	it('a probe that hangs is given up when its lease ends, and the next request probes', () => {
 		const api = new Api(params());
 		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
@@ -489,6 +530,31 @@ describe('traffic controller: every pause and its end is an event, once', () => 
 	});
 });
 
+describe('traffic controller: a refusal writes only what must be told once', () => {
+	const request: AdmitRequest = { id: 'x', retry: false, paced: false };
+	const none: LeaseView = { count: 0, soonest: Infinity };
+
+	it('a wait writes nothing; a wait that saw a pause end writes once, so its event is told once', () => {
+		const api = new Api(params({ window: { ceiling: 1, mode: 'fixed' } }));
+		api.call(T0, throttled(2000));
+		expect(admit(api.data, none, T0 + 1000, request, api.p).changed).toBe(false);
+		// one request in flight at the window of 1: the step that sees the pause end refuses, and still writes
+		const full: LeaseView = { count: 1, soonest: T0 + 40_000 };
+		const ended = admit(api.data, full, T0 + 2000, request, api.p);
+		expect(ended).toMatchObject({ changed: true, result: { go: false, reason: 'concurrency', events: [{ kind: 'resumed', by: 'retry-after', how: 'time' }] } });
+		expect(admit(ended.data, full, T0 + 2001, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'concurrency' } });
+		expect(admit(ended.data, full, T0 + 2001, request, api.p).result.events).toBeUndefined();
+	});
+
+	it("the hold's fresh waiter is written once per opening: the next fresh request held writes nothing", () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		const first = admit(api.data, none, T0 + 100, request, api.p);
+		expect(first).toMatchObject({ changed: true, result: { go: false, reason: 'held' } });
+		expect(admit(first.data, none, T0 + 200, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'held' } });
+	});
+});
+
 describe('traffic controller: the retry budget waits instead of refusing', () => {
 	it('allows 10% of first attempts + 40 retries per minute; the next retry waits until a counted retry leaves the window', () => {
 		const api = new Api(params({ hold: undefined }));
@@ -526,9 +592,40 @@ describe('traffic controller: the pace', () => {
 		// early, a request keeps its slot; at it, it goes without taking another
 		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
 		expect(api.admit(T0 + 100, { id: 'a', paceSlotAt: T0 + 100 }).go).toBe(true);
-		// late (a loaded machine), it still goes on the slot it holds
+		// late (a loaded machine), it still goes on the slot it holds, and the next goes a spacing after it
 		expect(api.admit(T0 + 260, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
-		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 300 });
+		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 360 });
+	});
+
+	it('waiters woken late together go one spacing apart, each keeping its slot: no burst after a stalled event loop', () => {
+		const api = new Api(params({ rateLimitRps: 4 }));
+		expect(api.admit(T0).go).toBe(true);
+		const slots = ['a', 'b', 'c'].map((id, k) => {
+			const held = api.admit(T0 + 10 + k, { id });
+			return held.go ? undefined : held.paceSlotAt;
+		});
+		expect(slots).toEqual([T0 + 250, T0 + 500, T0 + 750]);
+		// every timer fires at T0 + 800 (the loop was blocked): one goes, the others wait for the spacing
+		expect(api.admit(T0 + 800, { id: 'a', paceSlotAt: T0 + 250 }).go).toBe(true);
+		expect(api.admit(T0 + 800, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1050, paceSlotAt: T0 + 500 });
+		expect(api.admit(T0 + 800, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1050, paceSlotAt: T0 + 750 });
+		expect(api.admit(T0 + 1050, { id: 'b', paceSlotAt: T0 + 500 }).go).toBe(true);
+		expect(api.admit(T0 + 1050, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, until: T0 + 1300 });
+		expect(api.admit(T0 + 1300, { id: 'c', paceSlotAt: T0 + 750 }).go).toBe(true);
+		// the next free slot is a spacing after the last one taken, late as it was
+		expect(api.admit(T0 + 1300)).toMatchObject({ go: false, reason: 'rate', until: T0 + 1550, paceSlotAt: T0 + 1550 });
+	});
+
+	it('without a pace, a request whose time was read before the last admission is not held back (another worker, a store round trip)', () => {
+		const api = new Api(params());
+		expect(api.admit(T0 + 50).go).toBe(true);
+		expect(api.admit(T0 + 20).go).toBe(true);
+		expect(api.admit(T0 + 49)).toMatchObject({ go: true });
+		expect(api.data?.rate.nextAt).toBe(0);
+		// a fixed pace still holds a late reader back, by the slot it reserves
+		const paced = new Api(params({ rateLimitRps: 10 }));
+		expect(paced.admit(T0 + 50).go).toBe(true);
+		expect(paced.admit(T0 + 20)).toMatchObject({ go: false, reason: 'rate', paceSlotAt: T0 + 150 });
 	});
 
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
@@ -645,14 +742,14 @@ describe('traffic controller: properties', () => {
 					const before = api.data;
 					const hold = tp.hold && before?.hold ? breakerSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
 					const holdState = hold?.state ?? 'closed';
-					const inFlight = (before?.leases ?? []).filter(([, exp]) => exp > now).length;
+					const inFlight = api.leases.filter(([, exp]) => exp > now).length;
 					const a = api.admit(now, { retry: o.retry, paced: o.paced });
 					if (!a.go) continue;
 					live.push(a.id);
 					if (now < pausedUntil) throw new Error(`admitted at ${now - T0} while paused until ${pausedUntil - T0}`);
 					if (holdState !== 'closed' && !a.probe) throw new Error(`admitted a non-probe while the hold is ${holdState}`);
 					if (a.probe && hold?.openUntil !== undefined && now < hold.openUntil) throw new Error(`probed at ${now - T0}, before the probe time ${hold.openUntil - T0}`);
-					const probes = (api.data?.leases ?? []).filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
+					const probes = api.leases.filter(([, exp, , isProbe]) => isProbe === 1 && exp > now).length;
 					if (probes > 1) throw new Error(`${probes} probes in flight`);
 					if (!a.probe && inFlight >= settings.ceiling) throw new Error(`admitted with ${inFlight} in flight, ceiling ${settings.ceiling}`);
 					if (tp.budget && !a.probe && !(o.retry && o.paced)) {

@@ -76,7 +76,7 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 			const answer = server(item, attempt, runtime.now() - startedAt);
 			requests.push({ item, attempt, sentAt: runtime.now() - startedAt, status: answer.status });
 			await runtime.sleep(answer.latencyMs);
-			await reportOutcome(ctx, id, { ...outcomeOf(answer.status, answer.retryAfterMs), sent: attempt === 1 ? 'first' : paced ? 'paced' : 'retry' });
+			await reportOutcome(ctx, gate.admission.lease, { ...outcomeOf(answer.status, answer.retryAfterMs), sent: attempt === 1 ? 'first' : paced ? 'paced' : 'retry' });
 			if (answer.status < 400) return;
 			paced = answer.retryAfterMs !== undefined;
 			await runtime.sleep(answer.retryAfterMs ?? 100);

@@ -5,8 +5,13 @@
  */
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
-import type { TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { simulateGate, type ServerModel } from './gate-simulation';
+import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
+import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
+import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
+import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import { FakeRuntime } from '../fake-runtime';
 
 /** The controller at the node's defaults (Max Items in Flight 200, adaptive; budget and hold on). */
 const defaults = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
@@ -60,5 +65,45 @@ describe('429 + Retry-After', () => {
 		const throttled = run.requests.filter((r) => r.status === 429).length;
 		expect(throttled / run.requests.length).toBeLessThanOrEqual(0.05);
 		expect(run.durationMs).toBeLessThan(300 / 20 * 1000 * 1.2);
+	});
+});
+
+describe('a store that takes its time (Redis under load)', () => {
+	/** The memory store whose every answer comes ROUND_TRIP_MS after the step was asked (virtual time). */
+	const ROUND_TRIP_MS = 300;
+	class SlowStore implements StateStore {
+		readonly kind = 'memory' as const;
+		readonly asked: Array<{ at: number; probe: boolean }> = [];
+		private readonly inner = new MemoryStateStore();
+		constructor(private readonly runtime: FakeRuntime) {}
+		async traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+			const result = await this.inner.traffic(key, nowMs, params, step);
+			const admission = result as { go?: boolean; probe?: boolean };
+			if (admission.go) this.asked.push({ at: nowMs, probe: admission.probe === true });
+			await new Promise<void>((resolve) => this.runtime.startTimer(ROUND_TRIP_MS, resolve));
+			return result;
+		}
+	}
+	const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+
+	it("the probe goes at the hold's end, not a round trip after it: a wait counts from the answer's arrival", async () => {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		const store = new SlowStore(runtime);
+		const ctx: GateContext = { store, key: 'api', params: defaults(), runtime, waiters: new Waiters(), pollMs: 2_000 };
+		const downAt = async () => {
+			for (let k = 0; k < HOLD_DEFAULTS.consecutiveFailures; k++) {
+				const gate = await passGate(ctx, { id: `f${k}`, retry: false, paced: false }, { maxServerDelayMs: 60_000 });
+				if (!gate.go) throw new Error('refused before the hold');
+				await reportOutcome(ctx, gate.admission.lease, DOWN);
+			}
+			return runtime.now() - ROUND_TRIP_MS; // the last report's time: the hold is open for 1 s from it
+		};
+		const openedAt = await runtime.runUntilSettled(downAt());
+		const held = await runtime.runUntilSettled(passGate(ctx, { id: 'held', retry: false, paced: false }, { maxServerDelayMs: 60_000 }));
+		expect(held).toMatchObject({ go: true, probe: true });
+		const probe = store.asked[store.asked.length - 1];
+		expect(probe.probe).toBe(true);
+		// asked at the hold's end (no spread drawn: random 0); counted from the question, it was a round trip later
+		expect(probe.at).toBe(openedAt + HOLD_DEFAULTS.breakMs);
 	});
 });

@@ -6,7 +6,7 @@
  * (reset = seconds until full again). Waiting requests look again soon after any report, as the
  * gate's waiters do. Deterministic: a seeded generator.
  */
-import { admit, complete, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { admit, complete, type Lease, type LeaseView, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { readQuota } from '../../../nodes/shared/core/traffic/quota-headers';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
@@ -52,6 +52,13 @@ function run(limiter: Limiter, seed: number) {
 		queue.splice(at < 0 ? queue.length : at, 0, event);
 	};
 	let data: TrafficData | undefined;
+	// the requests in flight, as a store keeps them beside the state
+	const leases = new Map<string, Lease>();
+	const view = (now: number): LeaseView => {
+		for (const [id, lease] of leases) if (lease[1] <= now) leases.delete(id);
+		return { count: leases.size, soonest: Math.min(Infinity, ...[...leases.values()].map(([, end]) => end)) };
+	};
+	const issued = new Map<string, Lease>();
 	let sent = 0;
 	let throttled = 0;
 	let done = 0;
@@ -62,10 +69,12 @@ function run(limiter: Limiter, seed: number) {
 		const event = queue.shift()!;
 		if (event.kind === 'try') {
 			const id = `r${n++}`;
-			const step = admit(data, event.t, { id, retry: false, paced: false }, params);
-			data = step.data;
+			const step = admit(data, view(event.t), event.t, { id, retry: false, paced: false }, params);
+			if (step.changed) data = step.data;
 			const verdict = step.result;
 			if (verdict.go) {
+				leases.set(id, verdict.lease);
+				issued.set(id, verdict.lease);
 				sent++;
 				push({ t: event.t + 1 + random() * 15, kind: 'arrive', item: event.item, id });
 			} else {
@@ -79,7 +88,10 @@ function run(limiter: Limiter, seed: number) {
 		} else {
 			const quota = readQuota(event.headers, event.t);
 			const ok = event.accepted === true;
-			data = complete(data, event.t, event.id, { success: ok, outageFailure: false, overload: !ok, throttled: !ok, ...(ok ? {} : { serverWait: { ms: 1000, header: 'retry-after' } }), ...(quota ? { quota } : {}) }, params).data;
+			const lease = issued.get(event.id)!;
+			const v = view(event.t);
+			leases.delete(event.id);
+			data = complete(data, v, event.t, lease, { success: ok, outageFailure: false, overload: !ok, throttled: !ok, ...(ok ? {} : { serverWait: { ms: 1000, header: 'retry-after' } }), ...(quota ? { quota } : {}) }, params).data;
 			if (ok) {
 				done++;
 				lastAt = event.t;

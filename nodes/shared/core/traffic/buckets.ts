@@ -24,7 +24,7 @@ export interface BucketsData {
 }
 
 /** Routes remembered per API: far more endpoints than a workflow calls, and a small state. */
-const MAX_ROUTES = 64;
+export const MAX_ROUTES = 64;
 /** Buckets with a quota in force per API (GitHub has about ten resources). */
 const MAX_BUCKETS = 32;
 
@@ -38,20 +38,20 @@ function bucketOfRoute(data: BucketsData | undefined, route: string | undefined)
  * The bucket a route maps to, when its quota holds the request back: spent until its reset ('time'),
  * or past the reset while the request asking for the new count is out ('change').
  */
-export function bucketSpentUntil(data: BucketsData | undefined, route: string | undefined, nowMs: number, leases: ReadonlyArray<readonly [string, number, ...unknown[]]>): { bucket: string; until: number; wake: 'time' | 'change' } | undefined {
+export function bucketSpentUntil(data: BucketsData | undefined, route: string | undefined, nowMs: number): { bucket: string; until: number; wake: 'time' | 'change' } | undefined {
 	const bucket = bucketOfRoute(data, route);
 	if (bucket === undefined || !data) return undefined;
 	const quota = data.quotas[bucket];
 	if (!quota) return undefined;
-	const spent = quotaSpentUntil({ quota }, nowMs, leases);
+	const spent = quotaSpentUntil({ quota }, nowMs);
 	return spent ? { bucket, ...spent } : undefined;
 }
 
-/** A request on a route goes (mutates): it counts against its bucket's quota. */
-export function bucketSent(data: BucketsData | undefined, route: string | undefined, nowMs: number, id: string): void {
+/** A request on a route goes (mutates): it counts against its bucket's quota. `leaseEnd`: when its lease ends. */
+export function bucketSent(data: BucketsData | undefined, route: string | undefined, nowMs: number, id: string, leaseEnd: number): void {
 	const bucket = bucketOfRoute(data, route);
 	if (bucket === undefined || !data || !data.quotas[bucket]) return;
-	countSent({ quota: data.quotas[bucket] }, nowMs, id);
+	countSent({ quota: data.quotas[bucket] }, nowMs, id, leaseEnd);
 }
 
 /** Runs `change` on the bucket's quota and keeps what it leaves (mutates). */

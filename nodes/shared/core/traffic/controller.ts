@@ -25,12 +25,18 @@
  *
  * Pure: time is a parameter, the state is plain JSON a store keeps per API (in memory, or in Redis
  * shared by every worker, applied atomically). `admit` and `complete` are its only two steps.
+ *
+ * O(1) per step: the requests in flight (leases) are not part of the state. A store keeps them one
+ * entry at a time (a map, a Redis sorted set by expiry) and hands a step their count and soonest
+ * end (LeaseView); a step says which lease it adds or ends (Step.lease). A refusal changes nothing
+ * (Step.changed false): a store writes nothing for it. The pace's refusal is the exception: it
+ * reserves the request's slot, once per waiting request.
  */
 import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWaiting, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reserveSlot, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotAllowsAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -48,12 +54,18 @@ export interface TrafficParams {
 }
 
 /** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
-type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+export type Lease = [id: string, expiresAt: number, startSeq: number, probe: 0 | 1];
+
+/** The requests in flight at a step's time, as the store keeps them: expired leases left out. */
+export interface LeaseView {
+	count: number;
+	/** The soonest end of a lease in flight (epoch ms); Infinity: none. */
+	soonest: number;
+}
 
 export interface TrafficData {
 	window: WindowData;
 	rate: RateData;
-	leases: Lease[];
 	/** Nothing goes before this (epoch ms, 0: not paused). */
 	pausedUntil: number;
 	/** What paused it, for the retry story: the header, or `quota`. */
@@ -98,7 +110,16 @@ export interface AdmitRequest {
 }
 
 export type Admission = (
-	| { go: true; probe: boolean; inFlight: number; window: number; budget?: BudgetSnapshot }
+	| {
+			go: true;
+			probe: boolean;
+			inFlight: number;
+			window: number;
+			budget?: BudgetSnapshot;
+			lease: Lease;
+			/** The pace's next slot, when the pace holds the next request back (epoch ms). */
+			paceAt?: number;
+	  }
 	| {
 			go: false;
 			reason: WaitReason;
@@ -158,6 +179,12 @@ export type TrafficEvent =
 export interface Step<T> {
 	data: TrafficData;
 	result: T;
+	/** False: the step changed nothing (a refusal, but the pace's); the store keeps what it holds and writes nothing. */
+	changed: boolean;
+	/** The lease the step starts (`add`) or ends (`end`, by id). */
+	lease?: { add: Lease } | { end: string };
+	/** Requests waiting elsewhere (other workers) may go now: a slot freed at the limit, a probe answered, a change of state. */
+	frees?: boolean;
 }
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
@@ -183,8 +210,9 @@ const FRESH_PROBE_GRACE_MS = 2_000;
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
 
-function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
-	return { window: freshWindow(params.window), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: nowMs };
+/** The state of an API nothing is known of. */
+export function freshTraffic(params: TrafficParams, nowMs: number): TrafficData {
+	return { window: freshWindow(params.window), rate: freshRate(), pausedUntil: 0, touchedAt: nowMs };
 }
 
 /**
@@ -200,19 +228,15 @@ function copyJson<T>(value: T): T {
 }
 
 /**
- * A copy that a step may change: every request steps its API's state at least twice, and the
- * leases (up to the window, 200) dominate it. A lease is never changed in place, so the list is
- * copied, not each lease; the rest is small.
+ * A copy that a step may change (every request steps its API's state twice: kept cheap, and the
+ * leases are not part of it).
  */
-function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
-	const { window, rate, leases, budget, hold, buckets, pacedAnswers, ...rest } = data;
-	const live: Lease[] = [];
-	for (const lease of leases) if (lease[1] > nowMs) live.push(lease);
+function copyTraffic(data: TrafficData): TrafficData {
+	const { window, rate, budget, hold, buckets, pacedAnswers, ...rest } = data;
 	return {
 		...rest,
 		window: { ...window },
 		rate: copyJson(rate),
-		leases: live,
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
 		...(buckets ? { buckets: copyJson(buckets) } : {}),
@@ -220,11 +244,11 @@ function copyTraffic(data: TrafficData, nowMs: number): TrafficData {
 	};
 }
 
-/** A copy at `nowMs`: forgotten when idle long enough, expired leases given up; a pause whose time is over ends (an event). */
+/** A copy at `nowMs`: forgotten when idle long enough; a pause whose time is over ends (an event). */
 function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams, events: TrafficEvent[]): TrafficData {
 	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
 	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
-	const next = copyTraffic(data, nowMs);
+	const next = copyTraffic(data);
 	if (next.pausedUntil !== 0 && next.pausedUntil <= nowMs) {
 		events.push({ kind: 'resumed', by: next.pausedBy ?? 'Retry-After', how: 'time' });
 		endPause(next);
@@ -269,28 +293,29 @@ function heldVerdict(data: TrafficData, nowMs: number, request: AdmitRequest, ho
 }
 
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
-function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
+function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
 	if (data.pausedUntil > nowMs) {
 		const paused = pausedVerdict(data, nowMs);
 		// the pause's probe is one request: it goes whatever else would hold it
 		if (paused === 'probe') return { probe: false, pauseProbe: true };
 		return paused;
 	}
-	const quota = quotaSpentUntil(data.rate, nowMs, data.leases);
+	const quota = quotaSpentUntil(data.rate, nowMs);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
-	const bucket = bucketSpentUntil(data.buckets, request.route, nowMs, data.leases);
+	const bucket = bucketSpentUntil(data.buckets, request.route, nowMs);
 	if (bucket !== undefined) return { go: false, reason: 'paused', until: bucket.until, wake: bucket.wake, pausedBy: 'quota', bucket: bucket.bucket };
 
 	const probe = holdOf(params) ? heldVerdict(data, nowMs, request, holdOf(params)!) : false;
 	if (probe !== false && probe !== true) return probe;
 	// a probe is one request, whatever the window: it must not wait behind requests that hang
-	if (!probe && data.leases.length >= windowSize(data.window, params.window)) {
-		const soonest = Math.min(...data.leases.map(([, expiresAt]) => expiresAt));
-		return { go: false, reason: 'concurrency', until: soonest, wake: 'change' };
+	if (!probe && leases.count >= windowSize(data.window, params.window)) {
+		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
 	}
-	// a slot reserved earlier is this request's, however late it comes (the pace took it then)
+	// a slot reserved earlier is this request's, however late it comes (the pace took it then), but it
+	// keeps the spacing after the request before it: late wakes must not add up to a burst
 	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
-	if (!reserved && paceAllowsAt(data.rate) > nowMs) return { go: false, reason: 'rate', until: paceAllowsAt(data.rate), wake: 'time' };
+	const paceAt = reserved ? reservedSlotAllowsAt(data.rate, nowMs, params.rateLimitRps) : paceAllowsAt(data.rate);
+	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -303,25 +328,32 @@ function blocked(data: TrafficData, nowMs: number, request: AdmitRequest, params
 	return { probe };
 }
 
-/** Before a request: it goes (and is counted), or it waits, and why. */
-export function admit(previous: TrafficData | undefined, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
+/**
+ * Before a request: it goes (and is counted, its lease started), or it waits, and why. A wait
+ * changes nothing (waiting requests cost the store no write), but the pace's: it reserves the
+ * request's slot, once. A wait also writes, once, what must not be told twice or lost: a pause
+ * that ended (its event), the first fresh request the hold's probe waits for, the API's label.
+ */
+export function admit(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
 	const events: TrafficEvent[] = [];
 	const data = settle(previous, nowMs, params, events);
-	data.touchedAt = nowMs;
-	if (params.label !== undefined && data.label !== params.label) data.label = params.label;
-	const verdict = blocked(data, nowMs, request, params);
+	const labelled = params.label !== undefined && data.label !== params.label;
+	if (labelled) data.label = params.label;
+	const verdict = blocked(data, leases, nowMs, request, params);
 	const ended = events.length > 0 ? { events } : {};
 	if ('go' in verdict) {
 		if (verdict.reason === 'rate') {
-			paceHeld(data.rate, nowMs);
-			// a request that already holds a slot still to come keeps it: it was early
-			const slot = request.paceSlotAt !== undefined && request.paceSlotAt > nowMs ? request.paceSlotAt : reserveSlot(data.rate, nowMs, params.rateLimitRps);
-			return { data, result: { ...verdict, until: slot, paceSlotAt: slot, ...ended } };
+			const step = paceRefusal(data, nowMs, request, params, verdict);
+			return { ...step, result: { ...step.result, ...ended }, changed: step.changed || labelled || events.length > 0 };
 		}
-		// the probe waits for it: its item has not failed yet
-		if (verdict.reason === 'held' && !request.failedBefore && data.hold) markFreshWaiting(data.hold, nowMs);
-		return { data, result: { ...verdict, ...ended } };
+		// the probe waits for it: its item has not failed yet (marked once per opening)
+		const fresh = verdict.reason === 'held' && !request.failedBefore && data.hold !== undefined && !freshWaiting(data.hold);
+		if (fresh) markFreshWaiting(data.hold!, nowMs);
+		const changed = fresh || labelled || events.length > 0;
+		if (changed) data.touchedAt = nowMs;
+		return { data, result: { ...verdict, ...ended }, changed };
 	}
+	data.touchedAt = nowMs;
 	const { probe } = verdict;
 	if (verdict.pauseProbe) {
 		data.pauseProbeId = request.id;
@@ -337,21 +369,63 @@ export function admit(previous: TrafficData | undefined, nowMs: number, request:
 		data.budget = step.data;
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
-	data.leases.push([request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0]);
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
-	bucketSent(data.buckets, request.route, nowMs, request.id);
-	return { data, result: { go: true, probe, inFlight: data.leases.length, window: windowSize(data.window, params.window), ...(budget ? { budget } : {}), ...ended } };
+	const lease: Lease = [request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0];
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
+	bucketSent(data.buckets, request.route, nowMs, request.id, lease[1]);
+	return {
+		data,
+		result: {
+			go: true,
+			probe,
+			inFlight: leases.count + 1,
+			window: windowSize(data.window, params.window),
+			...(budget ? { budget } : {}),
+			lease,
+			...(data.rate.nextAt > nowMs ? { paceAt: data.rate.nextAt } : {}),
+			...ended,
+		},
+		changed: true,
+		lease: { add: lease },
+	};
 }
 
-/** After a request (its outcome, by the lease id `admit` was given): what it teaches the controller. */
-export function complete(previous: TrafficData | undefined, nowMs: number, id: string, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
+/** How often at most a wait for the pace notes that the learned limit is in use. */
+const PACE_HELD_NOTE_MS = 1_000;
+
+/**
+ * The pace holds the request back: it reserves the next free slot (a write, once per waiting
+ * request, not per look), and the request goes at it without asking the pace again. A request
+ * early for a slot it holds keeps it and writes nothing, but that a learned limit is in use (noted
+ * at most once a second).
+ */
+function paceRefusal(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams, verdict: Extract<Admission, { go: false }>): Step<Admission> {
+	// a request that already holds a slot keeps it: early, it waits for it; late (woken with others
+	// after a busy event loop), for the spacing after the request before it
+	if (request.paceSlotAt !== undefined) {
+		const slot = request.paceSlotAt;
+		const until = slot > nowMs ? slot : (verdict.until ?? slot);
+		const learned = data.rate.learned;
+		const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
+		if (note) paceHeld(data.rate, nowMs);
+		return { data, result: { ...verdict, until, paceSlotAt: slot }, changed: note };
+	}
+	paceHeld(data.rate, nowMs);
+	data.touchedAt = nowMs;
+	const slot = reserveSlot(data.rate, nowMs, params.rateLimitRps);
+	return { data, result: { ...verdict, until: slot, paceSlotAt: slot }, changed: true };
+}
+
+/**
+ * After a request (its outcome, by the lease `admit` gave it): what it teaches the controller. A
+ * lease given up (expired) still reports: its news of the API is as good.
+ */
+export function complete(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, lease: Lease, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
 	const events: TrafficEvent[] = [];
 	const data = settle(previous, nowMs, params, events);
 	data.touchedAt = nowMs;
-	const index = data.leases.findIndex(([leaseId]) => leaseId === id);
-	// a lease given up (expired) still reports: its news of the API is as good
-	const startSeq = index >= 0 ? data.leases[index][2] : data.window.starts;
-	if (index >= 0) data.leases.splice(index, 1);
+	const [id, expiresAt, startSeq, probeLease] = lease;
+	const live = expiresAt > nowMs;
+	const inFlight = Math.max(0, leases.count - (live ? 1 : 0));
 	const pauseProbe = data.pauseProbeId === id;
 	if (pauseProbe) delete data.pauseProbeId;
 
@@ -378,14 +452,18 @@ export function complete(previous: TrafficData | undefined, nowMs: number, id: s
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
-	learnQuota(data, nowMs, id, outcome, events);
+	const asking = data.rate.quota?.asking === id || (data.buckets !== undefined && Object.values(data.buckets.quotas).some((quota) => quota.asking === id));
+	learnQuota(data, nowMs, id, outcome, inFlight, events);
 	if (outcome.throttled && outcome.serverWait && !bucketSpent && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
 		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe', how: 'probe' });
 		endPause(data);
 	}
-	return { data, result: events };
+	// room for a request after this report (a request refused at a smaller window may fit now: the
+	// window grows with successes, so "it was at the limit" is not the test), or news of the API
+	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
+	return { data, result: events, changed: true, lease: { end: id }, frees };
 }
 
 /** What the answer tells the hold (mutates): an item's repeated failure counts in the streak only; any success ends it. */
@@ -401,7 +479,7 @@ function learnHold(data: TrafficData, nowMs: number, id: string, outcome: Outcom
 }
 
 /** The quota the answer advertised (mutates): its bucket's when it names one, else the API's. A spent one and its refill are events. */
-function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outcome, events: TrafficEvent[]): void {
+function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outcome, inFlight: number, events: TrafficEvent[]): void {
 	const quota = outcome.quota;
 	if (outcome.bucket !== undefined) {
 		data.buckets ??= { routes: [], quotas: {} };
@@ -412,7 +490,7 @@ function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outco
 		if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled', bucket: outcome.bucket });
 		return;
 	}
-	const change = quota ? onQuota(data.rate, quota.remaining, Math.max(nowMs, quota.resetAt), data.leases.length, nowMs) : quotaUnanswered(data.rate, id, nowMs);
+	const change = quota ? onQuota(data.rate, quota.remaining, Math.max(nowMs, quota.resetAt), inFlight, nowMs) : quotaUnanswered(data.rate, id, nowMs);
 	if (change === 'spent') events.push({ kind: 'paused', until: data.rate.quota?.resetAt ?? nowMs, by: 'quota' });
 	if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled' });
 }
@@ -476,19 +554,12 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 	if (fromProbe || !guessed) data.pauseProbeAt = Math.max(nowMs + intervalMs, statedEnd);
 }
 
-function latestLeaseEnd(leases: Lease[]): number {
-	let latest = -Infinity;
-	for (const lease of leases) if (lease[1] > latest) latest = lease[1];
-	return latest;
-}
-
-/** From this time on the state holds nothing worth keeping: a store may drop it. */
+/** From this time on the state holds nothing worth keeping: a store may drop it (once its leases have ended too). */
 export function trafficForgetAt(data: TrafficData, params: TrafficParams): number {
 	return Math.max(
 		data.touchedAt + TRAFFIC_MEMORY_MS,
 		data.pausedUntil,
 		rateForgetAt(data.rate),
-		latestLeaseEnd(data.leases),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
 		data.buckets ? bucketsForgetAt(data.buckets) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,

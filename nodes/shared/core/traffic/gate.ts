@@ -9,7 +9,7 @@ import type { StateStore } from './store';
 import type { Runtime } from '../runtime';
 import type { GateStop } from '../retry-loop';
 import { formatDuration } from '../retry-story';
-import { admit, complete, type Admission, type AdmitRequest, type Outcome, type TrafficEvent, type TrafficParams, type WaitReason } from './controller';
+import { admit, complete, type Admission, type AdmitRequest, type Lease, type Outcome, type TrafficEvent, type TrafficParams, type WaitReason } from './controller';
 import type { Waiters } from './waiters';
 
 export interface GateContext {
@@ -22,7 +22,8 @@ export interface GateContext {
 	signal?: AbortSignal;
 	/**
 	 * Longest wait between two looks at the state when nothing in this process will say it changed
-	 * (another worker may have changed it: Redis). The memory store is only changed here.
+	 * (another worker may have changed it and its news got lost: Redis). One request of each queue
+	 * looks, for all; the memory store is only changed here.
 	 */
 	pollMs: number;
 	/** Told of every change the controller reports, once (a pause, an outage, a recovery, ...). */
@@ -45,12 +46,39 @@ export type GateResult =
 
 /**
  * Waiters queue by what frees them: a report frees a slot or ends a probe (`held` and
- * `concurrency` wait in one queue); a first request makes room in the budget.
+ * `concurrency` wait in one queue); a first request makes room in the budget. A bucket's pause
+ * (`bucket`) is not the API's: the API's requests going on must not wake its waiters. Every queue
+ * of an API starts with its key and `|` (the Traffic Control node wakes them all).
  */
-function queueOf(key: string, reason: WaitReason): string {
+function queueOf(key: string, reason: WaitReason | 'bucket'): string {
+	if (reason === 'bucket') return `${key}|bucket`;
 	if (reason === 'budget') return `${key}|budget`;
 	if (reason === 'paused') return `${key}|paused`;
+	if (reason === 'rate') return `${key}|rate`;
 	return `${key}|slot`;
+}
+
+const WAIT_REASONS: Array<WaitReason | 'bucket'> = ['concurrency', 'paused', 'budget', 'rate', 'bucket'];
+
+/** Stores (shared by processes) whose news of a key this process already listens to. */
+const watched = new WeakMap<object, Set<string>>();
+
+/**
+ * Another process's report may let a request of this one go: one waiter of each queue looks
+ * again (and wakes the next if it goes). One listener per store and key, whatever the requests.
+ */
+function watchOnce(ctx: GateContext): void {
+	const store = ctx.store;
+	if (!store.watch) return;
+	let keys = watched.get(store);
+	if (!keys) watched.set(store, (keys = new Set()));
+	if (keys.has(ctx.key)) return;
+	keys.add(ctx.key);
+	const waiters = ctx.waiters;
+	const key = ctx.key;
+	store.watch(key, () => {
+		for (const reason of WAIT_REASONS) waiters.wake(queueOf(key, reason));
+	});
 }
 
 /** A wait that ends at a known time lasts that long, plus a little spread so waiters do not return in one wave. */
@@ -85,26 +113,77 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 	}
 }
 
+/**
+ * Waits in the queue of what frees the request, oldest first: when it frees, the first request
+ * through wakes the one that has waited longest, and so on (so that requests which arrived during
+ * a pause, new items, do not go before the retries the pause held back, and whose 429 may pause it
+ * again). A wait with a known end (a pause, the next probe, the pace's slot), plus a little
+ * spread, and the safety poll of a wait on a change are the queue's one timer: one request looks
+ * for all. The request's own timer is its deadline.
+ */
+async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, now: number, deadlineAt: number | undefined): Promise<string> {
+	const { runtime } = ctx;
+	const { until } = admission;
+	// no spread for the end of a pause: the requests it held go together as the window allows,
+	// before an answer can pause it again
+	const exact = admission.reason === 'paused';
+	const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
+	// a quota past its reset waits for the answer that tells the new count: any report may be it
+	const change = admission.reason === 'paused' && admission.wake === 'change';
+	const queue = queueOf(ctx.key, change ? 'concurrency' : admission.bucket !== undefined ? 'bucket' : admission.reason);
+	const lookAt = admission.wake === 'time' ? target : Math.min(target, now + ctx.pollMs);
+	// the timers count from the clock as it is now, after the store's round trip: counted from the
+	// time the step was asked, each wait would end that round trip late (a probe too, under load)
+	const timersFrom = runtime.now();
+	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
+	watchOnce(ctx);
+	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom });
+	return queue;
+}
+
+/** Sleeps until `atMs` by the clock as it is now (or the abort: the loop's first check says so). */
+async function sleepUntil(ctx: GateContext, atMs: number): Promise<void> {
+	try {
+		await ctx.runtime.sleep(Math.max(0, atMs - ctx.runtime.now()), ctx.signal);
+	} catch {
+		// the sleeper rejects only when the signal aborts
+	}
+}
+
 /** Waits until the controller lets the request go, or says why it cannot within the item's limits. */
 export async function passGate(ctx: GateContext, request: AdmitRequest, limits: GateLimits): Promise<GateResult> {
 	const { runtime, signal } = ctx;
 	const started = runtime.now();
 	const waits: Waits = {};
 	const waited = () => Math.max(0, runtime.now() - started);
+	// the queue it last waited in: leaving it, it passes the look on to the next in line
+	let inLine: string | undefined;
+	const passOn = () => {
+		if (inLine !== undefined) ctx.waiters.wake(inLine);
+	};
 	// the pace slot reserved for this request, once the pace held it back
 	let asking = request;
 	for (;;) {
-		if (signal?.aborted) return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
+		if (signal?.aborted) {
+			passOn();
+			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
+		}
 		const now = runtime.now();
-		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data) => admit(data, now, asking, ctx.params));
+		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
 		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
-			// room left: the next waiter may go too (slow start grows the window one success at a time)
-			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
+			// room left: as many waiters as there is room for may go too, together (slow start grows
+			// the window one success at a time); one at a time would chain a round trip per request
+			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'), admission.window - admission.inFlight);
 			// a first request raises the budget's limit: a retry waiting for it may fit now
 			if (!request.retry) ctx.waiters.wake(queueOf(ctx.key, 'budget'));
 			// the pause is over: the request that has waited longest for it goes next, then the next
 			ctx.waiters.wake(queueOf(ctx.key, 'paused'));
+			// the pace's next slot: the longest waiter for it looks then
+			const rateQueue = queueOf(ctx.key, 'rate');
+			if (admission.paceAt !== undefined) ctx.waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
+			// the next in its line may go too (else it waits again, and its queue's timer with it)
+			if (!(inLine === rateQueue && admission.paceAt !== undefined)) passOn();
 			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
 		}
 		const { until } = admission;
@@ -113,43 +192,28 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		// a time-bound wait ends at `until`; for a wait on a change, `until` is only the latest it may end
 		const tooLate = limits.deadlineAt !== undefined && (admission.wake === 'time' && until !== undefined ? until >= limits.deadlineAt : now >= limits.deadlineAt);
 		if (never || beyondServerLimit || tooLate) {
+			passOn();
 			return { go: false, ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}), waitedMs: waited(), waits };
 		}
-		if (admission.paceSlotAt !== undefined) asking = { ...request, paceSlotAt: admission.paceSlotAt };
-		// a known end, a little spread; else until the state changes (here) or the poll (elsewhere).
-		// No spread for a reserved pace slot (it is this request's alone) nor for the end of a pause:
-		// the requests it held go together as the window allows, before an answer can pause it again
-		const exact = admission.paceSlotAt !== undefined || admission.reason === 'paused';
-		const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
-		const limit = Math.min(target, limits.deadlineAt ?? Infinity);
-		// (a bucket's pause is not the API's: the API's requests going on must not wake its waiters)
-		if (admission.reason === 'paused' && admission.wake === 'time' && admission.bucket === undefined) {
-			// in line, oldest first: when the pause ends the first request through wakes the one that
-			// has waited longest, and so on, so that requests which arrived during the pause (new
-			// items) do not go before the retries the pause held back, and whose 429 may pause it again
-			await ctx.waiters.wait(queueOf(ctx.key, 'paused'), Math.max(0, limit - now), (ms, fire) => runtime.startTimer(ms, fire), signal);
-		} else if (admission.wake === 'time' && admission.reason !== 'paused' && admission.reason !== 'held') {
-			try {
-				await runtime.sleep(Math.max(0, limit - now), signal);
-			} catch {
-				// the sleeper rejects only when the signal aborts; the loop's first check says so
-			}
-		} else if (admission.wake === 'time') {
-			// a bucket's pause, or a hold until its probe: woken early only when ended by hand (wakeAll)
-			await ctx.waiters.wait(`${ctx.key}|${admission.reason}-time`, Math.max(0, limit - now), (ms, fire) => runtime.startTimer(ms, fire), signal);
+		if (admission.paceSlotAt !== undefined) {
+			// its own slot: it waits for it alone, exactly (no look of the store until then), and the
+			// next in the line it left looks for itself. `until` is the slot, or, for a slot that came
+			// while it slept late, the spacing after the request before it
+			asking = { ...request, paceSlotAt: admission.paceSlotAt };
+			passOn();
+			inLine = undefined;
+			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));
 		} else {
-			// a quota past its reset waits for the answer that tells the new count: any report may be it
-			const queue = queueOf(ctx.key, admission.reason === 'paused' ? 'concurrency' : admission.reason);
-			await ctx.waiters.wait(queue, Math.max(0, Math.min(limit - now, ctx.pollMs)), (ms, fire) => runtime.startTimer(ms, fire), signal);
+			inLine = await waitInLine(ctx, admission, now, limits.deadlineAt);
 		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}
 }
 
 /** After the request: the controller learns from its outcome; one waiter looks again. */
-export async function reportOutcome(ctx: GateContext, id: string, outcome: Outcome): Promise<TrafficEvent[]> {
+export async function reportOutcome(ctx: GateContext, lease: Lease, outcome: Outcome): Promise<TrafficEvent[]> {
 	const now = ctx.runtime.now();
-	const events = await ctx.store.traffic(ctx.key, now, ctx.params, (data) => complete(data, now, id, outcome, ctx.params));
+	const events = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => complete(data, leases, now, lease, outcome, ctx.params));
 	// a slot is free, or the probe has answered
 	ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
 	if (events.length > 0) ctx.onEvents?.(events);

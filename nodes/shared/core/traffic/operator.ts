@@ -38,18 +38,18 @@ function pausedView(data: TrafficData, nowMs: number): TrafficView['paused'] {
 	return null;
 }
 
-export function trafficView(key: string, data: TrafficData, nowMs: number): TrafficView {
+/** One API's view; `inFlight`: its requests in flight, as the store counts them (leases are not in the state). */
+export function trafficView(key: string, data: TrafficData, inFlight: number, nowMs: number): TrafficView {
 	const hold = data.hold ? breakerSnapshot(data.hold, nowMs, { ...HOLD_DEFAULTS, windowMs: data.hold.windowMs, maxBreakMs: Infinity, probeTimeoutMs: Infinity }) : undefined;
 	const learned = learnedRps(data.rate, nowMs);
 	const budget = data.budget ? budgetSnapshot(data.budget, nowMs, { ...BUDGET_DEFAULTS, windowMs: data.budget.windowMs }) : undefined;
-	const leases = data.leases.filter(([, expiresAt]) => expiresAt > nowMs).length;
 	return {
 		api: key,
 		label: data.label ?? null,
 		paused: pausedView(data, nowMs),
 		buckets: Object.entries(data.buckets?.quotas ?? {}).map(([bucket, q]) => ({ bucket, remaining: Math.max(0, q.remaining - q.sentSince), resetAt: iso(q.resetAt), spent: q.resetAt > nowMs && q.remaining - q.sentSince <= 0 })),
 		held: hold && hold.state !== 'closed' ? { state: hold.state, nextProbeAt: hold.openUntil !== undefined && Number.isFinite(hold.openUntil) ? iso(hold.openUntil) : null, openings: hold.openings } : null,
-		window: { size: data.window.size, inFlight: leases, slowStart: data.window.slowStart },
+		window: { size: data.window.size, inFlight, slowStart: data.window.slowStart },
 		pace: { learnedPerSecond: learned !== undefined ? Math.round(learned * 10) / 10 : null, nextAt: data.rate.nextAt > nowMs ? iso(data.rate.nextAt) : null },
 		budget: budget ? { firstAttempts: budget.firstAttempts, retries: budget.retries, windowMs: budget.windowMs } : null,
 		lastRequestAt: iso(data.touchedAt),
@@ -71,7 +71,7 @@ export interface ResumeRequest {
  */
 export function resumeTraffic(previous: TrafficData | undefined, nowMs: number, what: ResumeRequest): { data: TrafficData; events: TrafficEvent[] } {
 	// no state: nothing to end (a state forgotten long ago, which a store drops at once)
-	if (!previous) return { data: { window: freshWindow({ ceiling: 1, mode: 'adaptive' }), rate: freshRate(), leases: [], pausedUntil: 0, touchedAt: -Infinity }, events: [] };
+	if (!previous) return { data: { window: freshWindow({ ceiling: 1, mode: 'adaptive' }), rate: freshRate(), pausedUntil: 0, touchedAt: -Infinity }, events: [] };
 	const data = JSON.parse(JSON.stringify(previous)) as TrafficData;
 	const events: TrafficEvent[] = [];
 	if (what.pause) {

@@ -57,6 +57,12 @@ export interface RateData {
 	/** When the next request may go (epoch ms), by the tightest of the limits. */
 	nextAt: number;
 	/**
+	 * When the last request went (epoch ms). A request that reserved a slot goes at it, but never
+	 * sooner than the spacing after the one before: waiters woken late together (an event loop
+	 * blocked by other executions) would otherwise go in a burst.
+	 */
+	lastSentAt?: number;
+	/**
 	 * The limit learned: W (requests a second the API accepted before it throttled), when it was
 	 * learned (CUBIC's epoch), the last throttle, and the last time the pace held a request back.
 	 */
@@ -72,8 +78,9 @@ export interface Quota {
 	resetAt: number;
 	/** Requests sent since that answer. */
 	sentSince: number;
-	/** After the reset: the request whose answer tells the new count (its lease id). */
+	/** After the reset: the request whose answer tells the new count (its lease id), and its lease's end. */
 	asking?: string;
+	askingUntil?: number;
 	/** An answer said it was spent (the pause was announced; its end will be). */
 	spent?: true;
 }
@@ -117,14 +124,13 @@ function spacingMs(data: RateData, nowMs: number, fixedRps: number | undefined):
 /**
  * The quota, when it holds requests back: spent, they wait until its reset ('time'); past the reset
  * while the request that asks for the new count is in flight, until its answer ('change', or the
- * lease's end if it never answers). `leases` are the requests in flight ([id, expiresAt, ...]).
+ * lease's end if it never answers).
  */
-export function quotaSpentUntil(data: QuotaHolder, nowMs: number, leases: ReadonlyArray<readonly [string, number, ...unknown[]]>): { until: number; wake: 'time' | 'change' } | undefined {
+export function quotaSpentUntil(data: QuotaHolder, nowMs: number): { until: number; wake: 'time' | 'change' } | undefined {
 	const quota = data.quota;
 	if (!quota) return undefined;
 	if (quota.resetAt > nowMs) return quota.remaining - quota.sentSince <= 0 ? { until: quota.resetAt, wake: 'time' } : undefined;
-	const asking = quota.asking === undefined ? undefined : leases.find(([id]) => id === quota.asking);
-	return asking ? { until: asking[1], wake: 'change' } : undefined;
+	return quota.asking !== undefined && quota.askingUntil !== undefined && quota.askingUntil > nowMs ? { until: quota.askingUntil, wake: 'change' } : undefined;
 }
 
 /** An answer without a quota (mutates): past the reset, the API no longer advertises one. */
@@ -140,6 +146,11 @@ export function paceAllowsAt(data: RateData): number {
 	return data.nextAt;
 }
 
+/** When a request whose reserved slot has come may go: the spacing after the last one that went. */
+export function reservedSlotAllowsAt(data: RateData, nowMs: number, fixedRps: number | undefined): number {
+	return data.lastSentAt === undefined ? nowMs : data.lastSentAt + spacingMs(data, nowMs, fixedRps);
+}
+
 /**
  * The pace holds a request back (mutates): it reserves the next free slot, whose time it is told,
  * and the slot after it is the next request's (GCRA: the time of the next free slot is the whole
@@ -153,25 +164,33 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
 }
 
 /**
- * A request goes now (mutates): the next one waits the spacing. `reserved`: its slot was reserved
- * while it waited (reserveSlot), so it takes none now.
+ * A request goes now (mutates): the next one waits the spacing. `leaseEnd`: when its lease ends.
+ * `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none now.
  */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, reserved = false): void {
-	if (!reserved) {
-		const spacing = spacingMs(data, nowMs, fixedRps);
-		data.nextAt = Math.max(data.nextAt, nowMs) + spacing;
-		// a pace that fell behind (idle API) starts from now, not from long ago
-		if (data.nextAt < nowMs) data.nextAt = nowMs;
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false): void {
+	const spacing = spacingMs(data, nowMs, fixedRps);
+	// no pace in force: the next request may go at once, whatever its clock says. Moving nextAt to
+	// this request's time would hold back a request whose time was read a moment earlier (another
+	// worker's, or one queued behind a store's round trip) for a pace nobody set, at the cost of a
+	// reservation and another round trip. A pace that fell behind (idle API) starts from now.
+	if (spacing > 0) {
+		data.lastSentAt = nowMs;
+		// a reserved slot is already counted in nextAt; one taken late still pushes the next free
+		// slot to a spacing after it
+		data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
 	}
-	countSent(data, nowMs, id);
+	countSent(data, nowMs, id, leaseEnd);
 }
 
-/** A request goes (mutates): it counts against the quota. */
-export function countSent(data: QuotaHolder, nowMs: number, id: string): void {
+/** A request goes (mutates): it counts against the quota. `leaseEnd`: when its lease ends. */
+export function countSent(data: QuotaHolder, nowMs: number, id: string, leaseEnd: number): void {
 	if (!data.quota) return;
 	data.quota.sentSince++;
 	// past the reset, this request asks for the new count (the one before it never answered)
-	if (data.quota.resetAt <= nowMs) data.quota.asking = id;
+	if (data.quota.resetAt <= nowMs) {
+		data.quota.asking = id;
+		data.quota.askingUntil = leaseEnd;
+	}
 }
 
 function bucketOf(nowMs: number): number {

@@ -4,10 +4,13 @@
  * mode, shared by all workers). Every step is atomic, so concurrent executions and workers never
  * lose an update.
  */
-import type { Step, TrafficData, TrafficParams } from './controller';
+import type { LeaseView, Step, TrafficData, TrafficParams } from './controller';
 
-/** One atomic step on an API's traffic state (see core/traffic/controller.ts). */
-export type TrafficStep<T> = (data: TrafficData | undefined) => Step<T>;
+/**
+ * One atomic step on an API's traffic state (see core/traffic/controller.ts): the state, and the
+ * requests in flight as the store counts them at the step's time.
+ */
+export type TrafficStep<T> = (data: TrafficData | undefined, leases: LeaseView) => Step<T>;
 
 export interface StateStore {
 	readonly kind: 'memory' | 'redis';
@@ -17,10 +20,16 @@ export interface StateStore {
 	 * when the resulting state may be dropped (trafficForgetAt).
 	 */
 	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T>;
+	/**
+	 * Calls `onChange` when another process reports a change of `key` that may let a waiting
+	 * request go (a store shared by processes); returns what ends the watch. Absent: nothing but
+	 * this process changes the state.
+	 */
+	watch?(key: string, onChange: () => void): () => void;
 }
 
 /** Every API's state, read for an operator (the Traffic Control node), never on a request's path. */
 export interface TrafficInspector {
-	/** The APIs whose state is kept now: their keys (hashed) and states, in no particular order. */
-	list(nowMs: number): Promise<Array<{ key: string; data: TrafficData }>>;
+	/** The APIs whose state is kept now: their keys (hashed), states and requests in flight, in no particular order. */
+	list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>>;
 }

@@ -1,37 +1,59 @@
 /**
- * Requests of this process waiting at an API's controller for something that has no known time: a
- * slot in flight, the probe's result, room in the retry budget. Each report to the controller (and
- * each admission that may leave room for another) wakes the longest waiter, one at a time, so a
- * freed slot costs one new look at the state, not one per waiting request; the woken request
- * wakes the next one when it goes. Other workers' changes are not seen here: waiters also look
- * again after a bounded time (the gate's poll).
+ * Requests of this process waiting at an API's controller, in queues by what frees them. Each
+ * report to the controller (and each admission that may leave room for another) wakes the longest
+ * waiter, one at a time, so a freed slot costs one new look at the state, not one per waiting
+ * request; the woken request wakes the next one when it goes.
+ *
+ * Looking again without a wake (a pause's end, the next probe, the pace's next slot, or the safety
+ * poll for changes made by other processes) is one timer per queue, not one per request: when it
+ * fires, the longest waiter looks for all of them (`look`). A waiter's own timer is only its limit
+ * (its deadline): it gives up then, it does not poll.
  */
 
 import { onAbort } from '../abort-listeners';
 
 type Wake = () => void;
 
-export class Waiters {
-	private readonly queues = new Map<string, Wake[]>();
+type StartTimer = (ms: number, fire: () => void) => () => void;
 
-	/** Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects). */
-	wait(key: string, maxMs: number, startTimer: (ms: number, fire: () => void) => () => void, signal?: AbortSignal): Promise<void> {
+interface Queue {
+	waiters: Wake[];
+	/** The queue's one look-again timer: when it fires (epoch ms of the callers' clock), and its cancel. */
+	lookAt?: number;
+	cancelLook?: () => void;
+}
+
+/** When the longest waiter looks again for the queue: at `atMs` (callers' clock), now being `nowMs`. */
+interface LookAgain {
+	atMs: number;
+	nowMs: number;
+}
+
+export class Waiters {
+	private readonly queues = new Map<string, Queue>();
+
+	/**
+	 * Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects).
+	 * With `look`, the queue's timer is set to that time, unless it is set sooner already.
+	 */
+	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain): Promise<void> {
 		return new Promise<void>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? [];
+			const queue = this.queues.get(key) ?? { waiters: [] };
 			this.queues.set(key, queue);
 			const finish = () => {
 				if (done) return;
 				done = true;
 				cancelTimer();
 				unsubscribe();
-				const index = queue.indexOf(finish);
-				if (index >= 0) queue.splice(index, 1);
-				if (queue.length === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+				const index = queue.waiters.indexOf(finish);
+				if (index >= 0) queue.waiters.splice(index, 1);
+				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
 				resolve();
 			};
-			queue.push(finish);
-			const cancelTimer = startTimer(Math.max(0, maxMs), finish);
+			queue.waiters.push(finish);
+			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), finish) : () => undefined;
+			if (look) this.lookAt(key, queue, look, startTimer);
 			const unsubscribe = onAbort(signal, finish);
 			if (signal?.aborted) finish();
 		});
@@ -39,13 +61,36 @@ export class Waiters {
 
 	/** Wakes every waiter of every queue whose key starts with `prefix` (an API's pause or hold ended by hand). */
 	wakeAll(prefix: string): void {
-		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue]) wake();
+		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue.waiters]) wake();
 	}
 
 	/** Wakes the `count` longest waiters for `key`. */
 	wake(key: string, count = 1): void {
 		const queue = this.queues.get(key);
-		for (let i = 0; i < count && queue && queue.length > 0; i++) queue[0]();
+		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters[0]();
+	}
+
+	/** Waiters queued for `key`. */
+	size(key: string): number {
+		return this.queues.get(key)?.waiters.length ?? 0;
+	}
+
+	/** The longest waiter of `key` looks again at that time (if someone waits then), unless it is set sooner. */
+	lookAgain(key: string, look: LookAgain, startTimer: StartTimer): void {
+		const queue = this.queues.get(key);
+		if (queue && queue.waiters.length > 0) this.lookAt(key, queue, look, startTimer);
+	}
+
+	private lookAt(key: string, queue: Queue, look: LookAgain, startTimer: StartTimer): void {
+		if (queue.lookAt !== undefined && queue.lookAt <= look.atMs) return;
+		queue.cancelLook?.();
+		queue.lookAt = look.atMs;
+		queue.cancelLook = startTimer(Math.max(0, look.atMs - look.nowMs), () => {
+			queue.lookAt = undefined;
+			queue.cancelLook = undefined;
+			if (queue.waiters.length > 0) queue.waiters[0]();
+			else if (this.queues.get(key) === queue) this.queues.delete(key);
+		});
 	}
 }
 
