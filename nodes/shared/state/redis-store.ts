@@ -9,7 +9,7 @@
  *   state only if its version is still the one the step started from, and adds or ends the step's
  *   lease in a sorted set by expiry. On a lost race it hands back the current state and the step
  *   runs again on it. A refusal writes nothing (the script only checks the version), but the
- *   pace's, once: it reserves the request's slot.
+ *   pace's, once: it reserves the request's slot (and the few the controller writes once, admit).
  * - O(1) per request: the state holds no list of requests in flight (leases are members of the
  *   sorted set, one at a time), so a call's size and Redis's work do not grow with the requests in
  *   flight; the version is a token, compared, never the whole value.

@@ -30,7 +30,8 @@
  * entry at a time (a map, a Redis sorted set by expiry) and hands a step their count and soonest
  * end (LeaseView); a step says which lease it adds or ends (Step.lease). A refusal changes nothing
  * (Step.changed false): a store writes nothing for it. The pace's refusal is the exception: it
- * reserves the request's slot, once per waiting request.
+ * reserves the request's slot, once per waiting request; and a refusal writes, once each, what
+ * must not be told twice or lost (see admit).
  */
 import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWaiting, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
 import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
@@ -179,7 +180,7 @@ export type TrafficEvent =
 export interface Step<T> {
 	data: TrafficData;
 	result: T;
-	/** False: the step changed nothing (a refusal, but the pace's); the store keeps what it holds and writes nothing. */
+	/** False: the step changed nothing (a refusal, but the pace's and those of admit that write once); the store keeps what it holds and writes nothing. */
 	changed: boolean;
 	/** The lease the step starts (`add`) or ends (`end`, by id). */
 	lease?: { add: Lease } | { end: string };
