@@ -63,7 +63,7 @@ const WORKER_CONCURRENCY = 25;
 /** (i) the first request is answered 429 + Retry-After: PAUSE_S; the other calls come during the pause. */
 const PAUSE_CALLS = 30;
 const PAUSE_S = 4;
-/** (ii) calls at once against an API down for OUTAGE_MS, whose 503s take LATENCY_MS (so that overlaps show). */
+/** (ii) calls at once against an API down for OUTAGE_MS from its first request, whose 503s take LATENCY_MS (so that overlaps show). */
 const HOLD_CALLS = 40;
 // 503s slow enough that two workers' probes on schedules of their own would overlap; the outage,
 // from the first request, long enough for two failed probes (1 s after the hold opens, then 2 s
@@ -312,8 +312,9 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	for (const p of pauseItems) if (p !== retried) assert.equal(p.story.attempts, 1, `${p.item.key}: sent once, after the pause`);
 
 	// ----------------------------------------------------------------------------------------
-	// (ii) A hold is shared: all calls at once, the API down for OUTAGE_MS from the first
+	// (ii) A hold is shared: all calls at once, the API down for OUTAGE_MS from the first request
 	const lastPauseId = Math.max(...pauseExecutions.map((e) => e.id));
+	const postedAt = Date.now();
 	await Promise.all(Array.from({ length: HOLD_CALLS }, (_, n) => post(main, `queue-${workflowId}-outage`, `h-${n}`)));
 	mark('hold: webhooks answered');
 	const holdExecutions = await finished(lastPauseId, HOLD_CALLS, 'hold');
@@ -332,12 +333,12 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	t.diagnostic(
 		`hold: executions per worker ${JSON.stringify(workers.map((_, w) => holdItems.filter((h) => h.execution.worker === w).length))}; upstream ${requests.length} requests ` +
 			`(${requests.filter((e) => e.status === 503).length} x 503: ${beforeHold.length} before the hold, ${failedProbes.length} failed probes); before the hold ${JSON.stringify(beforeHold.map(holdSpan))}; probes ${JSON.stringify(probes.map(holdSpan))}; ` +
-			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; without the hold up to ${HOLD_CALLS * 5} requests`,
+			`items held per worker ${JSON.stringify(heldBy)}; "looks down" logged per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/looks down: its requests are held/g) ?? []).length))}; Redis state store given up for memory per worker ${JSON.stringify(workers.map((w) => (w.logs().match(/state store failed/g) ?? []).length))} (a worker on its own memory holds on its own); without the hold up to ${HOLD_CALLS * 5} requests`,
 	);
 	const waitedFor = {};
 	for (const h of holdItems) for (const r of h.story.history) for (const [why, ms] of Object.entries(r.traffic?.waitedFor ?? {})) waitedFor[why] = (waitedFor[why] ?? 0) + ms;
 	const started = holdExecutions.map((e) => e.startedAt - requests[0].time).sort((a, b) => a - b);
-	t.diagnostic(`hold: executions started from +${started[0]} to +${started[started.length - 1]} ms (median +${started[started.length >> 1]}); the items waited (ms, all attempts) ${JSON.stringify(waitedFor)}`);
+	t.diagnostic(`hold: the API's first request ${requests[0].time - postedAt} ms after the first webhook call (n8n's queue); executions started from +${started[0]} to +${started[started.length - 1]} ms (median +${started[started.length >> 1]}); the items waited (ms, all attempts) ${JSON.stringify(waitedFor)}`);
 	// what makes the check worth anything: the outage outlasted probes, and both workers held items
 	assert.ok(failedProbes.length >= 2, `the outage outlasted at least two probes: ${JSON.stringify(probes.map(holdSpan))}`);
 	for (const [w, n] of heldBy.entries()) assert.ok(n > 0, `worker ${w + 1} held items while the API was down: ${JSON.stringify(heldBy)}`);

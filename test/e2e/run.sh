@@ -59,10 +59,12 @@ export RH_E2E_TARBALL="$RH_E2E_TMP/pack/$tarball"
 # a file not named here runs after them. Durations from a full run on 2 cores, in seconds.
 slowest_first=(
   dead-letter-replay # 220
+  partial-failure    # 175
   npm-start          # 150
   long-wait          # 120
   ai-agent-tool      # 120
   queue-mode         # 115
+  traffic-buckets    # 115
   install-readme     # 110
   drop-in            # 105
   retry-execution    # 85

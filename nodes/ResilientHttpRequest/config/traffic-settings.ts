@@ -83,9 +83,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
-	return {
-		key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`),
-		label: scope === '' ? new URL(url).host : 'its scope',
-		params,
-	};
+	const label = scope === '' ? new URL(url).host : 'its scope';
+	params.label = label;
+	return { key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`), label, params };
 }

@@ -4,7 +4,7 @@
  * says of the API after: a throttle, a requested wait, the quota its rate-limit headers advertise,
  * an outage. State changes are logged once, by the request that caused them.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { AttemptGate, AttemptResult, GateNote } from '../../shared/core/retry-loop';
@@ -12,7 +12,7 @@ import { formatDuration } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome, TrafficEvent } from '../../shared/core/traffic/controller';
 import { passGate, reportOutcome, type GateContext, type GateResult } from '../../shared/core/traffic/gate';
-import { readQuota } from '../../shared/core/traffic/quota-headers';
+import { readBucket, readQuota } from '../../shared/core/traffic/quota-headers';
 import { getProcessWaiters } from '../../shared/core/traffic/waiters';
 import type { StateStore } from '../../shared/core/traffic/store';
 import type { TrafficControl } from '../config/traffic-settings';
@@ -29,18 +29,41 @@ const MEMORY_POLL_MS = 5_000;
 /** Statuses by which an API says "too much at once, come back later". */
 const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
+function shortHash(text: string): string {
+	return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+}
+
+/** The request as the controller knows it: its route (hashed: a path may hold a token) and path. */
+interface TrafficRequest {
+	route: string;
+	path: string;
+}
+
+/** A request's route: its method and path (not its query), hashed. */
+export function trafficRequest(method: string, url: string): TrafficRequest {
+	const path = new URL(url).pathname;
+	return { route: shortHash(`${method.toUpperCase()} ${path}`), path };
+}
+
+/** The quota an answer advertises, and the bucket it names (when it names one). */
+function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number, request: TrafficRequest): Pick<Outcome, 'quota' | 'bucket' | 'route'> {
+	const quota = readQuota(headers, nowMs);
+	const bucket = readBucket(headers, request.path, shortHash);
+	return { ...(quota ? { quota } : {}), ...(bucket !== undefined ? { bucket, route: request.route } : {}) };
+}
+
 /** What one attempt's result tells the API's controller. */
-function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean): Outcome {
+function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean, request: TrafficRequest): Outcome {
 	// a "not yet" answer (Retry When) is the API working: no sign of an outage, nor of throttling
 	if (result.ok || result.failure.notYet) {
 		const headers = result.ok ? result.value.headers : result.failure.headers;
-		const quota = readRateLimitHeaders && headers ? readQuota(headers, nowMs) : undefined;
-		return { success: true, outageFailure: false, overload: false, throttled: false, ...(quota ? { quota } : {}) };
+		const facts = readRateLimitHeaders && headers ? quotaFacts(headers, nowMs, request) : {};
+		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts };
 	}
 	const failure = result.failure;
 	const status = failure.status;
 	const throttled = status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined);
-	const quota = readRateLimitHeaders && failure.headers ? readQuota(failure.headers, nowMs) : undefined;
+	const facts = readRateLimitHeaders && failure.headers ? quotaFacts(failure.headers, nowMs, request) : {};
 	return {
 		success: false,
 		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
@@ -48,7 +71,7 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 		overload: failure.kind === 'timeout' || (status !== undefined && OVERLOAD_STATUSES.has(status)),
 		throttled,
 		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header, ...(failure.serverDelay.inferred ? { inferred: true } : {}) } } : {}),
-		...(quota ? { quota } : {}),
+		...facts,
 	};
 }
 
@@ -77,16 +100,35 @@ function noteOf(result: GateResult): GateNote {
 	return note;
 }
 
+/** A time for the log; a server's absurd wait stays a valid date (the latest JavaScript has). */
+function isoTime(ms: number): string {
+	return new Date(Math.min(ms, 8.64e15)).toISOString();
+}
+
+function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paused' }>, nowMs: number): string {
+	const until = `${formatDuration(event.until - nowMs)} (${isoTime(event.until)})`;
+	if (event.bucket !== undefined) return `the API ${label}'s rate-limit bucket "${event.bucket}" is spent: requests to it wait for its reset in ${until}; its other endpoints go on`;
+	if (event.by === 'quota') return `the API ${label}'s rate-limit quota is spent: its requests wait for its reset in ${until}`;
+	if (event.probedFrom === undefined) return `the API ${label} asked to wait (${event.by}): its requests are paused for ${until}`;
+	return `the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${until}, one request probing from ${isoTime(event.probedFrom)}`;
+}
+
+function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'resumed' }>): string {
+	if (event.how === 'refilled') return event.bucket !== undefined ? `the API ${label}'s rate-limit bucket "${event.bucket}" is refilled: requests to it go again` : `the API ${label}'s rate-limit quota is refilled: its requests go again`;
+	if (event.how === 'hand') return `the API ${label}'s ${event.bucket !== undefined ? `rate-limit bucket "${event.bucket}"` : event.by} was ended by hand: its requests go again`;
+	if (event.how === 'probe') return `the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`;
+	return `the API ${label}'s pause (${event.by}) is over: its requests go again`;
+}
+
 function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[], nowMs: number): void {
 	const node = `Resilient HTTP Request "${ctx.getNode().name}"`;
 	for (const event of events) {
 		switch (event.kind) {
 			case 'paused':
-				if (event.probedFrom === undefined) ctx.logger.info(`${node}: the API ${label} asked to wait (${event.by}): its requests are paused for ${formatDuration(event.until - nowMs)}`);
-				else ctx.logger.info(`${node}: the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${formatDuration(event.until - nowMs)}, one request probing from ${new Date(event.probedFrom).toISOString()}`);
+				ctx.logger.info(`${node}: ${pausedMessage(label, event, nowMs)}`);
 				break;
 			case 'resumed':
-				ctx.logger.info(`${node}: the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`);
+				ctx.logger.info(`${node}: ${resumedMessage(label, event)}`);
 				break;
 			case 'down':
 				ctx.logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(event.nextProbeAt).toISOString()}`);
@@ -107,6 +149,8 @@ function logEvents(ctx: IExecuteFunctions, label: string, events: TrafficEvent[]
 interface TrafficGateOptions {
 	/** The item's first request is a retry too (it came back through a Backoff Delay loop). */
 	loopRetry: boolean;
+	/** The request this gate admits (its route names its bucket, once an answer said). */
+	request: TrafficRequest;
 	maxServerDelayMs: number;
 	readRateLimitHeaders: boolean;
 }
@@ -125,10 +169,11 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	return {
 		async enter(attempt, last, deadlineAt) {
 			const id = randomUUID();
-			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget
-			const retry = (attempt > 1 && last?.notYet !== true) || options.loopRetry;
+			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
+			const failedBefore = attempt > 1 && last?.notYet !== true;
+			const retry = failedBefore || options.loopRetry;
 			const paced = wasPaced(last);
-			const result = await passGate(gate, { id, retry, paced }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
+			const result = await passGate(gate, { id, retry, paced, failedBefore, route: options.request.route }, { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs });
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			const lease = result.admission.lease;
@@ -136,7 +181,8 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					await reportOutcome(gate, lease, { ...outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
+					const outcome = outcomeOf(attemptResult, runtime.now(), options.readRateLimitHeaders, options.request);
+					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};
 		},

@@ -19,7 +19,7 @@ import type { RetryTally } from '../output/retry-tally';
 import { consoleReporter } from '../output/console-requests';
 import { thrownShape } from '../output/http-request-error';
 import { meetsRetryWhen, retryWhenError } from '../polling/retry-when';
-import { createTrafficGate } from '../traffic/traffic-gate';
+import { createTrafficGate, trafficRequest } from '../traffic/traffic-gate';
 import { serverRequestedDelay } from '../../shared/core/retry-after';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
 
@@ -115,7 +115,7 @@ async function attemptOnce(ctx: IExecuteFunctions, i: number, request: RequestSp
 
 export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { runtime, store, signal, tally }: SendContext): ItemSender {
 	const { retry, idempotency } = config;
-	const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders });
+	const gateOptions = { loopRetry: config.loopRetry, maxServerDelayMs: retry.policy.maxServerDelayMs, readRateLimitHeaders: retry.readRateLimitHeaders };
 	const toConsole = consoleReporter(ctx, scope);
 	const attempt = async (request: RequestSpec, context: AttemptContext): Promise<AttemptResult<HttpResponse>> => {
 		const result = await attemptOnce(ctx, scope.index, request, config, context, runtime);
@@ -126,6 +126,7 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 		// a page carries its own key (<key>-page-<n>): the policy takes the key the request goes out with
 		const key = headerValue(request.headers, idempotency.header);
 		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}) };
+		const gate = createTrafficGate(ctx, store, config.traffic, runtime, signal, { ...gateOptions, request: trafficRequest(request.method, request.url) });
 		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
 		// a Retry When that cannot be evaluated is a setting to fix, not a failure of the request
 		if (!outcome.ok && outcome.failure.code === WRONG_RETRY_WHEN) retryWhenError(ctx, scope.index, outcome.failure.message);

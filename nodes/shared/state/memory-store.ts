@@ -25,7 +25,7 @@
  * idle key.
  */
 import { trafficForgetAt, type LeaseView, type Step, type TrafficData, type TrafficParams } from '../core/traffic/controller';
-import type { StateStore, TrafficStep } from '../core/traffic/store';
+import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 
 export const MEMORY_STORE_DEFAULTS = Object.freeze({
 	/** Far more APIs than a process calls (the heap a key takes is measured by the benchmark). */
@@ -66,8 +66,7 @@ function applyLease(leases: Map<string, number>, step: Step<unknown>): void {
 	else leases.delete(step.lease.end);
 }
 
-
-export class MemoryStateStore implements StateStore {
+export class MemoryStateStore implements StateStore, TrafficInspector {
 	readonly kind = 'memory' as const;
 	/** Insertion order is recency order: every use moves a key to the end. */
 	private readonly entries = new Map<string, Entry>();
@@ -100,6 +99,12 @@ export class MemoryStateStore implements StateStore {
 		}
 		this.keep(key, entry, nowMs);
 		return result.result;
+	}
+
+	async list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>> {
+		const live: Array<{ key: string; data: TrafficData; inFlight: number }> = [];
+		for (const [key, entry] of this.entries) if (nowMs < entry.forgetAt && entry.data) live.push({ key, data: entry.data, inFlight: liveLeases(entry.leases, nowMs).count });
+		return live;
 	}
 
 	/** The state of `key` as it stands (not a copy: read it, never change it), without using it. */

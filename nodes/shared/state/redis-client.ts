@@ -67,6 +67,26 @@ export class RedisClient {
 		}
 	}
 
+	/** Every key that matches `pattern` (SCAN, on each master of a Cluster): for an operator, never on a request's path. */
+	async scan(pattern: string): Promise<string[]> {
+		const redis = await this.client();
+		const servers: Redis[] = redis.isCluster ? (redis as Cluster).nodes('master') : [redis as Redis];
+		const keys = new Set<string>();
+		try {
+			for (const server of servers) {
+				let cursor = '0';
+				do {
+					const [next, page] = await this.timed(server.scan(cursor, 'MATCH', pattern, 'COUNT', 500));
+					cursor = next;
+					for (const key of page) keys.add(key);
+				} while (cursor !== '0');
+			}
+		} catch (error) {
+			throw this.wrap(error);
+		}
+		return [...keys];
+	}
+
 	/** A second connection with the same settings, connected (pub/sub needs one of its own). */
 	async duplicate(): Promise<RedisLike> {
 		const redis = await this.client();

@@ -9,7 +9,7 @@
  *   state only if its version is still the one the step started from, and adds or ends the step's
  *   lease in a sorted set by expiry. On a lost race it hands back the current state and the step
  *   runs again on it. A refusal writes nothing (the script only checks the version), but the
- *   pace's, once: it reserves the request's slot.
+ *   pace's, once: it reserves the request's slot (and the few the controller writes once, admit).
  * - O(1) per request: the state holds no list of requests in flight (leases are members of the
  *   sorted set, one at a time), so a call's size and Redis's work do not grow with the requests in
  *   flight; the version is a token, compared, never the whole value.
@@ -32,7 +32,7 @@ import { randomBytes } from 'node:crypto';
 import { trafficForgetAt, type LeaseView, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { connectionId, RedisStoreError, type RedisConnection } from './redis-connection';
 import { RedisClient, RedisTimeoutError, script, type RedisLike } from './redis-client';
-import type { StateStore, TrafficStep } from '../core/traffic/store';
+import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -116,6 +116,13 @@ local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 return {1, redis.call('ZCARD', KEYS[2]), first[2] or ''}
 `);
 
+/** KEYS[1] the state, KEYS[2] the leases; ARGV[1] now (ms). Returns {the state's value, leases in flight}. */
+const READ = script(`
+local value = redis.call('GET', KEYS[1])
+if value == false then value = '' end
+return {value, redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf')}
+`);
+
 /** What this process last saw of an API: its version, state and leases. */
 interface Seen {
 	version: string;
@@ -180,7 +187,7 @@ export class RedisStepsError extends RedisStoreError {
 	}
 }
 
-export class RedisStateStore implements StateStore {
+export class RedisStateStore implements StateStore, TrafficInspector {
 	readonly kind = 'redis' as const;
 	readonly connection: Readonly<RedisConnection>;
 	private readonly options: Required<RedisStateStoreOptions>;
@@ -292,6 +299,22 @@ export class RedisStateStore implements StateStore {
 			lane.seen = parseSeen(typeof reply[1] === 'string' ? reply[1] : '', Number(reply[2]), typeof reply[3] === 'string' ? reply[3] : '');
 		}
 		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on these steps`);
+	}
+
+	/**
+	 * Every API's state in Redis and its requests in flight (SCAN, on each master of a Cluster; then
+	 * one read script per API): for an operator, never on a request's path.
+	 */
+	async list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>> {
+		const prefix = `${this.options.keyPrefix}traffic:{`;
+		const found: Array<{ key: string; data: TrafficData; inFlight: number }> = [];
+		for (const redisKey of await this.client.scan(`${prefix}*}`)) {
+			const reply: unknown = await this.client.run(READ, [redisKey, `${redisKey}:leases`], [String(Math.floor(nowMs))]);
+			if (!Array.isArray(reply)) continue;
+			const { data } = parseSeen(typeof reply[0] === 'string' ? reply[0] : '', 0, '');
+			if (data) found.push({ key: redisKey.slice(prefix.length, -1), data, inFlight: Number(reply[1]) || 0 });
+		}
+		return found;
 	}
 
 	/** Runs the batch's steps, in order, on what this process last saw: the script that applies them. */

@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { Redis } from 'ioredis';
 import { admit, complete, trafficForgetAt, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams, type Lease, type LeaseView } from '../../../nodes/shared/core/traffic/controller';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -332,9 +333,22 @@ describeRedis(redisTitle, () => {
 		expect(await call(workerA, 'b', T0)).toMatchObject({ go: true });
 	});
 
+	it("lists every API's state for the operator; a hold ended by hand on one worker lets the other's next request go", async () => {
+		await takeDown(workerA, 'op-1', T0);
+		await call(workerA, 'op-2', T0);
+		const listed = await workerB.list(T0);
+		expect(listed.map((l) => l.key).sort()).toEqual(expect.arrayContaining(['op-1', 'op-2']));
+		expect(listed.find((l) => l.key === 'op-1')?.data.hold?.state).toBe('open');
+		expect(await call(workerA, 'op-1', T0 + 1)).toMatchObject({ go: false, reason: 'held' });
+		await workerB.traffic('op-1', T0 + 2, P, (d) => ({ data: resumeTraffic(d, T0 + 2, { pause: true, hold: true }).data, result: undefined, changed: true, frees: true }));
+		expect(await call(workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
+	});
+
 	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks)', async () => {
 		type Op = { kind: 'advance'; ms: number } | { kind: 'admit'; key: number; worker: number; retry: boolean; paced: boolean } | { kind: 'complete'; key: number; worker: number; which: number; outcome: number };
-		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetMs: 500 } }];
+		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetAt: 0 } }];
+		// the quota's reset is an instant: 500 ms after the answer that states it
+		const outcomeAt = (n: number, at: number): Outcome => (outcomes[n].quota ? { ...outcomes[n], quota: { remaining: 1, resetAt: at + 500 } } : outcomes[n]);
 		const params: TrafficParams = { window: { ceiling: 4, mode: 'adaptive' }, leaseMs: 2_000, budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 }, hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 300, maxBreakMs: 2_000 }, rateLimitRps: 50 };
 		const key = fc.integer({ min: 0, max: 2 });
 		const worker = fc.integer({ min: 0, max: 1 });
@@ -378,7 +392,7 @@ describeRedis(redisTitle, () => {
 						const list = live.get(o.key) ?? [];
 						if (list.length === 0) continue;
 						const [lease] = list.splice(o.which % list.length, 1);
-						const outcome = outcomes[o.outcome];
+						const outcome = outcomeAt(o.outcome, at);
 						const step = complete(states.get(o.key), viewOf(o.key, at), at, lease, outcome, params);
 						states.set(o.key, step.data);
 						leases.set(o.key, (leases.get(o.key) ?? []).filter(([id]) => id !== lease[0]));

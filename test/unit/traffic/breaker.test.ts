@@ -150,13 +150,119 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		expect(b.state.consecutiveFailures).toBe(1);
 	});
 
-	it('ignores outcomes that arrive while open (calls that started before it opened)', () => {
+	it('while open, a failure that arrives (a call that started before it opened) changes nothing; any success ends it', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);
 		const open = b.data;
-		expect(b.record(true)).toBeUndefined();
 		expect(b.record(false)).toBeUndefined();
 		expect(b.data).toEqual(open);
+		expect(b.record(true)).toMatchObject({ from: 'open', to: 'closed', snapshot: { state: 'closed', openings: 0 } });
+	});
+
+	it('a caller that failed already (counted: false) never opens it alone, however long its streak; its success counts', () => {
+		const b = new Driver();
+		const again = () => {
+			expect(b.allow().allowed).toBe(true);
+			return recordOutcome(b.data, b.now, false, b.params, { counted: false });
+		};
+		for (let i = 0; i < 50; i++) {
+			const step = again();
+			b.data = step.data;
+			expect(step.result).toBeUndefined();
+		}
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 50 });
+		// its success ends its streak (and counts: 9 calls, under the ratio's 10)
+		b.call(true);
+		for (let i = 0; i < 3; i++) b.call(false);
+		b.call(true);
+		for (let i = 0; i < 4; i++) b.call(false);
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 4 });
+	});
+
+	it("every failure counts in the streak, which opens it once it holds two callers' first failures; a retry's failure never reaches the ratio; any success ends the streak", () => {
+		const b = new Driver();
+		const again = () => {
+			expect(b.allow().allowed).toBe(true);
+			const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+			b.data = step.data;
+			return step.result;
+		};
+		// one item failing five times (its first failure, then four retries): no outage
+		b.call(false);
+		for (let i = 0; i < 4; i++) expect(again()).toBeUndefined();
+		expect(b.state).toMatchObject({ state: 'closed', consecutiveFailures: 5 });
+		// a second item's first failure with no success since: down, as a breaker counting every call already said
+		expect(b.call(false)).toMatchObject({ from: 'closed', to: 'open' });
+
+		// as many failures as a breaker counting every call needs, whatever their order
+		for (const order of [
+			['first', 'first', 'retry', 'retry', 'retry'],
+			['first', 'retry', 'retry', 'retry', 'first'],
+			['retry', 'first', 'retry', 'first', 'retry'],
+		]) {
+			const d = new Driver();
+			const results = order.map((kind) => {
+				expect(d.allow().allowed).toBe(true);
+				const step = recordOutcome(d.data, d.now, false, d.params, kind === 'retry' ? { counted: false } : {});
+				d.data = step.data;
+				return step.result?.to;
+			});
+			expect(results).toEqual([undefined, undefined, undefined, undefined, 'open']);
+		}
+
+		// a success in between ends the streak and what began it
+		const c = new Driver();
+		c.call(false);
+		c.call(false);
+		c.call(true);
+		const retry = () => {
+			expect(c.allow().allowed).toBe(true);
+			const step = recordOutcome(c.data, c.now, false, c.params, { counted: false });
+			c.data = step.data;
+			return step.result;
+		};
+		for (let i = 0; i < 6; i++) expect(retry()).toBeUndefined();
+		expect(c.state).toMatchObject({ state: 'closed', consecutiveFailures: 6 });
+		expect(c.call(false)).toBeUndefined();
+		expect(c.call(false)).toMatchObject({ to: 'open' });
+	});
+
+	it('a short streak asked for needs as many first failures as it is long: 1 in a row opens on a first failure only', () => {
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 1, failureRatio: 0 });
+		expect(b.allow().allowed).toBe(true);
+		const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+		b.data = step.data;
+		expect(step.result).toBeUndefined();
+		expect(b.call(false)).toMatchObject({ to: 'open' });
+	});
+
+	it("retries' failures never reach the failure ratio: 3 first failures in 10 calls plus 20 failed retries keep it closed", () => {
+		const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: 0 });
+		for (let i = 0; i < 7; i++) b.call(true);
+		for (let i = 0; i < 3; i++) b.call(false);
+		for (let i = 0; i < 20; i++) {
+			expect(b.allow().allowed).toBe(true);
+			const step = recordOutcome(b.data, b.now, false, b.params, { counted: false });
+			b.data = step.data;
+			expect(step.result).toBeUndefined();
+		}
+		expect(b.state).toMatchObject({ state: 'closed' });
+	});
+
+	it('half-open: only the probe (known by its id) decides; the failure of another call changes nothing, its success closes it', () => {
+		const b = new Driver();
+		for (let i = 0; i < 5; i++) b.call(false);
+		b.advance(30_000);
+		const probe = allowCall(b.data, b.now, b.params, 'probe-1');
+		expect(probe.result).toMatchObject({ allowed: true, probe: true });
+		b.data = probe.data;
+		const other = recordOutcome(b.data, b.now, false, b.params, { id: 'late-1' });
+		expect(other.result).toBeUndefined();
+		expect(other.data).toMatchObject({ state: 'half-open', probeId: 'probe-1' });
+		const failed = recordOutcome(other.data, b.now + 1, false, b.params, { id: 'probe-1' });
+		expect(failed.result).toMatchObject({ from: 'half-open', to: 'open', snapshot: { openings: 2 } });
+		const late = recordOutcome(failed.data, b.now + 2, true, b.params, { id: 'late-2' });
+		expect(late.result).toMatchObject({ from: 'open', to: 'closed' });
 	});
 
 	it('a clock that steps back never ends a break early', () => {
@@ -232,6 +338,31 @@ const opsArb = (params: BreakerParams): fc.Arbitrary<Op[]> =>
 	);
 
 describe('(f) circuit breaker: properties', () => {
+	it("the streak opens it exactly when it holds N failures in a row (retries' included) and two first failures: never with fewer, never later", () => {
+		fc.assert(
+			fc.property(fc.integer({ min: 1, max: 8 }), fc.array(fc.constantFrom('ok', 'first', 'retry', 'retry'), { maxLength: 60 }), (n, calls) => {
+				const b = new Driver({ ...BREAKER_PARAMS, consecutiveFailures: n, failureRatio: 0 });
+				let streak = 0;
+				let firsts = 0;
+				for (const call of calls) {
+					expect(b.allow().allowed).toBe(true);
+					const step = recordOutcome(b.data, b.now, call === 'ok', b.params, call === 'retry' ? { counted: false } : {});
+					b.data = step.data;
+					if (call === 'ok') [streak, firsts] = [0, 0];
+					else [streak, firsts] = [streak + 1, firsts + (call === 'first' ? 1 : 0)];
+					const due = streak >= n && firsts >= Math.min(2, n);
+					expect(step.result?.to === 'open').toBe(due);
+					// a success closes it (a call's from before it opened): the reference starts afresh with it
+					if (due) {
+						expect(b.record(true)).toMatchObject({ from: 'open', to: 'closed' });
+						[streak, firsts] = [0, 0];
+					}
+				}
+			}),
+			{ ...FC_OPTIONS, numRuns: 300 },
+		);
+	});
+
 	it('never lets a call through while open before openUntil, and never more than one probe at a time', () => {
 		fc.assert(
 			fc.property(
@@ -270,7 +401,12 @@ describe('(f) circuit breaker: properties', () => {
 								openUntil = change.snapshot.openUntil as number;
 								lastOpenings = openings;
 							}
-							if (change.to === 'closed') expect(change.snapshot.openings).toBe(0);
+							if (change.to === 'closed') {
+								expect(change.snapshot.openings).toBe(0);
+								// any success ends the hold, open or half-open
+								openUntil = -Infinity;
+								probeAt = undefined;
+							}
 						}
 					}
 				},

@@ -16,6 +16,8 @@ const T0 = 1_800_000_000_000;
 
 const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
 const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+/** A 500: an outage sign that does not halve the window. */
+const FAILED: Outcome = { success: false, outageFailure: true, overload: false, throttled: false };
 const throttled = (ms?: number, header = 'retry-after'): Outcome => ({ success: false, outageFailure: false, overload: true, throttled: true, ...(ms !== undefined ? { serverWait: { ms, header } } : {}) });
 
 function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
@@ -62,7 +64,8 @@ class Api {
 	/** Admits and completes at once. */
 	call(now: number, outcome: Outcome, request: Partial<AdmitRequest> = {}): Admission & { id: string } {
 		const a = this.admit(now, request);
-		if (a.go) this.complete(now, a.id, outcome);
+		// as the gate reports it: an item that failed before says so again
+		if (a.go) this.complete(now, a.id, request.failedBefore ? { ...outcome, failedBefore: true } : outcome);
 		return a;
 	}
 }
@@ -119,7 +122,7 @@ describe('traffic controller: a pause whose end is a guess is probed', () => {
 		expect(probe.go).toBe(true);
 		// while the probe is out, the others wait for its answer (or the next probe's time)
 		expect(api.admit(T0 + 60_001)).toMatchObject({ go: false, reason: 'paused', until: T0 + 120_000, wake: 'change' });
-		expect(api.complete(T0 + 60_100, probe.id, OK)).toEqual([{ kind: 'resumed', by: 'body.policyName' }]);
+		expect(api.complete(T0 + 60_100, probe.id, OK)).toEqual([{ kind: 'resumed', by: 'body.policyName', how: 'probe' }]);
 		expect(api.admit(T0 + 60_101).go).toBe(true);
 	});
 
@@ -241,17 +244,17 @@ describe('traffic controller: the API pauses everyone', () => {
 	it('a spent quota on any answer, a success too, pauses until its reset; requests in flight count against it', () => {
 		const api = new Api(params());
 		const inFlight = api.admit(T0);
-		api.call(T0, { ...OK, quota: { remaining: 2, resetMs: 1000 } }); // one more in flight: 1 left
+		api.call(T0, { ...OK, quota: { remaining: 2, resetAt: T0 + 1000 } }); // one more in flight: 1 left
 		expect(api.admit(T0 + 1).go).toBe(true); // takes the last one
 		expect(api.admit(T0 + 2)).toMatchObject({ go: false, reason: 'paused', until: T0 + 1000, pausedBy: 'quota' });
-		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetMs: 900 } });
+		api.complete(T0 + 3, inFlight.id, { ...OK, quota: { remaining: 0, resetAt: T0 + 903 } });
 		expect(api.admit(T0 + 500)).toMatchObject({ reason: 'paused', until: T0 + 903 });
 		const asker = api.admit(T0 + 903);
 		expect(asker.go).toBe(true);
 		// past the reset the count is unknown: the others wait for the answer of the one that asks
 		expect(api.admit(T0 + 904)).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', wake: 'change', until: T0 + 903 + 40_000 });
 		// a fresh quota after the reset lets requests go again
-		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetMs: 1000 } });
+		api.complete(T0 + 905, asker.id, { ...OK, quota: { remaining: 10, resetAt: T0 + 1905 } });
 		expect(api.admit(T0 + 906).go).toBe(true);
 	});
 
@@ -259,18 +262,18 @@ describe('traffic controller: the API pauses everyone', () => {
 		const api = new Api(params({ window: { ceiling: 100, mode: 'fixed' } }));
 		const sent = Array.from({ length: 6 }, (_, k) => api.admit(T0 + k));
 		// the server counted sent[1] after sent[0] (16 left), but sent[0]'s answer (19 left) comes back last
-		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetMs: 990 } }); // 5 still in flight: 11 left
-		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetMs: 989 } }); // would be 15
+		api.complete(T0 + 10, sent[1].id, { ...OK, quota: { remaining: 16, resetAt: T0 + 1000 } }); // 5 still in flight: 11 left
+		api.complete(T0 + 11, sent[0].id, { ...OK, quota: { remaining: 19, resetAt: T0 + 1000 } }); // would be 15
 		const more = Array.from({ length: 12 }, (_, k) => api.admit(T0 + 12 + k).go);
 		expect(more).toEqual([...Array(11).fill(true), false]);
 		// a later window's count replaces it
-		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetMs: 1000 } });
+		api.complete(T0 + 1001, sent[2].id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2001 } });
 		expect(api.admit(T0 + 1002).go).toBe(true);
 	});
 
 	it('past the reset, an answer without a quota ends the counting; an asker that never answers is given up with its lease', () => {
 		const api = new Api(params());
-		api.call(T0, { ...OK, quota: { remaining: 0, resetMs: 500 } });
+		api.call(T0, { ...OK, quota: { remaining: 0, resetAt: T0 + 500 } });
 		const lost = api.admit(T0 + 500);
 		expect(lost.go).toBe(true);
 		expect(api.admit(T0 + 501)).toMatchObject({ go: false, reason: 'paused', wake: 'change' });
@@ -370,6 +373,188 @@ describe('traffic controller: holding during an outage', () => {
 	});
 });
 
+describe('traffic controller: a hold is for an API that is down, not for items that fail', () => {
+	it('the same items failing again and again while others succeed never hold the API', () => {
+		const api = new Api(params());
+		// a fifth of the items fail, and each retries up to 4 more times; the rest succeed
+		for (let k = 0; k < 100; k++) {
+			const now = T0 + k * 100;
+			if (k % 5 === 0) {
+				api.call(now, DOWN);
+				for (let r = 0; r < 4; r++) api.call(now + 10 + r, DOWN, { retry: true, failedBefore: true });
+			} else api.call(now, OK);
+		}
+		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.admit(T0 + 10_001)).toMatchObject({ go: true, probe: false });
+	});
+
+	it("an API that is down is held after five failures in a row, as when every failure counts, though retries took the slot before a second item's first failure", () => {
+		// queue mode's outage: 503s shrink the window to one in flight, item A's retries answer before item B's first request
+		const api = new Api(params());
+		const retry = { retry: true, failedBefore: true };
+		for (const [at, request] of [[0, {}], [900, retry], [1800, retry], [2700, {}]] as const) expect(api.call(T0 + at, DOWN, request).go).toBe(true);
+		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.call(T0 + 3600, DOWN, retry).go).toBe(true);
+		expect(api.events.filter((e) => e.kind === 'down')).toHaveLength(1);
+		expect(api.admit(T0 + 3601)).toMatchObject({ go: false, reason: 'held' });
+	});
+
+	it('first failures still hold an API that is down: five in a row', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, { ...DOWN });
+		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'held' });
+	});
+
+	it('a request that has not failed yet is the probe: one whose item failed waits up to 2 s for it', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		// a new item is held: it will probe
+		expect(api.admit(T0 + 100)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000, wake: 'time' });
+		// at the probe's time a retry comes first: it waits for the new item
+		expect(api.admit(T0 + 1000, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held', until: T0 + 3000, wake: 'change' });
+		expect(api.admit(T0 + 1050)).toMatchObject({ go: true, probe: true });
+		expect(api.admit(T0 + 1060, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held' });
+	});
+
+	it('with no new item waiting, a retry probes at once; when the new one never comes, the retry probes after 2 s', () => {
+		const a = new Api(params());
+		for (let k = 0; k < 5; k++) a.call(T0, DOWN);
+		expect(a.admit(T0 + 1000, { retry: true, failedBefore: true })).toMatchObject({ go: true, probe: true });
+		const b = new Api(params());
+		for (let k = 0; k < 5; k++) b.call(T0, DOWN);
+		expect(b.admit(T0 + 100).go).toBe(false);
+		expect(b.admit(T0 + 2999, { retry: true, failedBefore: true })).toMatchObject({ go: false, reason: 'held' });
+		expect(b.admit(T0 + 3000, { retry: true, failedBefore: true })).toMatchObject({ go: true, probe: true });
+	});
+
+	it('any success ends the hold, from the probe or from a request that started before it opened', () => {
+		const api = new Api(params());
+		const early = api.admit(T0);
+		for (let k = 0; k < 5; k++) api.call(T0 + 1, FAILED);
+		expect(api.admit(T0 + 2)).toMatchObject({ reason: 'held' });
+		expect(api.complete(T0 + 3, early.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+		expect(api.admit(T0 + 4)).toMatchObject({ go: true, probe: false });
+	});
+
+	it('half-open: a failure that is not the probe does not reopen the hold', () => {
+		const api = new Api(params());
+		const early = api.admit(T0);
+		for (let k = 0; k < 5; k++) api.call(T0 + 1, FAILED);
+		const probe = api.admit(T0 + 1001);
+		expect(probe).toMatchObject({ go: true, probe: true });
+		expect(api.complete(T0 + 1002, early.id, FAILED)).toEqual([]);
+		expect(api.complete(T0 + 1003, probe.id, OK)).toEqual([expect.objectContaining({ kind: 'recovered' })]);
+	});
+});
+
+describe('traffic controller: limits where the server puts them (named buckets)', () => {
+	const HOUR = 3600_000;
+	// GitHub states its reset as an epoch: one instant for every answer of the hour
+	const github = (resource: string, remaining: number, status: 'ok' | 'limited' = 'ok', resetAt = T0 + HOUR): Outcome => ({
+		...(status === 'ok' ? OK : { success: false, outageFailure: false, overload: false, throttled: false }),
+		quota: { remaining, resetAt },
+		bucket: resource,
+	});
+	const withRoute = (outcome: Outcome, route: string): Outcome => ({ ...outcome, route });
+
+	it("a spent bucket pauses its routes only: the API's other routes, and routes never answered, go on", () => {
+		const api = new Api(params());
+		const search = api.admit(T0, { route: 'GET /search/issues' });
+		expect(api.complete(T0 + 10, search.id, withRoute(github('search', 0, 'limited'), 'GET /search/issues'))).toEqual([{ kind: 'paused', until: T0 + HOUR, by: 'quota', bucket: 'search' }]);
+		api.call(T0 + 20, withRoute(github('core', 4999), 'GET /repos/a/b'), { route: 'GET /repos/a/b' });
+		expect(api.admit(T0 + 30, { route: 'GET /search/issues' })).toMatchObject({ go: false, reason: 'paused', pausedBy: 'quota', bucket: 'search', until: T0 + HOUR, wake: 'time' });
+		expect(api.admit(T0 + 31, { route: 'GET /repos/a/b' })).toMatchObject({ go: true });
+		expect(api.admit(T0 + 32, { route: 'GET /repos/c/d' })).toMatchObject({ go: true });
+		expect(api.admit(T0 + 33)).toMatchObject({ go: true });
+	});
+
+	it('at the reset one request on the bucket asks; its answer refills it (logged once), and the routes go again', () => {
+		const api = new Api(params());
+		api.call(T0, withRoute(github('search', 0, 'limited'), 'S'), { route: 'S' });
+		// the API is in use meanwhile (an API idle past the reset is forgotten, its quota with it)
+		for (let m = 5; m < 60; m += 5) api.call(T0 + m * 60_000, withRoute(github('core', 4000), 'R'), { route: 'R' });
+		const asker = api.admit(T0 + HOUR, { route: 'S' });
+		expect(asker.go).toBe(true);
+		expect(api.admit(T0 + HOUR + 1, { route: 'S' })).toMatchObject({ go: false, reason: 'paused', bucket: 'search', wake: 'change' });
+		expect(api.complete(T0 + HOUR + 2, asker.id, withRoute(github('search', 29, 'ok', T0 + 2 * HOUR), 'S'))).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled', bucket: 'search' }]);
+		expect(api.admit(T0 + HOUR + 3, { route: 'S' }).go).toBe(true);
+	});
+
+	it("counts a bucket's quota down with the requests its routes send", () => {
+		const api = new Api(params());
+		api.call(T0, withRoute(github('search', 2), 'S'), { route: 'S' });
+		expect([api.admit(T0 + 1, { route: 'S' }).go, api.admit(T0 + 2, { route: 'S' }).go]).toEqual([true, true]);
+		expect(api.admit(T0 + 3, { route: 'S' })).toMatchObject({ go: false, bucket: 'search' });
+		expect(api.admit(T0 + 4, { route: 'R' }).go).toBe(true);
+	});
+
+	it("a throttle naming a bucket whose quota is not spent (GitHub's secondary limit) pauses the whole API", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(60_000, 'retry-after'), quota: { remaining: 4000, resetAt: T0 + HOUR }, bucket: 'core', route: 'R' }, { route: 'R' });
+		const other = api.admit(T0 + 1, { route: 'other' });
+		expect(other).toMatchObject({ go: false, reason: 'paused', pausedBy: 'retry-after' });
+		expect('bucket' in other).toBe(false);
+	});
+
+	it("a 429 naming a spent bucket with a longer Retry-After pauses the bucket until then, and does not halve the window", () => {
+		const api = new Api(params());
+		api.call(T0, { ...throttled(5_000, 'retry-after'), quota: { remaining: 0, resetAt: T0 + 1_000 }, bucket: 'abc', route: 'R' }, { route: 'R' });
+		expect(api.admit(T0 + 1, { route: 'R' })).toMatchObject({ go: false, bucket: 'abc', until: T0 + 5_000 });
+		expect(api.admit(T0 + 2, { route: 'other' })).toMatchObject({ go: true, window: 10 });
+		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
+	});
+
+	it('remembers at most 64 routes, the most recently learned', () => {
+		const api = new Api(params());
+		for (let k = 0; k < 70; k++) api.call(T0 + k, withRoute(github('core', 4000), `r${k}`), { route: `r${k}` });
+		expect(api.data?.buckets?.routes).toHaveLength(64);
+		expect(api.data?.buckets?.routes[0]).toEqual(['r6', 'core']);
+	});
+});
+
+describe('traffic controller: every pause and its end is an event, once', () => {
+	it('a stated pause ends at its time: the first step after it says so', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(2000));
+		expect(api.admit(T0 + 1000).events).toBeUndefined();
+		expect(api.admit(T0 + 2000).events).toEqual([{ kind: 'resumed', by: 'retry-after', how: 'time' }]);
+		expect(api.admit(T0 + 2001).events).toBeUndefined();
+	});
+
+	it("the API's quota spent by an answer, and refilled by the next answer after its reset", () => {
+		const api = new Api(params());
+		expect(api.call(T0, { ...OK, quota: { remaining: 0, resetAt: T0 + 1000 } }).go).toBe(true);
+		expect(api.events).toEqual([{ kind: 'paused', until: T0 + 1000, by: 'quota' }]);
+		const asker = api.admit(T0 + 1000);
+		expect(api.complete(T0 + 1001, asker.id, { ...OK, quota: { remaining: 10, resetAt: T0 + 2001 } })).toEqual([{ kind: 'resumed', by: 'quota', how: 'refilled' }]);
+	});
+});
+
+describe('traffic controller: a refusal writes only what must be told once', () => {
+	const request: AdmitRequest = { id: 'x', retry: false, paced: false };
+	const none: LeaseView = { count: 0, soonest: Infinity };
+
+	it('a wait writes nothing; a wait that saw a pause end writes once, so its event is told once', () => {
+		const api = new Api(params({ window: { ceiling: 1, mode: 'fixed' } }));
+		api.call(T0, throttled(2000));
+		expect(admit(api.data, none, T0 + 1000, request, api.p).changed).toBe(false);
+		// one request in flight at the window of 1: the step that sees the pause end refuses, and still writes
+		const full: LeaseView = { count: 1, soonest: T0 + 40_000 };
+		const ended = admit(api.data, full, T0 + 2000, request, api.p);
+		expect(ended).toMatchObject({ changed: true, result: { go: false, reason: 'concurrency', events: [{ kind: 'resumed', by: 'retry-after', how: 'time' }] } });
+		expect(admit(ended.data, full, T0 + 2001, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'concurrency' } });
+		expect(admit(ended.data, full, T0 + 2001, request, api.p).result.events).toBeUndefined();
+	});
+
+	it("the hold's fresh waiter is written once per opening: the next fresh request held writes nothing", () => {
+		const api = new Api(params());
+		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
+		const first = admit(api.data, none, T0 + 100, request, api.p);
+		expect(first).toMatchObject({ changed: true, result: { go: false, reason: 'held' } });
+		expect(admit(first.data, none, T0 + 200, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'held' } });
+	});
+});
+
 describe('traffic controller: the retry budget waits instead of refusing', () => {
 	it('allows 10% of first attempts + 40 retries per minute; the next retry waits until a counted retry leaves the window', () => {
 		const api = new Api(params({ hold: undefined }));
@@ -446,10 +631,10 @@ describe('traffic controller: the pace', () => {
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
 		const api = new Api(params({ hold: undefined }));
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
-		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetMs: 1000 } });
+		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetAt: T0 + 1800 } });
 		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
 		const asker = api.admit(T0 + 1800);
-		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetMs: 999 } });
+		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2800 } });
 		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
 	});
 
@@ -514,7 +699,7 @@ const outcome: fc.Arbitrary<Outcome> = fc.oneof(
 	{ arbitrary: fc.constant(DOWN), weight: 4 },
 	fc.nat({ max: 3000 }).map((ms) => throttled(ms)),
 	fc.constant(throttled(undefined)),
-	fc.record({ remaining: fc.nat({ max: 5 }), resetMs: fc.nat({ max: 3000 }) }).map((quota) => ({ ...OK, quota })),
+	fc.record({ remaining: fc.nat({ max: 5 }), resetAt: fc.nat({ max: 20_000 }).map((ms) => T0 + ms) }).map((quota) => ({ ...OK, quota })),
 );
 const op: fc.Arbitrary<Op> = fc.oneof(
 	fc.record({ kind: fc.constant('admit' as const), retry: fc.boolean(), paced: fc.boolean(), dt: fc.nat({ max: 300 }) }),

@@ -1,11 +1,13 @@
 /**
  * What one worker learned alone, added to the shared state when the shared store answers again
  * (the Redis store came back after the worker used its memory meanwhile): a pause the API asked
- * for, a hold on an API that looks down, a pace learned from throttling and a quota are news of
- * the API as good as any other worker's; forgetting them would send again what the API refused.
+ * for, a hold on an API that looks down, a pace learned from throttling and a quota (the API's or
+ * a bucket's) are news of the API as good as any other worker's; forgetting them would send again
+ * what the API refused.
  * Counts (window, budget, successes) stay the shared ones: a worker's own counts of a few seconds
  * would only undo what all workers learned together. Pure, like the controller.
  */
+import { MAX_ROUTES } from './buckets';
 import { freshTraffic, type Step, type TrafficData, type TrafficParams } from './controller';
 
 function adoptPause(data: TrafficData, local: TrafficData, nowMs: number): void {
@@ -29,6 +31,21 @@ function adoptRate(data: TrafficData, local: TrafficData): void {
 	}
 }
 
+/** The buckets' quotas and routes learned alone: a quota with a later reset is the newer word, as for the API's own. */
+function adoptBuckets(data: TrafficData, local: TrafficData): void {
+	if (!local.buckets) return;
+	const buckets = (data.buckets ??= { routes: [], quotas: {} });
+	for (const [route, bucket] of local.buckets.routes) if (!buckets.routes.some(([r]) => r === route)) buckets.routes.push([route, bucket]);
+	// the bound the controller keeps (the oldest learned go first)
+	if (buckets.routes.length > MAX_ROUTES) buckets.routes.splice(0, buckets.routes.length - MAX_ROUTES);
+	for (const [bucket, quota] of Object.entries(local.buckets.quotas)) {
+		const known = buckets.quotas[bucket];
+		if (known && known.resetAt >= quota.resetAt) continue;
+		const { asking: _asking, askingUntil: _askingUntil, ...counted } = quota;
+		buckets.quotas[bucket] = counted;
+	}
+}
+
 /**
  * The shared state with what `local` learned meanwhile; `local` is not changed. No shared state
  * (a Redis that came back empty): a fresh one, with the news; the counts start afresh as they
@@ -38,6 +55,7 @@ export function adoptLearned(shared: TrafficData | undefined, local: TrafficData
 	const data: TrafficData = shared ? (JSON.parse(JSON.stringify(shared)) as TrafficData) : freshTraffic(params, nowMs);
 	adoptPause(data, local, nowMs);
 	adoptRate(data, local);
+	adoptBuckets(data, local);
 	// a hold opened alone is kept (its probe finds out for everyone); a shared one is left as it is
 	if (local.hold && local.hold.state === 'open' && (!data.hold || data.hold.state === 'closed')) {
 		const { probeSince: _probeSince, ...hold } = local.hold;

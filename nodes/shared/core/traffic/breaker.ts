@@ -16,18 +16,28 @@
  *   half-open  allow: refused while the probe is in flight; a probe that has not reported for
  *              probeTimeoutMs (default breakMs; its process may have died) is given up, and the
  *              call becomes the new probe.
- *              record: the probe's outcome. Success: closed, openings = 0, window and streak
- *              empty. Failure: open again for a longer break. A call that was not the probe (it
- *              started before the breaker opened and reports late): its success counts as the
- *              probe's would (the upstream answers), its failure is ignored (old news: failures
- *              like it opened the breaker; counted, it would open it again while the probe is
- *              still out, and the next probe would go beside it).
+ *              record: the probe's outcome decides. Success: closed, openings = 0, window and
+ *              streak empty. Failure: open again for a longer break.
+ *
+ *   Any success ends it, open or half-open, whichever call it came from: an answer shows the
+ *   upstream is up (a call that started before the opening reports late: its news is as fresh).
+ *   A failure of a call other than the probe changes nothing while open or half-open.
+ *
+ *   Only the first failure of a caller counts in the failure ratio (a report with `counted: false`
+ *   is a caller that failed already, an item's retry): the same few items failing again and again
+ *   while others succeed are items that fail, not an upstream that is down. Every failure adds to
+ *   the streak (any success ends it), but a streak opens it only once it holds the first failures
+ *   of two callers (STREAK_FIRSTS): one item failing again and again is that item, two items that
+ *   failed with no success since are an upstream that is down. So an outage is held after as many
+ *   failures in a row as a breaker that counts every call needs (when 503s shrink the window to one
+ *   request in flight, retries take it and answer as often as new items), once a second item's
+ *   first request has failed too. Their successes count.
  *
  *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
  *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
  *
- * The caller says whether a call was the probe (its lease says so): a store may apply a late report
- * of an older call after the probe went out, even one whose time was read before the probe's.
+ * The probe is known by its id (`allowCall`'s); a state written before ids were kept has none, and
+ * then every outcome in half-open counts as the probe's, as it did.
  *
  * Forgetting: a state nobody touched for long enough is as good as none, and is reset to a fresh
  * closed breaker (the store drops it at the same moment, see breakerForgetAt):
@@ -81,12 +91,20 @@ export interface BreakerData {
 	state: BreakerState;
 	/** Failures in a row, while closed. */
 	consecutiveFailures: number;
+	/** Of the streak, the failures of callers that had not failed before (absent: 0): it opens only with STREAK_FIRSTS of them. */
+	streakFirsts?: number;
 	/** Openings in a row without a successful probe. 0 while closed. */
 	openings: number;
 	/** Open: when the break ends (epoch ms). */
 	openUntil?: number;
 	/** Half-open: when the probe in flight was let through (epoch ms). */
 	probeSince?: number;
+	/** Half-open: the probe's id, when its caller gave one. */
+	probeId?: string;
+	/** Open or half-open: when it opened this time (epoch ms). */
+	openedAt?: number;
+	/** The last time a caller that had not failed yet was refused (epoch ms): it will be the probe. */
+	freshWaitingAt?: number;
 	/** The window the buckets were counted for; a different window empties them. */
 	windowMs: number;
 	/** Closed only: at most 10 buckets, oldest first: [bucket number, calls, failures]. */
@@ -182,12 +200,14 @@ function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
 	return snapshot;
 }
 
-/** Asks before a call: closed lets it through, open refuses it, half-open lets one probe through. */
-export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerStep<BreakerVerdict> {
+/** Asks before a call (`id` names it, to know the probe's report): closed lets it through, open refuses it, half-open lets one probe through. */
+export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams, id?: string): BreakerStep<BreakerVerdict> {
 	const next = settle(data, nowMs, params);
 	const probe = (): BreakerStep<BreakerVerdict> => {
 		next.state = 'half-open';
 		next.probeSince = nowMs;
+		if (id !== undefined) next.probeId = id;
+		else delete next.probeId;
 		delete next.openUntil;
 		return { data: next, result: { allowed: true, probe: true, snapshot: snapshotOf(next, params) } };
 	};
@@ -209,52 +229,88 @@ function open(next: BreakerData, nowMs: number, params: BreakerParams): void {
 	next.state = 'open';
 	next.openings += 1;
 	next.openUntil = nowMs + breakDuration(next.openings, params);
+	next.openedAt = nowMs;
 	delete next.probeSince;
+	delete next.probeId;
 	next.buckets = [];
 }
 
+function close(next: BreakerData): void {
+	next.state = 'closed';
+	next.openings = 0;
+	next.consecutiveFailures = 0;
+	delete next.streakFirsts;
+	delete next.probeSince;
+	delete next.probeId;
+	delete next.openUntil;
+	delete next.openedAt;
+	delete next.freshWaitingAt;
+	next.buckets = [];
+}
+
+/** First failures of callers a streak must hold to open the breaker (fewer when the streak asked for is shorter). */
+const STREAK_FIRSTS = 2;
+
+/** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure adds to the streak, not to the ratio). */
+interface BreakerReport {
+	id?: string;
+	counted?: boolean;
+}
+
+function resetStreak(next: BreakerData): void {
+	next.consecutiveFailures = 0;
+	delete next.streakFirsts;
+}
+
 function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
-	if (params.consecutiveFailures > 0 && next.consecutiveFailures >= params.consecutiveFailures) return true;
+	const streak = params.consecutiveFailures;
+	if (streak > 0 && next.consecutiveFailures >= streak && (next.streakFirsts ?? 0) >= Math.min(STREAK_FIRSTS, streak)) return true;
 	if (!(params.failureRatio > 0)) return false;
 	const { a: calls, b: failures } = windowTotals(next.buckets);
 	return calls > 0 && calls >= params.minimumCalls && failures / calls >= params.failureRatio;
 }
 
-/**
- * Records the outcome of a call the breaker let through; returns the state change it caused.
- * `probe`: the call was let through as the probe (false: a call of before the opening).
- */
-export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams, probe = true): BreakerStep<BreakerChange | undefined> {
+/** Records the outcome of a call the breaker let through; returns the state change it caused. */
+export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams, report: BreakerReport = {}): BreakerStep<BreakerChange | undefined> {
 	const next = settle(data, nowMs, params);
 	const from = next.state;
-	switch (next.state) {
-		case 'closed': {
-			// A whole window without a call ends a streak: failures that far apart are not an outage
-			if (next.buckets.length === 0) next.consecutiveFailures = 0;
-			addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), 1, success ? 0 : 1);
-			next.consecutiveFailures = success ? 0 : next.consecutiveFailures + 1;
-			// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
-			if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
-			open(next, nowMs, params);
-			break;
+	if (from === 'closed') {
+		// A whole window without a call ends a streak: failures that far apart are not an outage
+		if (next.buckets.length === 0) resetStreak(next);
+		const first = success || report.counted !== false;
+		// a retry's failure: a call in the window (it keeps a streak alive) in neither of its counts, and
+		// one more failure in the streak, which opens only with two callers' first failures in it
+		addToBucket(next.buckets, currentBucket(next.buckets, nowMs, next.windowMs), first ? 1 : 0, success || !first ? 0 : 1);
+		if (success) resetStreak(next);
+		else {
+			next.consecutiveFailures += 1;
+			if (first) next.streakFirsts = (next.streakFirsts ?? 0) + 1;
 		}
-		case 'open':
-			return { data: next, result: undefined };
-		case 'half-open':
-			if (!success && !probe) return { data: next, result: undefined };
-			if (success) {
-				next.state = 'closed';
-				next.openings = 0;
-				next.consecutiveFailures = 0;
-				delete next.probeSince;
-				next.buckets = [];
-			} else {
-				next.consecutiveFailures += 1;
-				open(next, nowMs, params);
-			}
-			break;
+		// Only a failure opens it: a success that completes a window of 10 calls is no reason to stop
+		if (success || !shouldTrip(next, params)) return { data: next, result: undefined };
+		open(next, nowMs, params);
+	} else if (success) close(next);
+	else {
+		// open: a call that started before the opening; half-open: only the probe's failure reopens it
+		const isProbe = from === 'half-open' && (next.probeId === undefined || report.id === undefined || report.id === next.probeId);
+		if (!isProbe) return { data: next, result: undefined };
+		next.consecutiveFailures += 1;
+		open(next, nowMs, params);
 	}
 	return { data: next, result: { from, to: next.state, snapshot: snapshotOf(next, params) } };
+}
+
+/**
+ * A caller that has not failed yet was refused (mutates): until the breaker closes, the probe waits
+ * for it a moment rather than go with a caller that failed already (whose failure says less).
+ */
+export function markFreshWaiting(data: BreakerData, nowMs: number): void {
+	if (data.state !== 'closed') data.freshWaitingAt = nowMs;
+}
+
+/** Has a caller that had not failed yet been refused since the breaker opened this time? */
+export function freshWaiting(data: BreakerData | undefined): boolean {
+	return data !== undefined && data.freshWaitingAt !== undefined && data.openedAt !== undefined && data.freshWaitingAt >= data.openedAt;
 }
 
 /** The breaker as it stands at `nowMs`, changing nothing. */

@@ -8,10 +8,14 @@
  *                (a daily limit without a reset time) is probed instead: one request after a
  *                minute, then at doubling intervals up to 15 minutes, and the first answer that is
  *                not a throttle ends the pause.
- *   held         the API looks down (the circuit breaker's rule: failures in a row, or a failure
- *                ratio): nothing goes but one probe at a time, with growing intervals; when a probe
- *                succeeds, the held requests come back in slow start (one in flight, then two,
- *                four...), not as a wave.
+ *                A quota in an answer that names its bucket (GitHub's x-ratelimit-resource) is that
+ *                bucket's (buckets.ts): spent, it pauses the routes that answered with that bucket.
+ *   held         the API looks down (the circuit breaker's rule: failures in a row among which
+ *                two items' first failures, or a failure ratio of first failures; an item's
+ *                retries failing again count in the streak only): nothing goes but one probe at a time, with
+ *                growing intervals, a request that has not failed yet first;
+ *                any success ends it, and the held requests come back in slow start (one in
+ *                flight, then two, four...), not as a wave.
  *   concurrency  requests in flight to the API are at its learned window (AIMD, window.ts), which
  *                the next execution inherits.
  *   rate         the pace: a fixed limit the user set, or one learned from throttling (rate.ts).
@@ -26,9 +30,11 @@
  * entry at a time (a map, a Redis sorted set by expiry) and hands a step their count and soonest
  * end (LeaseView); a step says which lease it adds or ends (Step.lease). A refusal changes nothing
  * (Step.changed false): a store writes nothing for it. The pace's refusal is the exception: it
- * reserves the request's slot, once per waiting request.
+ * reserves the request's slot, once per waiting request; and a refusal writes, once each, what
+ * must not be told twice or lost (see admit).
  */
-import { allowCall, breakerForgetAt, breakerSnapshot, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
+import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWaiting, recordOutcome, type BreakerChange, type BreakerData, type BreakerParams } from './breaker';
+import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotAllowsAt, reserveSlot, takeSlot, type RateData } from './rate';
@@ -44,6 +50,8 @@ export interface TrafficParams {
 	rateLimitRps?: number;
 	/** A request that has not reported for this long is given up (its worker may have died). */
 	leaseMs: number;
+	/** How the log names the API (its host): kept in the state for the operator's view. */
+	label?: string;
 }
 
 /** A request in flight: [id, expires at, start number, probe (1) or not (0)]. */
@@ -71,6 +79,10 @@ export interface TrafficData {
 	pauseProbeId?: string;
 	budget?: BudgetData;
 	hold?: BreakerData;
+	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
+	buckets?: BucketsData;
+	/** How the log names the API (TrafficParams.label), for the operator's view. */
+	label?: string;
 	/**
 	 * Since the last pause began: retries the server paced that succeeded, and that were throttled
 	 * again; first requests that succeeded. Paced retries that succeed while none is throttled again
@@ -90,11 +102,15 @@ export interface AdmitRequest {
 	retry: boolean;
 	/** The wait before this retry was the server's (Retry-After): the budget is not spent on it. */
 	paced: boolean;
+	/** The item's earlier request failed in this run: while the API is held, one that has not goes as the probe first. */
+	failedBefore?: boolean;
+	/** The request's route (a hash of its method and path): which bucket it counts against, once an answer said. */
+	route?: string;
 	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
 	paceSlotAt?: number;
 }
 
-export type Admission =
+export type Admission = (
 	| {
 			go: true;
 			probe: boolean;
@@ -117,9 +133,15 @@ export type Admission =
 			wake: 'time' | 'change';
 			/** What paused the API (reason `paused`). */
 			pausedBy?: string;
+			/** The bucket whose quota is spent (reason `paused`), when the pause is one bucket's. */
+			bucket?: string;
 			/** Reason `rate`: the slot reserved for this request (= until); ask again with it at that time. */
 			paceSlotAt?: number;
-	  };
+	  }
+) & {
+	/** What changed as time passed (a pause that ended), for the log: once, with the step that saw it. */
+	events?: TrafficEvent[];
+};
 
 export interface Outcome {
 	/** The request got a response under 400. */
@@ -132,15 +154,24 @@ export interface Outcome {
 	throttled: boolean;
 	/** The wait the API asked for, on a throttle, and the header it came from; `inferred` when its end is the node's guess. */
 	serverWait?: { ms: number; header: string; inferred?: boolean };
-	/** The quota the answer advertised (success or not). */
-	quota?: { remaining: number; resetMs: number };
+	/**
+	 * The quota the answer advertised (success or not): its reset as the instant read where the
+	 * header was parsed (epoch ms), never re-based on the step's clock.
+	 */
+	quota?: { remaining: number; resetAt: number };
+	/** The bucket the answer named (GitHub's x-ratelimit-resource): the quota is that bucket's. */
+	bucket?: string;
+	/** The request's route, as admitted. */
+	route?: string;
+	/** The item's earlier request failed in this run: a failure again counts toward a hold in the streak only (breaker.ts). */
+	failedBefore?: boolean;
 	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
 	sent?: 'first' | 'paced' | 'retry';
 }
 
 export type TrafficEvent =
-	| { kind: 'paused'; until: number; by: string; probedFrom?: number }
-	| { kind: 'resumed'; by: string }
+	| { kind: 'paused'; until: number; by: string; probedFrom?: number; bucket?: string }
+	| { kind: 'resumed'; by: string; how: 'probe' | 'time' | 'refilled' | 'hand'; bucket?: string }
 	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
 	| { kind: 'recovered'; change: BreakerChange }
 	| { kind: 'window'; decrease: WindowDecrease }
@@ -149,7 +180,7 @@ export type TrafficEvent =
 export interface Step<T> {
 	data: TrafficData;
 	result: T;
-	/** False: the step changed nothing (a refusal, but the pace's); the store keeps what it holds and writes nothing. */
+	/** False: the step changed nothing (a refusal, but the pace's and those of admit that write once); the store keeps what it holds and writes nothing. */
 	changed: boolean;
 	/** The lease the step starts (`add`) or ends (`end`, by id). */
 	lease?: { add: Lease } | { end: string };
@@ -170,6 +201,12 @@ const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
 /** A pause whose end the node infers is first probed after this long, then at doubling intervals up to the max. */
 const PAUSE_PROBE_FIRST_MS = 60_000;
 const PAUSE_PROBE_MAX_MS = 15 * 60_000;
+
+/**
+ * While the hold's probe is due, a request that failed already waits this long for one that has not
+ * (it was refused, so it comes back at the probe's time): its answer says more of the API.
+ */
+const FRESH_PROBE_GRACE_MS = 2_000;
 
 /** How long an idle API's learned window and rate are kept (then it starts afresh). */
 export const TRAFFIC_MEMORY_MS = 600_000;
@@ -196,23 +233,28 @@ function copyJson<T>(value: T): T {
  * leases are not part of it).
  */
 function copyTraffic(data: TrafficData): TrafficData {
-	const { window, rate, budget, hold, pacedAnswers, ...rest } = data;
+	const { window, rate, budget, hold, buckets, pacedAnswers, ...rest } = data;
 	return {
 		...rest,
 		window: { ...window },
 		rate: copyJson(rate),
 		...(budget ? { budget: copyJson(budget) } : {}),
 		...(hold ? { hold: copyJson(hold) } : {}),
+		...(buckets ? { buckets: copyJson(buckets) } : {}),
 		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
 }
 
-/** A copy at `nowMs`: forgotten when idle long enough, a pause past its end ended. */
-function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams): TrafficData {
+/** A copy at `nowMs`: forgotten when idle long enough; a pause whose time is over ends (an event). */
+function settle(data: TrafficData | undefined, nowMs: number, params: TrafficParams, events: TrafficEvent[]): TrafficData {
 	// touched within its memory it is kept, whatever else says (the cheap test first: it is the hot path)
 	if (!data || (nowMs >= data.touchedAt + TRAFFIC_MEMORY_MS && nowMs >= trafficForgetAt(data, params))) return freshTraffic(params, nowMs);
 	const next = copyTraffic(data);
-	if (next.pausedUntil <= nowMs) endPause(next);
+	if (next.pausedUntil !== 0 && next.pausedUntil <= nowMs) {
+		events.push({ kind: 'resumed', by: next.pausedBy ?? 'Retry-After', how: 'time' });
+		endPause(next);
+	}
+	if (next.buckets) settleBuckets(next.buckets, nowMs);
 	return next;
 }
 
@@ -237,6 +279,20 @@ function pausedVerdict(data: TrafficData, nowMs: number): Extract<Admission, { g
 	return { go: false, reason: 'paused', until: Math.min(data.pausedUntil, data.pauseProbeAt), wake: probeOut ? 'change' : 'time', ...pausedBy };
 }
 
+/**
+ * The hold: open, the next probe goes at openUntil; half-open, a probe is out and its answer ends the
+ * wait (at openUntil it is given up, and the next request probes). A request whose item failed
+ * already lets one that has not go first, when one waits. True: the request is the probe.
+ */
+function heldVerdict(data: TrafficData, nowMs: number, request: AdmitRequest, holdParams: BreakerParams): Extract<Admission, { go: false }> | boolean {
+	const hold = breakerSnapshot(data.hold, nowMs, holdParams);
+	if (hold.state === 'closed') return false;
+	if (hold.openUntil !== undefined && nowMs < hold.openUntil) return { go: false, reason: 'held', until: hold.openUntil, wake: hold.state === 'open' ? 'time' : 'change' };
+	const due = hold.openUntil ?? nowMs;
+	if (request.failedBefore && freshWaiting(data.hold) && nowMs < due + FRESH_PROBE_GRACE_MS) return { go: false, reason: 'held', until: due + FRESH_PROBE_GRACE_MS, wake: 'change' };
+	return true;
+}
+
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
 function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
 	if (data.pausedUntil > nowMs) {
@@ -247,18 +303,11 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 	}
 	const quota = quotaSpentUntil(data.rate, nowMs);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
+	const bucket = bucketSpentUntil(data.buckets, request.route, nowMs);
+	if (bucket !== undefined) return { go: false, reason: 'paused', until: bucket.until, wake: bucket.wake, pausedBy: 'quota', bucket: bucket.bucket };
 
-	let probe = false;
-	const holdParams = holdOf(params);
-	if (holdParams) {
-		const hold = breakerSnapshot(data.hold, nowMs, holdParams);
-		// open: the next probe goes at openUntil; half-open: a probe is out, its answer ends the wait
-		// (at openUntil it is given up, and the next request probes)
-		if (hold.state !== 'closed') {
-			if (hold.openUntil !== undefined && nowMs < hold.openUntil) return { go: false, reason: 'held', until: hold.openUntil, wake: hold.state === 'open' ? 'time' : 'change' };
-			probe = true;
-		}
-	}
+	const probe = holdOf(params) ? heldVerdict(data, nowMs, request, holdOf(params)!) : false;
+	if (probe !== false && probe !== true) return probe;
 	// a probe is one request, whatever the window: it must not wait behind requests that hang
 	if (!probe && leases.count >= windowSize(data.window, params.window)) {
 		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
@@ -283,14 +332,27 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 /**
  * Before a request: it goes (and is counted, its lease started), or it waits, and why. A wait
  * changes nothing (waiting requests cost the store no write), but the pace's: it reserves the
- * request's slot, once.
+ * request's slot, once. A wait also writes, once, what must not be told twice or lost: a pause
+ * that ended (its event), the first fresh request the hold's probe waits for, the API's label.
  */
 export function admit(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Step<Admission> {
-	const data = settle(previous, nowMs, params);
+	const events: TrafficEvent[] = [];
+	const data = settle(previous, nowMs, params, events);
+	const labelled = params.label !== undefined && data.label !== params.label;
+	if (labelled) data.label = params.label;
 	const verdict = blocked(data, leases, nowMs, request, params);
+	const ended = events.length > 0 ? { events } : {};
 	if ('go' in verdict) {
-		if (verdict.reason === 'rate') return paceRefusal(data, nowMs, request, params, verdict);
-		return { data, result: verdict, changed: false };
+		if (verdict.reason === 'rate') {
+			const step = paceRefusal(data, nowMs, request, params, verdict);
+			return { ...step, result: { ...step.result, ...ended }, changed: step.changed || labelled || events.length > 0 };
+		}
+		// the probe waits for it: its item has not failed yet (marked once per opening)
+		const fresh = verdict.reason === 'held' && !request.failedBefore && data.hold !== undefined && !freshWaiting(data.hold);
+		if (fresh) markFreshWaiting(data.hold!, nowMs);
+		const changed = fresh || labelled || events.length > 0;
+		if (changed) data.touchedAt = nowMs;
+		return { data, result: { ...verdict, ...ended }, changed };
 	}
 	data.touchedAt = nowMs;
 	const { probe } = verdict;
@@ -300,7 +362,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		data.pauseProbeAt = nowMs + (data.pauseProbeMs ?? PAUSE_PROBE_FIRST_MS);
 	}
 	const holdParams = holdOf(params);
-	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams).data;
+	if (probe && holdParams) data.hold = allowCall(data.hold, nowMs, holdParams, request.id).data;
 	let budget: BudgetSnapshot | undefined;
 	if (params.budget && !probe && !(request.retry && request.paced)) {
 		// a paced retry counts as neither: the server set its time, and it adds no first attempt
@@ -310,6 +372,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 	}
 	const lease: Lease = [request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0];
 	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
+	bucketSent(data.buckets, request.route, nowMs, request.id, lease[1]);
 	return {
 		data,
 		result: {
@@ -320,6 +383,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 			...(budget ? { budget } : {}),
 			lease,
 			...(data.rate.nextAt > nowMs ? { paceAt: data.rate.nextAt } : {}),
+			...ended,
 		},
 		changed: true,
 		lease: { add: lease },
@@ -357,9 +421,9 @@ function paceRefusal(data: TrafficData, nowMs: number, request: AdmitRequest, pa
  * lease given up (expired) still reports: its news of the API is as good.
  */
 export function complete(previous: TrafficData | undefined, leases: LeaseView, nowMs: number, lease: Lease, outcome: Outcome, params: TrafficParams): Step<TrafficEvent[]> {
-	const data = settle(previous, nowMs, params);
-	data.touchedAt = nowMs;
 	const events: TrafficEvent[] = [];
+	const data = settle(previous, nowMs, params, events);
+	data.touchedAt = nowMs;
 	const [id, expiresAt, startSeq, probeLease] = lease;
 	const live = expiresAt > nowMs;
 	const inFlight = Math.max(0, leases.count - (live ? 1 : 0));
@@ -367,22 +431,16 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 	if (pauseProbe) delete data.pauseProbeId;
 
 	const holdParams = holdOf(params);
-	if (holdParams) {
-		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, probeLease === 1);
-		data.hold = step.data;
-		const change = step.result;
-		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
-		if (change?.from === 'half-open' && change.to === 'closed') {
-			restart(data.window);
-			events.push({ kind: 'recovered', change });
-		}
-	}
-	const own = ownThrottle(data, outcome);
+	if (holdParams) learnHold(data, nowMs, id, outcome, holdParams, events);
+	// a bucket's spent quota is the bucket's limit, not the API's: it pauses that bucket only
+	const bucketSpent = outcome.bucket !== undefined && outcome.quota !== undefined && outcome.quota.remaining <= 0;
+	// a spent bucket's throttle pauses its routes only (learnQuota), never the API, and is no request's own
+	const own = !bucketSpent && ownThrottle(data, outcome);
 	countAnswer(data, outcome);
 	if (outcome.success) {
 		onSuccess(data.window, params.window);
 		countSuccess(data.rate, nowMs);
-	} else if (outcome.overload && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
+	} else if (outcome.overload && !bucketSpent && !(outcome.throttled && outcome.serverWait && outcome.serverWait.ms > 0)) {
 		// a throttle with a requested wait is answered by the pause (and the learned pace): halving the
 		// window on top would serialize an API that paces each caller with Retry-After (a wait of 0 is
 		// no pause: the window answers it)
@@ -395,19 +453,47 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 		const learned = onThrottle(data.rate, nowMs);
 		if (learned !== undefined && learned !== before) events.push({ kind: 'rate-learned', rps: learned });
 	}
-	const asking = data.rate.quota?.asking === id;
-	if (outcome.quota) onQuota(data.rate, outcome.quota.remaining, nowMs + Math.max(0, outcome.quota.resetMs), inFlight, nowMs);
-	else quotaUnanswered(data.rate, id, nowMs);
-	if (outcome.throttled && outcome.serverWait && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
+	const asking = data.rate.quota?.asking === id || (data.buckets !== undefined && Object.values(data.buckets.quotas).some((quota) => quota.asking === id));
+	learnQuota(data, nowMs, id, outcome, inFlight, events);
+	if (outcome.throttled && outcome.serverWait && !bucketSpent && !own) pauseFor(data, nowMs, outcome.serverWait, pauseProbe, events);
 	else if (pauseProbe && data.pausedUntil > nowMs) {
 		// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
-		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe' });
+		events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe', how: 'probe' });
 		endPause(data);
 	}
 	// room for a request after this report (a request refused at a smaller window may fit now: the
 	// window grows with successes, so "it was at the limit" is not the test), or news of the API
 	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
 	return { data, result: events, changed: true, lease: { end: id }, frees };
+}
+
+/** What the answer tells the hold (mutates): an item's repeated failure counts in the streak only; any success ends it. */
+function learnHold(data: TrafficData, nowMs: number, id: string, outcome: Outcome, holdParams: BreakerParams, events: TrafficEvent[]): void {
+	const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, { id, counted: outcome.failedBefore !== true });
+	data.hold = step.data;
+	const change = step.result;
+	if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
+	if (change && change.from !== 'closed' && change.to === 'closed') {
+		restart(data.window);
+		events.push({ kind: 'recovered', change });
+	}
+}
+
+/** The quota the answer advertised (mutates): its bucket's when it names one, else the API's. A spent one and its refill are events. */
+function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outcome, inFlight: number, events: TrafficEvent[]): void {
+	const quota = outcome.quota;
+	if (outcome.bucket !== undefined) {
+		data.buckets ??= { routes: [], quotas: {} };
+		const wait = outcome.throttled && outcome.serverWait && !outcome.serverWait.inferred ? { waitMs: outcome.serverWait.ms } : {};
+		const change = bucketAnswered(data.buckets, nowMs, id, { bucket: outcome.bucket, ...(outcome.route !== undefined ? { route: outcome.route } : {}), ...(quota ? { quota } : {}), ...wait });
+		const resetAt = data.buckets.quotas[outcome.bucket]?.resetAt ?? nowMs;
+		if (change === 'spent') events.push({ kind: 'paused', until: resetAt, by: 'quota', bucket: outcome.bucket });
+		if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled', bucket: outcome.bucket });
+		return;
+	}
+	const change = quota ? onQuota(data.rate, quota.remaining, Math.max(nowMs, quota.resetAt), inFlight, nowMs) : quotaUnanswered(data.rate, id, nowMs);
+	if (change === 'spent') events.push({ kind: 'paused', until: data.rate.quota?.resetAt ?? nowMs, by: 'quota' });
+	if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled' });
 }
 
 /**
@@ -476,6 +562,7 @@ export function trafficForgetAt(data: TrafficData, params: TrafficParams): numbe
 		data.pausedUntil,
 		rateForgetAt(data.rate),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
+		data.buckets ? bucketsForgetAt(data.buckets) : -Infinity,
 		data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity,
 	);
 }

@@ -46,16 +46,19 @@ export type GateResult =
 
 /**
  * Waiters queue by what frees them: a report frees a slot or ends a probe (`held` and
- * `concurrency` wait in one queue); a first request makes room in the budget.
+ * `concurrency` wait in one queue); a first request makes room in the budget. A bucket's pause
+ * (`bucket`) is not the API's: the API's requests going on must not wake its waiters. Every queue
+ * of an API starts with its key and `|` (the Traffic Control node wakes them all).
  */
-function queueOf(key: string, reason: WaitReason): string {
+function queueOf(key: string, reason: WaitReason | 'bucket'): string {
+	if (reason === 'bucket') return `${key}|bucket`;
 	if (reason === 'budget') return `${key}|budget`;
 	if (reason === 'paused') return `${key}|paused`;
 	if (reason === 'rate') return `${key}|rate`;
 	return `${key}|slot`;
 }
 
-const WAIT_REASONS: WaitReason[] = ['concurrency', 'paused', 'budget', 'rate'];
+const WAIT_REASONS: Array<WaitReason | 'bucket'> = ['concurrency', 'paused', 'budget', 'rate', 'bucket'];
 
 /** Stores (shared by processes) whose news of a key this process already listens to. */
 const watched = new WeakMap<object, Set<string>>();
@@ -89,6 +92,10 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 	const limit = beyondServerLimit ? `more than Max Server-Requested Delay (${formatDuration(limits.maxServerDelayMs)})` : 'after the total deadline';
 	switch (blocked.reason) {
 		case 'paused': {
+			if (blocked.bucket !== undefined) {
+				const wait = blocked.until !== undefined ? ` for ${formatDuration(blocked.until - nowMs)}` : '';
+				return { stop: 'retry-after-too-long', why: `The API paused the requests to its rate-limit bucket "${blocked.bucket}"${wait}: its quota is spent until its reset${when}, ${limit}` };
+			}
 			const by = blocked.pausedBy === 'quota' ? 'its rate-limit quota is spent until its reset' : `it asked to wait (${blocked.pausedBy ?? 'Retry-After'})`;
 			const wait = blocked.until !== undefined ? ` ${formatDuration(blocked.until - nowMs)}` : '';
 			return { stop: 'retry-after-too-long', why: `The API paused all requests:${wait ? ` for${wait}` : ''} ${by}${when}, ${limit}` };
@@ -122,7 +129,8 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const exact = admission.reason === 'paused';
 	const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
 	// a quota past its reset waits for the answer that tells the new count: any report may be it
-	const queue = queueOf(ctx.key, admission.reason === 'paused' && admission.wake === 'change' ? 'concurrency' : admission.reason);
+	const change = admission.reason === 'paused' && admission.wake === 'change';
+	const queue = queueOf(ctx.key, change ? 'concurrency' : admission.bucket !== undefined ? 'bucket' : admission.reason);
 	const lookAt = admission.wake === 'time' ? target : Math.min(target, now + ctx.pollMs);
 	// the timers count from the clock as it is now, after the store's round trip: counted from the
 	// time the step was asked, each wait would end that round trip late (a probe too, under load)
@@ -162,6 +170,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		}
 		const now = runtime.now();
 		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
+		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
 			// room left: as many waiters as there is room for may go too, together (slow start grows
 			// the window one success at a time); one at a time would chain a round trip per request

@@ -12,14 +12,18 @@
  *
  * Several quotas at once (per second and per day, requests and tokens): the one that binds first
  * counts, a spent one (remaining 0) before any other, with the longest reset among the spent ones.
- * Pure: the current time is passed in.
+ * Pure: the current time is passed in, and read once per answer.
  */
 import { normalizeHeaders, parseResetValue, type HeaderBag } from '../retry-after';
 
 interface Quota {
 	remaining: number;
-	/** Until the count resets (ms from now). */
-	resetMs: number;
+	/**
+	 * When the count resets (epoch ms): the instant the server stated (an epoch or a date), or its
+	 * delta from the clock read when the answer was parsed. Carried as an instant, so that every later
+	 * reader (the controller's step, the operator's view, an item's retryAt) sees the same one.
+	 */
+	resetAt: number;
 	/** The header the remaining count came from. */
 	header: string;
 }
@@ -29,19 +33,29 @@ function count(value: string | undefined): number | undefined {
 	return Number(value);
 }
 
+/** `ms` from now as an instant; an absurd delta (hundreds of digits) stays a finite, storable time. */
+function instant(nowMs: number, ms: number): number {
+	return Number.isFinite(ms) ? Math.min(nowMs + Math.max(0, ms), Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+}
+
+/** A reset given in seconds from now, as an instant. */
+function secondsFrom(nowMs: number, seconds: string): number {
+	return instant(nowMs, Math.ceil(parseFloat(seconds) * 1000));
+}
+
 /** The IETF RateLimit header's own policies: r= (remaining) with t= (reset), or the early drafts' names. */
-function ietfQuotas(value: string): Quota[] {
+function ietfQuotas(value: string, nowMs: number): Quota[] {
 	const quotas: Quota[] = [];
 	const legacyRemaining = /(?:^|[,;\s])remaining=(\d{1,15})(?=\s*(?:[,;]|$))/i.exec(value);
 	const legacyReset = /(?:^|[,;\s])reset=(\d+(?:\.\d+)?)(?=\s*(?:[,;]|$))/i.exec(value);
 	if (legacyRemaining || legacyReset) {
-		if (legacyRemaining && legacyReset) quotas.push({ remaining: Number(legacyRemaining[1]), resetMs: Math.ceil(parseFloat(legacyReset[1]) * 1000), header: 'ratelimit' });
+		if (legacyRemaining && legacyReset) quotas.push({ remaining: Number(legacyRemaining[1]), resetAt: secondsFrom(nowMs, legacyReset[1]), header: 'ratelimit' });
 		return quotas;
 	}
 	for (const policy of value.split(',')) {
 		const r = /;\s*r=(\d{1,15})(?=\s*(?:;|$))/i.exec(policy);
 		const t = /;\s*t=(\d+(?:\.\d+)?)(?=\s*(?:;|$))/i.exec(policy);
-		if (r && t) quotas.push({ remaining: Number(r[1]), resetMs: Math.ceil(parseFloat(t[1]) * 1000), header: 'ratelimit' });
+		if (r && t) quotas.push({ remaining: Number(r[1]), resetAt: secondsFrom(nowMs, t[1]), header: 'ratelimit' });
 	}
 	return quotas;
 }
@@ -49,15 +63,16 @@ function ietfQuotas(value: string): Quota[] {
 /** Every remaining / reset pair the headers hold. */
 function allQuotas(headers: HeaderBag | undefined, nowMs: number): Quota[] {
 	const h = normalizeHeaders(headers);
-	const quotas: Quota[] = h['ratelimit'] !== undefined ? ietfQuotas(h['ratelimit']) : [];
+	const quotas: Quota[] = h['ratelimit'] !== undefined ? ietfQuotas(h['ratelimit'], nowMs) : [];
 	for (const [name, value] of Object.entries(h)) {
 		const remaining = count(value);
 		if (remaining === undefined) continue;
 		// x-ratelimit-remaining, x-ratelimit-remaining-requests, anthropic-ratelimit-requests-remaining
 		const resetName = name.includes('-remaining') ? name.replace('-remaining', '-reset') : undefined;
 		if (resetName === undefined || !/(^|-)ratelimit|rate-limit/.test(name)) continue;
+		// an epoch or a date comes back as exactly its instant (ms from nowMs, added to nowMs)
 		const reset = h[resetName] === undefined ? undefined : parseResetValue(h[resetName], nowMs);
-		if (reset !== undefined) quotas.push({ remaining, resetMs: reset, header: name });
+		if (reset !== undefined) quotas.push({ remaining, resetAt: instant(nowMs, reset), header: name });
 	}
 	return quotas;
 }
@@ -67,6 +82,29 @@ export function readQuota(headers: HeaderBag | undefined, nowMs: number): Quota 
 	const quotas = allQuotas(headers, nowMs);
 	if (quotas.length === 0) return undefined;
 	const spent = quotas.filter((q) => q.remaining <= 0);
-	if (spent.length > 0) return spent.reduce((a, b) => (b.resetMs > a.resetMs ? b : a));
-	return quotas.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetMs > a.resetMs) ? b : a));
+	if (spent.length > 0) return spent.reduce((a, b) => (b.resetAt > a.resetAt ? b : a));
+	return quotas.reduce((a, b) => (b.remaining < a.remaining || (b.remaining === a.remaining && b.resetAt > a.resetAt) ? b : a));
+}
+
+/** Discord's top-level resources: a bucket's limit is counted per channel, guild or webhook (its id and token). */
+const DISCORD_MAJOR = /^\/api(?:\/v\d+)?\/(channels\/\d+|guilds\/\d+|webhooks\/\d+(?:\/[^/]+)?)/;
+
+/**
+ * The rate-limit bucket an answer names: GitHub's `x-ratelimit-resource` (core, search, graphql...),
+ * Discord's `x-ratelimit-bucket` (a hash shared by routes with one limit, counted per top-level
+ * resource of the path: `majorOf` gives that part, hashed by the caller as it may hold a webhook's
+ * token). Undefined when the answer names none: the API is the unit.
+ */
+export function readBucket(headers: HeaderBag | undefined, path: string, majorOf: (major: string) => string): string | undefined {
+	const h = normalizeHeaders(headers);
+	const clean = (value: string | undefined) => {
+		const v = value?.trim();
+		return v && v.length <= 64 && /^[\x21-\x7e]+$/.test(v) ? v : undefined;
+	};
+	const github = clean(h['x-ratelimit-resource']);
+	if (github !== undefined) return github;
+	const discord = clean(h['x-ratelimit-bucket']);
+	if (discord === undefined) return undefined;
+	const major = DISCORD_MAJOR.exec(path);
+	return major ? `${discord}@${majorOf(major[1])}` : discord;
 }

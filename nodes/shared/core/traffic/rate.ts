@@ -72,7 +72,7 @@ export interface RateData {
 	quota?: Quota;
 }
 
-interface Quota {
+export interface Quota {
 	/** Requests the server still accepts until resetAt, less those in flight when it said so (<= 0: spent). */
 	remaining: number;
 	resetAt: number;
@@ -81,7 +81,17 @@ interface Quota {
 	/** After the reset: the request whose answer tells the new count (its lease id), and its lease's end. */
 	asking?: string;
 	askingUntil?: number;
+	/** An answer said it was spent (the pause was announced; its end will be). */
+	spent?: true;
 }
+
+/** What keeps a quota: the API's pace, or a bucket the API names (buckets.ts). */
+export interface QuotaHolder {
+	quota?: Quota;
+}
+
+/** How an answer changed a quota: it is spent now, or it was spent and is back. */
+export type QuotaChange = 'spent' | 'refilled' | undefined;
 
 export function freshRate(): RateData {
 	return { nextAt: 0, successes: [] };
@@ -116,7 +126,7 @@ function spacingMs(data: RateData, nowMs: number, fixedRps: number | undefined):
  * while the request that asks for the new count is in flight, until its answer ('change', or the
  * lease's end if it never answers).
  */
-export function quotaSpentUntil(data: RateData, nowMs: number): { until: number; wake: 'time' | 'change' } | undefined {
+export function quotaSpentUntil(data: QuotaHolder, nowMs: number): { until: number; wake: 'time' | 'change' } | undefined {
 	const quota = data.quota;
 	if (!quota) return undefined;
 	if (quota.resetAt > nowMs) return quota.remaining - quota.sentSince <= 0 ? { until: quota.resetAt, wake: 'time' } : undefined;
@@ -124,8 +134,11 @@ export function quotaSpentUntil(data: RateData, nowMs: number): { until: number;
 }
 
 /** An answer without a quota (mutates): past the reset, the API no longer advertises one. */
-export function quotaUnanswered(data: RateData, id: string, nowMs: number): void {
-	if (data.quota && data.quota.resetAt <= nowMs && data.quota.asking === id) delete data.quota;
+export function quotaUnanswered(data: QuotaHolder, id: string, nowMs: number): QuotaChange {
+	if (!data.quota || data.quota.resetAt > nowMs || data.quota.asking !== id) return undefined;
+	const wasSpent = data.quota.spent === true;
+	delete data.quota;
+	return wasSpent ? 'refilled' : undefined;
 }
 
 /** When a request may go by the pace (<= nowMs: now). */
@@ -166,6 +179,11 @@ export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undef
 		// slot to a spacing after it
 		data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
 	}
+	countSent(data, nowMs, id, leaseEnd);
+}
+
+/** A request goes (mutates): it counts against the quota. `leaseEnd`: when its lease ends. */
+export function countSent(data: QuotaHolder, nowMs: number, id: string, leaseEnd: number): void {
 	if (!data.quota) return;
 	data.quota.sentSince++;
 	// past the reset, this request asks for the new count (the one before it never answered)
@@ -216,7 +234,7 @@ export function onThrottle(data: RateData, nowMs: number): number | undefined {
  * An answer carried the API's quota (mutates): requests still in flight were sent before the
  * server counted them, so they are taken off what it says remains.
  */
-export function onQuota(data: RateData, remaining: number, resetAt: number, inFlight: number, nowMs: number): void {
+export function onQuota(data: QuotaHolder, remaining: number, resetAt: number, inFlight: number, nowMs: number): QuotaChange {
 	const left = remaining - Math.max(0, inFlight);
 	const known = data.quota;
 	// answers come back in another order than the server counted them: within one window (a reset
@@ -227,10 +245,13 @@ export function onQuota(data: RateData, remaining: number, resetAt: number, inFl
 		if (knownLeft < left) {
 			// the later reset is the newer word on when the count is back (a token bucket's "full again")
 			known.resetAt = Math.max(known.resetAt, resetAt);
-			return;
+			return undefined;
 		}
 	}
-	data.quota = { remaining: left, resetAt, sentSince: 0 };
+	const wasSpent = known?.spent === true;
+	data.quota = { remaining: left, resetAt, sentSince: 0, ...(left <= 0 ? { spent: true as const } : {}) };
+	if (left <= 0) return wasSpent ? undefined : 'spent';
+	return wasSpent ? 'refilled' : undefined;
 }
 
 /** Resets this close to each other belong to one window of the API's count (rounding, a bucket's drift). */

@@ -27,3 +27,9 @@ export interface StateStore {
 	 */
 	watch?(key: string, onChange: () => void): () => void;
 }
+
+/** Every API's state, read for an operator (the Traffic Control node), never on a request's path. */
+export interface TrafficInspector {
+	/** The APIs whose state is kept now: their keys (hashed), states and requests in flight, in no particular order. */
+	list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>>;
+}

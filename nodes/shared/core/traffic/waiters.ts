@@ -59,6 +59,11 @@ export class Waiters {
 		});
 	}
 
+	/** Wakes every waiter of every queue whose key starts with `prefix` (an API's pause or hold ended by hand). */
+	wakeAll(prefix: string): void {
+		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue.waiters]) wake();
+	}
+
 	/** Wakes the `count` longest waiters for `key`. */
 	wake(key: string, count = 1): void {
 		const queue = this.queues.get(key);

@@ -1,0 +1,58 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const trafficControlProperties: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'Get State', value: 'getState', action: "Get the state of APIs' traffic controllers", description: 'One item per API: paused until when and why, held, window, pace, budget' },
+			{ name: 'End Pause or Hold', value: 'resume', action: "End an API's pause or outage hold by hand", description: 'The next request to the API goes at once' },
+		],
+		default: 'getState',
+	},
+	{
+		displayName: 'Shared State',
+		name: 'stateStore',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'This n8n Process (Memory)', value: 'memory', description: 'The controllers of the Resilient HTTP Request nodes of this n8n process' },
+			{ name: 'Redis (Queue Mode)', value: 'redis', description: 'The controllers the Resilient HTTP Request nodes keep in Redis (Shared State: Redis)' },
+		],
+		default: 'memory',
+		description: 'Where the Resilient HTTP Request nodes keep the controllers: as they are set',
+	},
+	{
+		displayName: 'API',
+		name: 'api',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. api.github.com',
+		description: "The API's host (every controller of that host: one per credential), a URL on it, or a key from Get State (api:…). Empty: every API.",
+		displayOptions: { show: { operation: ['getState'] } },
+	},
+	{
+		displayName: 'API',
+		name: 'api',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. api.github.com',
+		description: "The API's host (every controller of that host: one per credential), a URL on it, or a key from Get State (api:…)",
+		displayOptions: { show: { operation: ['resume'] } },
+	},
+	{
+		displayName: 'End',
+		name: 'end',
+		type: 'options',
+		options: [
+			{ name: 'Pause and Hold', value: 'both', description: 'Whatever holds the requests back' },
+			{ name: 'Pause', value: 'pause', description: "A server's wait, a guessed one, a spent quota (the API's and its rate-limit buckets')" },
+			{ name: 'Hold', value: 'hold', description: 'The outage hold: the requests come back in slow start, as after a successful probe' },
+		],
+		default: 'both',
+		displayOptions: { show: { operation: ['resume'] } },
+	},
+];

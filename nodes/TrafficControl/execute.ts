@@ -1,0 +1,102 @@
+/**
+ * The Traffic Control node: reads the APIs' controllers from the store the Resilient HTTP Request
+ * nodes use (this process's memory, or Redis), and ends a pause or a hold by hand through the same
+ * atomic step as a request's, so that no request's update is lost in between.
+ */
+import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
+import type { Runtime } from '../shared/core/runtime';
+import { HOLD_DEFAULTS } from '../shared/core/traffic/breaker';
+import { BUDGET_DEFAULTS } from '../shared/core/traffic/budget';
+import type { TrafficData, TrafficParams } from '../shared/core/traffic/controller';
+import { resumeTraffic, trafficView, type ResumeRequest } from '../shared/core/traffic/operator';
+import type { StateStore, TrafficInspector } from '../shared/core/traffic/store';
+import { getProcessWaiters } from '../shared/core/traffic/waiters';
+import { redisConnectionFromCredential } from '../shared/state/redis-connection';
+import { getRedisStateStore } from '../shared/state/redis-store';
+
+/**
+ * The store needs params only to know when a state may be dropped: the nodes' own settings are not
+ * known here, so the defaults stand in until the API's next request writes it with its own.
+ */
+const OPERATOR_PARAMS: TrafficParams = Object.freeze({ window: { ceiling: 1000, mode: 'adaptive' as const }, leaseMs: 600_000, hold: { ...HOLD_DEFAULTS }, budget: { ...BUDGET_DEFAULTS } });
+
+type OperatorStore = StateStore & TrafficInspector;
+
+async function operatorStore(ctx: IExecuteFunctions, memoryStore: OperatorStore): Promise<OperatorStore> {
+	if ((ctx.getNodeParameter('stateStore', 0, 'memory') as string) !== 'redis') return memoryStore;
+	// no fallback to memory here: an operator must know that Redis did not answer
+	return getRedisStateStore(redisConnectionFromCredential(await ctx.getCredentials('resilientHttpRedis', 0)));
+}
+
+/** The API parameter: a key (api:…), or a host, read from a URL when it is one. */
+function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): string | undefined {
+	const raw = ctx.getNodeParameter('api', i, '') as unknown;
+	if (typeof raw !== 'string') throw new NodeOperationError(ctx.getNode(), `The parameter "API" must be text, got ${typeof raw}`, { itemIndex: i });
+	const value = raw.trim();
+	if (value === '') {
+		if (required) throw new NodeOperationError(ctx.getNode(), 'The parameter "API" must name an API: its host (e.g. api.github.com), a URL on it, or a key from Get State', { itemIndex: i });
+		return undefined;
+	}
+	if (/^api:[0-9a-f]{32}$/.test(value)) return value;
+	try {
+		return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? new URL(value).host.toLowerCase() : value.toLowerCase();
+	} catch {
+		throw new NodeOperationError(ctx.getNode(), `The parameter "API" is not a host, a URL or a key: ${value}`, { itemIndex: i });
+	}
+}
+
+function matches(key: string, data: TrafficData, filter: string | undefined): boolean {
+	return filter === undefined || filter === key || (data.label ?? '').toLowerCase() === filter;
+}
+
+function endOf(ctx: IExecuteFunctions, i: number): ResumeRequest {
+	const end = ctx.getNodeParameter('end', i, 'both') as string;
+	if (end !== 'both' && end !== 'pause' && end !== 'hold') throw new NodeOperationError(ctx.getNode(), `The parameter "End" must be both, pause or hold, got ${JSON.stringify(end)}`, { itemIndex: i });
+	return { pause: end !== 'hold', hold: end !== 'pause' };
+}
+
+/** Ends what `what` names on one API; returns the item that says what was ended, and the state after. */
+async function resumeOne(ctx: IExecuteFunctions, store: OperatorStore, key: string, nowMs: number, what: ResumeRequest): Promise<Record<string, unknown>> {
+	const result = await store.traffic(key, nowMs, OPERATOR_PARAMS, (data, leases) => {
+		const none = { ended: [] as string[], after: undefined as TrafficData | undefined, inFlight: leases.count };
+		if (!data) return { data: resumeTraffic(undefined, nowMs, what).data, result: none, changed: false };
+		const step = resumeTraffic(data, nowMs, what);
+		const ended = step.events.map((e) => (e.kind === 'resumed' && e.bucket !== undefined ? `bucket ${e.bucket}` : e.kind === 'resumed' ? e.by : e.kind));
+		// nothing ended: nothing written; something ended: the other workers' waiting requests are told (Redis publishes)
+		const changed = ended.length > 0;
+		return { data: changed ? step.data : data, result: { ended, after: changed ? step.data : data, inFlight: leases.count }, changed, frees: changed };
+	});
+	// requests of this process waiting on the API look again now (other workers' on the store's news, or at their next look)
+	getProcessWaiters().wakeAll(`${key}|`);
+	const name = `Resilient HTTP Traffic Control "${ctx.getNode().name}"`;
+	const label = result.after?.label ?? key;
+	if (result.ended.length > 0) ctx.logger.info(`${name}: the API ${label}'s ${result.ended.join(', ')} ended by hand: its requests go again`);
+	return { ...(result.after ? trafficView(key, result.after, result.inFlight, nowMs) : { api: key }), ended: result.ended };
+}
+
+export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: OperatorStore): Promise<INodeExecutionData[][]> {
+	const operation = ctx.getNodeParameter('operation', 0, 'getState') as string;
+	if (operation !== 'getState' && operation !== 'resume') throw new NodeOperationError(ctx.getNode(), `Unknown operation ${JSON.stringify(operation)}`);
+	const items = ctx.getInputData();
+	const filters = items.map((_, i) => apiFilter(ctx, i, operation === 'resume'));
+	const ends = operation === 'resume' ? items.map((_, i) => endOf(ctx, i)) : [];
+	let store: OperatorStore;
+	let states: Array<{ key: string; data: TrafficData; inFlight: number }>;
+	try {
+		store = await operatorStore(ctx, memoryStore);
+		states = await store.list(runtime.now());
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), `The shared state cannot be read: ${(error as Error).message}`);
+	}
+	const out: INodeExecutionData[] = [];
+	for (let i = 0; i < items.length; i++) {
+		const found = states.filter(({ key, data }) => matches(key, data, filters[i]));
+		for (const { key, data, inFlight } of found) {
+			const now = runtime.now();
+			const json = operation === 'getState' ? trafficView(key, data, inFlight, now) : await resumeOne(ctx, store, key, now, ends[i]);
+			out.push({ json: json as unknown as INodeExecutionData['json'], pairedItem: { item: i } });
+		}
+		if (operation === 'resume' && found.length === 0) out.push({ json: { api: filters[i] ?? null, ended: [], found: false }, pairedItem: { item: i } });
+	}
+	return [out];
+}

@@ -1,0 +1,121 @@
+/**
+ * Limits where the server puts them, and the operator's view and steering, in n8n's engine:
+ * a GitHub-like API whose `search` bucket is spent keeps serving its `core` routes; the Traffic
+ * Control node reads every API's state from the store the request nodes use, and ends a pause or a
+ * hold by hand, after which the next request goes at once.
+ */
+import type { IDataObject, INode } from 'n8n-workflow';
+import { systemRuntime } from '../../nodes/shared/core/runtime';
+import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
+import { runWorkflow, type WorkflowJson } from './harness';
+import { useLocalServers } from './servers';
+import { httpWorkflow, runHttp } from './workflow-builders';
+
+const server = useLocalServers();
+const TRAFFIC_CONTROL = 'n8n-nodes-resilient-http.resilientHttpTrafficControl';
+const errorOf = (json: IDataObject) => json.error as IDataObject;
+const items = (paths: string[]) => paths.map((path) => ({ json: { path } }));
+
+/** GitHub's answers: /search/* with its bucket spent for an hour, everything else in `core`. */
+async function githubLike() {
+	const resetAt = Math.floor(Date.now() / 1000) + 3600;
+	const api = await server((req) => {
+		if (req.url.startsWith('/search/')) {
+			return { status: 403, headers: { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(resetAt), 'x-ratelimit-resource': 'search' }, body: { message: 'API rate limit exceeded' } };
+		}
+		return { status: 200, headers: { 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', 'x-ratelimit-reset': String(resetAt), 'x-ratelimit-resource': 'core' }, body: { ok: true } };
+	});
+	return Object.assign(api, { resetAt });
+}
+
+function trafficControlWorkflow(parameters: IDataObject): WorkflowJson {
+	const node: INode = { id: 'tc', name: 'Traffic Control', type: TRAFFIC_CONTROL, typeVersion: 1, position: [200, 0], parameters: parameters as INode['parameters'] };
+	return {
+		nodes: [{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }, node],
+		connections: { Start: { main: [[{ node: 'Traffic Control', type: 'main', index: 0 }]] } },
+	};
+}
+
+async function trafficControl(store: MemoryStateStore, parameters: IDataObject): Promise<IDataObject[]> {
+	const run = await runWorkflow(trafficControlWorkflow(parameters), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store) } });
+	expect(run.error).toBeUndefined();
+	return run.jsonOf('Traffic Control', 0);
+}
+
+describe('limits where the server puts them: a named bucket', () => {
+	it("a spent search bucket: calls to the API's other resources are sent at once, calls to search go to the error output with retryAt, unsent", async () => {
+		const api = await githubLike();
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `={{ "${api.url}" + $json.path }}` }, { onError: 'continueErrorOutput' });
+		const first = await runHttp(wf, items(['/search/issues']), systemRuntime, { store });
+		expect(first.jsonOf('HTTP', 1)).toHaveLength(1);
+		expect(api.requests).toHaveLength(1);
+
+		const second = await runHttp(wf, items(['/search/issues', '/repos/a/b', '/search/issues', '/repos/c/d', '/users/x']), systemRuntime, { store });
+		// core's routes, one of them never called before, were sent; search's not
+		expect(api.requests.map((r) => r.url).slice(1).sort()).toEqual(['/repos/a/b', '/repos/c/d', '/users/x']);
+		expect(second.jsonOf('HTTP', 0)).toHaveLength(3);
+		const failed = second.jsonOf('HTTP', 1);
+		expect(failed).toHaveLength(2);
+		for (const f of failed) {
+			expect(errorOf(f)).toMatchObject({ reason: 'retry-after-too-long', code: 'EPAUSED' });
+			expect(Date.parse(String(errorOf(f).retryAt)) - Date.now()).toBeGreaterThan(3500_000);
+			expect(String(errorOf(f).message)).toMatch(/rate-limit bucket "search"/);
+		}
+	});
+});
+
+describe('the Traffic Control node', () => {
+	it('Get State shows each API: its spent bucket, window, budget; End Pause ends it and the next call is sent', async () => {
+		const api = await githubLike();
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `={{ "${api.url}" + $json.path }}` }, { onError: 'continueErrorOutput' });
+		await runHttp(wf, items(['/search/issues', '/repos/a/b']), systemRuntime, { store });
+		const host = new URL(api.url).host;
+
+		const [state] = await trafficControl(store, { operation: 'getState' });
+		expect(state).toMatchObject({ label: host, paused: null, held: null, window: { inFlight: 0 }, budget: { firstAttempts: 2 } });
+		expect(state.api).toMatch(/^api:[0-9a-f]{32}$/);
+		expect(state.buckets).toEqual(
+						// the reset the server stated, to the ms: carried as an instant from the header, never re-based
+			expect.arrayContaining([{ bucket: 'search', remaining: 0, resetAt: new Date(api.resetAt * 1000).toISOString(), spent: true }, expect.objectContaining({ bucket: 'core', remaining: 4999, spent: false })]),
+		);
+		expect(await trafficControl(store, { operation: 'getState', api: 'other.example' })).toEqual([]);
+
+		const [ended] = await trafficControl(store, { operation: 'resume', api: `${api.url}/anything`, end: 'pause' });
+		expect(ended.ended).toEqual(expect.arrayContaining(['bucket search', 'bucket core']));
+		expect(ended.buckets).toEqual([]);
+		const before = api.requests.length;
+		await runHttp(wf, items(['/search/issues']), systemRuntime, { store });
+		expect(api.requests.length).toBe(before + 1);
+	});
+
+	it('a hold: Get State says held and when the next probe goes; End Hold sends the next request at once', async () => {
+		let down = true;
+		const api = await server(() => (down ? { status: 500 } : { status: 200, body: { ok: true } }));
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `${api.url}/x`, maxAttempts: 1, sharedLimits: { breakerBreak: 600_000, breakerMaxBreak: 600_000 } }, { onError: 'continueErrorOutput' });
+		await runHttp(wf, Array.from({ length: 5 }, (_, k) => ({ json: { k } })), systemRuntime, { store });
+		const [held] = await trafficControl(store, { operation: 'getState' });
+		expect(held).toMatchObject({ held: { state: 'open', openings: 1 } });
+		expect(Date.parse(String((held.held as IDataObject).nextProbeAt)) - Date.now()).toBeGreaterThan(500_000);
+		// while held, a request leaves unsent (its next probe comes after its deadline)
+		down = false;
+		const refused = await runHttp(wf, [{ json: {} }], systemRuntime, { store });
+		expect(errorOf(refused.jsonOf('HTTP', 1)[0])).toMatchObject({ reason: 'circuit-open' });
+		expect(api.requests).toHaveLength(5);
+
+		const [ended] = await trafficControl(store, { operation: 'resume', api: new URL(api.url).host, end: 'hold' });
+		expect(ended).toMatchObject({ ended: ['outage hold'], held: null, window: { size: 1, slowStart: true } });
+		const after = await runHttp(wf, [{ json: {} }], systemRuntime, { store });
+		expect(after.jsonOf('HTTP', 0)).toHaveLength(1);
+		expect(api.requests).toHaveLength(6);
+	});
+
+	it('End Pause or Hold without an API is refused before anything changes, naming the parameter', async () => {
+		const store = new MemoryStateStore();
+		const run = await runWorkflow(trafficControlWorkflow({ operation: 'resume', api: ' ' }), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store) } });
+		expect(run.error?.message).toMatch(/The parameter "API" must name an API/);
+	});
+});
