@@ -33,10 +33,15 @@ fi
 step "lint, type-check (sources and tests) and build, side by side"
 checks_dir="$work_dir/checks"
 mkdir -p "$checks_dir"
-checks=(lint type-check build)
-( npm run --silent lint > "$checks_dir/lint.log" 2>&1; echo $? > "$checks_dir/lint.rc" ) &
-( npx tsc --noEmit -p tsconfig.json > "$checks_dir/type-check.log" 2>&1; echo $? > "$checks_dir/type-check.rc" ) &
-( npm run --silent build > "$checks_dir/build.log" 2>&1; echo $? > "$checks_dir/build.rc" ) &
+checks=()
+check() { # name command...: runs in the background, its output and exit status kept under its name
+  local name="$1"; shift
+  checks+=("$name")
+  ( "$@" > "$checks_dir/$name.log" 2>&1; echo $? > "$checks_dir/$name.rc" ) &
+}
+check lint npm run --silent lint
+check type-check npx tsc --noEmit -p tsconfig.json
+check build npm run --silent build
 for job in $(jobs -p); do [ "$job" = "$install_pid" ] || wait "$job" || true; done
 failed=0
 for check in "${checks[@]}"; do
