@@ -88,17 +88,71 @@ function logCommandTime(command, ms) {
 	fs.appendFileSync(process.env.RH_E2E_TIMING_LOG, `${file}\t${command}\t${ms}\n`);
 }
 
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-export async function freePort() {
-	return await new Promise((resolve, reject) => {
+// Ports for n8n's listeners come from below Linux's ephemeral range (32768-60999): a port the OS
+// handed out for "any free port" and that was closed again can be handed out to the next listen(0)
+// or outgoing connection before n8n binds it, seconds later (CI saw two n8n starts exit on that,
+// while the differential suite opened forty local servers). Each port is reserved by a file
+// created with O_EXCL in one folder shared by every test process, so two test files running side
+// by side never pick the same one; a process deletes its reservations when it exits.
+const PORT_RANGE = { from: 20_000, to: 32_000 };
+const PORT_RESERVATIONS = path.join(os.tmpdir(), 'n8n-nodes-resilient-http-ports');
+const reservedPorts = new Set();
+let releasesOnExit = false;
+
+function canListen(port) {
+	return new Promise((resolve) => {
 		const srv = net.createServer();
 		srv.unref();
-		srv.on('error', reject);
-		srv.listen(0, '127.0.0.1', () => {
-			const { port } = srv.address();
-			srv.close(() => resolve(port));
-		});
+		srv.once('error', () => resolve(false));
+		srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
 	});
+}
+
+function reservePortFile(port) {
+	const file = path.join(PORT_RESERVATIONS, String(port));
+	try {
+		fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+		return true;
+	} catch (e) {
+		if (e.code !== 'EEXIST') throw e;
+	}
+	// a reservation left by a process that is gone (killed before its exit handler ran) is taken over
+	const owner = Number(fs.readFileSync(file, 'utf8'));
+	if (owner && owner !== process.pid && !isAlive(owner)) {
+		fs.writeFileSync(file, `${process.pid}\n`);
+		return true;
+	}
+	return false;
+}
+
+function isAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (e) {
+		return e.code === 'EPERM';
+	}
+}
+
+/** A TCP port on 127.0.0.1 that is free, outside the ephemeral range, and reserved for this process. */
+export async function freePort() {
+	fs.mkdirSync(PORT_RESERVATIONS, { recursive: true });
+	if (!releasesOnExit) {
+		releasesOnExit = true;
+		process.on('exit', () => {
+			for (const port of reservedPorts) fs.rmSync(path.join(PORT_RESERVATIONS, String(port)), { force: true });
+		});
+	}
+	for (let attempt = 0; attempt < 200; attempt++) {
+		const port = PORT_RANGE.from + Math.floor(Math.random() * (PORT_RANGE.to - PORT_RANGE.from));
+		if (reservedPorts.has(port) || !reservePortFile(port)) continue;
+		if (await canListen(port)) {
+			reservedPorts.add(port);
+			return port;
+		}
+		fs.rmSync(path.join(PORT_RESERVATIONS, String(port)), { force: true });
+	}
+	throw new Error(`no free port between ${PORT_RANGE.from} and ${PORT_RANGE.to} after 200 tries (reservations in ${PORT_RESERVATIONS})`);
 }
 
 /** Environment given to prepareUserFolder({ env }): applies to every n8n command on that folder. */
@@ -344,7 +398,14 @@ async function awaitReady(handle, what, readinessUrl, readyTimeoutMs, ready) {
 	for (;;) {
 		if (child.exitCode !== null || child.signalCode !== null) {
 			servers.delete(handle);
-			throw new Error(`${what} exited early (${child.exitCode ?? child.signalCode}):\n${handle.logs().slice(-4000)}`);
+			// the cause first: CI prints only the start of a long message
+			const cause = handle
+				.logs()
+				.split('\n')
+				.filter((line) => /error|in use|EADDRINUSE|exit/i.test(line))
+				.slice(-3)
+				.join('\n');
+			throw new Error(`${what} exited early (${child.exitCode ?? child.signalCode}): ${cause}\n${handle.logs().slice(-4000)}`);
 		}
 		if (ready(await httpStatus(readinessUrl))) {
 			logCommandTime(`${what} (until ready)`, Date.now() - started);
