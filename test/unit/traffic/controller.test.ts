@@ -589,15 +589,14 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 30, { id: 'a' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100, paceSlotAt: T0 + 100 });
 		// the next one held back gets the slot after it: nobody needs to look again before its own
 		expect(api.admit(T0 + 40, { id: 'b' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 200, paceSlotAt: T0 + 200 });
-		// early, a request keeps its slot; at it, it goes without taking another
-		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100 });
-		expect(api.admit(T0 + 100, { id: 'a', paceSlotAt: T0 + 100 }).go).toBe(true);
+		// a little early (a timer, another worker's clock), it is admitted and sent at its slot, without taking another
+		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: true, sendAt: T0 + 100 });
 		// late (a loaded machine), it still goes on the slot it holds, and the next goes a spacing after it
 		expect(api.admit(T0 + 260, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
 		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 360 });
 	});
 
-	it('waiters woken late together go one spacing apart (less 10 ms for timers running late), each keeping its slot: no burst after a stalled event loop', () => {
+	it('waiters woken late together are admitted at once and sent one spacing apart, each keeping its slot: no burst after a stalled event loop, no round trip more', () => {
 		const api = new Api(params({ rateLimitRps: 4 }));
 		expect(api.admit(T0).go).toBe(true);
 		const slots = ['a', 'b', 'c'].map((id, k) => {
@@ -605,27 +604,33 @@ describe('traffic controller: the pace', () => {
 			return held.go ? undefined : held.paceSlotAt;
 		});
 		expect(slots).toEqual([T0 + 250, T0 + 500, T0 + 750]);
-		// every timer fires at T0 + 800 (the loop was blocked): one goes, the others wait for the spacing
-		expect(api.admit(T0 + 800, { id: 'a', paceSlotAt: T0 + 250 }).go).toBe(true);
-		expect(api.admit(T0 + 800, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1040, paceSlotAt: T0 + 500 });
-		expect(api.admit(T0 + 800, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 1040, paceSlotAt: T0 + 750 });
-		expect(api.admit(T0 + 1039, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: false, until: T0 + 1040 });
-		expect(api.admit(T0 + 1040, { id: 'b', paceSlotAt: T0 + 500 }).go).toBe(true);
-		expect(api.admit(T0 + 1040, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: false, until: T0 + 1280 });
-		expect(api.admit(T0 + 1280, { id: 'c', paceSlotAt: T0 + 750 }).go).toBe(true);
-		// the next free slot is a spacing after the last one taken, late as it was
-		expect(api.admit(T0 + 1280)).toMatchObject({ go: false, reason: 'rate', until: T0 + 1530, paceSlotAt: T0 + 1530 });
+		// every timer fires at T0 + 800 (the loop was blocked): one goes now, the others 250 ms after the one before
+		const a = api.admit(T0 + 800, { id: 'a', paceSlotAt: T0 + 250 });
+		expect(a.go && a.sendAt).toBeUndefined();
+		expect(api.admit(T0 + 800, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: true, sendAt: T0 + 1050 });
+		expect(api.admit(T0 + 800, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: true, sendAt: T0 + 1300 });
+		// the next free slot is a spacing after the last one, late as it was
+		expect(api.admit(T0 + 810)).toMatchObject({ go: false, reason: 'rate', until: T0 + 1550, paceSlotAt: T0 + 1550 });
 	});
 
-	it('a request on its slot a few ms after a late one before it still goes: timers run late, and a refusal would cost a round trip and push the next ones later', () => {
+	it('a request on its slot a few ms after a late one before it is admitted at once and sent at the spacing after it: a refusal would cost a round trip', () => {
 		const api = new Api(params({ rateLimitRps: 10 }));
 		expect(api.admit(T0).go).toBe(true);
 		const a = api.admit(T0 + 1, { id: 'a' });
 		const b = api.admit(T0 + 2, { id: 'b' });
 		expect([a.go ? 0 : a.paceSlotAt, b.go ? 0 : b.paceSlotAt]).toEqual([T0 + 100, T0 + 200]);
 		expect(api.admit(T0 + 104, { id: 'a', paceSlotAt: T0 + 100 }).go).toBe(true);
-		// 96 ms after a: within a twentieth of the 100 ms spacing
-		expect(api.admit(T0 + 200, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
+		expect(api.admit(T0 + 200, { id: 'b', paceSlotAt: T0 + 200 })).toMatchObject({ go: true, sendAt: T0 + 204 });
+	});
+
+	it('a reserved slot over a second ahead, or at or past the item\'s deadline, is not admitted ahead: the request comes back then, or stops', () => {
+		const api = new Api(params({ rateLimitRps: 0.5 }));
+		expect(api.admit(T0).go).toBe(true);
+		const held = api.admit(T0 + 10, { id: 'a' });
+		expect(held).toMatchObject({ go: false, reason: 'rate', paceSlotAt: T0 + 2000 });
+		expect(api.admit(T0 + 900, { id: 'a', paceSlotAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 2000, paceSlotAt: T0 + 2000 });
+		expect(api.admit(T0 + 1500, { id: 'a', paceSlotAt: T0 + 2000, deadlineAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 2000 });
+		expect(api.admit(T0 + 1500, { id: 'a', paceSlotAt: T0 + 2000, deadlineAt: T0 + 2001 })).toMatchObject({ go: true, sendAt: T0 + 2000 });
 	});
 
 	it('without a pace, a request whose time was read before the last admission is not held back (another worker, a store round trip)', () => {

@@ -37,7 +37,7 @@ import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWai
 import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotAllowsAt, reserveSlot, takeSlot, type RateData } from './rate';
+import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -108,6 +108,8 @@ export interface AdmitRequest {
 	route?: string;
 	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
 	paceSlotAt?: number;
+	/** No request of this item may start at or after this (epoch ms): one admitted ahead of its slot must be sent before it. */
+	deadlineAt?: number;
 }
 
 export type Admission = (
@@ -120,6 +122,8 @@ export type Admission = (
 			lease: Lease;
 			/** The pace's next slot, when the pace holds the next request back (epoch ms). */
 			paceAt?: number;
+			/** Send it at this time, not now: its reserved pace slot is just ahead (epoch ms). */
+			sendAt?: number;
 	  }
 	| {
 			go: false;
@@ -294,7 +298,7 @@ function heldVerdict(data: TrafficData, nowMs: number, request: AdmitRequest, ho
 }
 
 /** Why a request may not go now, if it may not: the first reason that holds, in the order above. */
-function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true } {
+function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: AdmitRequest, params: TrafficParams): Extract<Admission, { go: false }> | { probe: boolean; pauseProbe?: true; sendAt?: number } {
 	if (data.pausedUntil > nowMs) {
 		const paused = pausedVerdict(data, nowMs);
 		// the pause's probe is one request: it goes whatever else would hold it
@@ -313,10 +317,19 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
 	}
 	// a slot reserved earlier is this request's, however late it comes (the pace took it then), but it
-	// keeps the spacing after the request before it: late wakes must not add up to a burst
-	const reserved = request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs;
-	const paceAt = reserved ? reservedSlotAllowsAt(data.rate, nowMs, params.rateLimitRps) : paceAllowsAt(data.rate);
-	if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	// keeps the spacing after the request before it: late wakes must not add up to a burst. Due
+	// within a second, it is admitted now and sent at its time: refused, it would come back for
+	// that time with another round trip, and requests of several workers woken late would chase
+	// each other's spacing round trip after round trip.
+	let sendAt: number | undefined;
+	if (request.paceSlotAt !== undefined) {
+		const at = reservedSlotSendAt(data.rate, request.paceSlotAt, nowMs, params.rateLimitRps);
+		if (at - nowMs > RESERVED_SEND_AHEAD_MS || (request.deadlineAt !== undefined && at >= request.deadlineAt)) return { go: false, reason: 'rate', until: at, wake: 'time' };
+		if (at > nowMs) sendAt = at;
+	} else {
+		const paceAt = paceAllowsAt(data.rate);
+		if (paceAt > nowMs) return { go: false, reason: 'rate', until: paceAt, wake: 'time' };
+	}
 	if (params.budget && request.retry && !request.paced && !probe) {
 		const budget = budgetSnapshot(data.budget, nowMs, params.budget);
 		if (budget.available < 1) {
@@ -326,8 +339,14 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 			return { go: false, reason: 'budget', wake: 'change', ...(release !== undefined ? { until: release } : {}) };
 		}
 	}
-	return { probe };
+	return { probe, ...(sendAt !== undefined ? { sendAt } : {}) };
 }
+
+/**
+ * The longest a request on its reserved pace slot is admitted ahead of its send time (it holds its
+ * lease meanwhile); further ahead, it is told to come back then.
+ */
+const RESERVED_SEND_AHEAD_MS = 1_000;
 
 /**
  * Before a request: it goes (and is counted, its lease started), or it waits, and why. A wait
@@ -371,7 +390,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		budget = 'snapshot' in step.result ? step.result.snapshot : step.result;
 	}
 	const lease: Lease = [request.id, nowMs + Math.max(1, params.leaseMs), nextStart(data.window), probe ? 1 : 0];
-	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined && request.paceSlotAt <= nowMs);
+	takeSlot(data.rate, nowMs, params.rateLimitRps, request.id, lease[1], request.paceSlotAt !== undefined, verdict.sendAt);
 	bucketSent(data.buckets, request.route, nowMs, request.id, lease[1]);
 	return {
 		data,
@@ -382,6 +401,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 			window: windowSize(data.window, params.window),
 			...(budget ? { budget } : {}),
 			lease,
+			...(verdict.sendAt !== undefined ? { sendAt: verdict.sendAt } : {}),
 			...(data.rate.nextAt > nowMs ? { paceAt: data.rate.nextAt } : {}),
 			...ended,
 		},
@@ -400,11 +420,11 @@ const PACE_HELD_NOTE_MS = 1_000;
  * at most once a second).
  */
 function paceRefusal(data: TrafficData, nowMs: number, request: AdmitRequest, params: TrafficParams, verdict: Extract<Admission, { go: false }>): Step<Admission> {
-	// a request that already holds a slot keeps it: early, it waits for it; late (woken with others
-	// after a busy event loop), for the spacing after the request before it
+	// a request that already holds a slot keeps it: it comes back when it is due (its slot, or the
+	// spacing after the request before it), when that is over a second away or past its deadline
 	if (request.paceSlotAt !== undefined) {
 		const slot = request.paceSlotAt;
-		const until = slot > nowMs ? slot : (verdict.until ?? slot);
+		const until = verdict.until ?? slot;
 		const learned = data.rate.learned;
 		const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
 		if (note) paceHeld(data.rate, nowMs);

@@ -150,6 +150,23 @@ async function sleepUntil(ctx: GateContext, atMs: number): Promise<void> {
 	}
 }
 
+/** A request was admitted: the waiters its admission may let go look again (the one it waited behind too). */
+function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go: true }>, request: AdmitRequest, inLine: string | undefined): void {
+	const { runtime, waiters, key } = ctx;
+	// room left: as many waiters as there is room for may go too, together (slow start grows
+	// the window one success at a time); one at a time would chain a round trip per request
+	if (admission.inFlight < admission.window) waiters.wake(queueOf(key, 'concurrency'), admission.window - admission.inFlight);
+	// a first request raises the budget's limit: a retry waiting for it may fit now
+	if (!request.retry) waiters.wake(queueOf(key, 'budget'));
+	// the pause is over: the request that has waited longest for it goes next, then the next
+	waiters.wake(queueOf(key, 'paused'));
+	// the pace's next slot: the longest waiter for it looks then
+	const rateQueue = queueOf(key, 'rate');
+	if (admission.paceAt !== undefined) waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
+	// the next in its line may go too (else it waits again, and its queue's timer with it)
+	if (inLine !== undefined && !(inLine === rateQueue && admission.paceAt !== undefined)) waiters.wake(inLine);
+}
+
 /** Waits until the controller lets the request go, or says why it cannot within the item's limits. */
 export async function passGate(ctx: GateContext, request: AdmitRequest, limits: GateLimits): Promise<GateResult> {
 	const { runtime, signal } = ctx;
@@ -162,7 +179,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		if (inLine !== undefined) ctx.waiters.wake(inLine);
 	};
 	// the pace slot reserved for this request, once the pace held it back
-	let asking = request;
+	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
 	for (;;) {
 		if (signal?.aborted) {
 			passOn();
@@ -172,18 +189,13 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
 		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
-			// room left: as many waiters as there is room for may go too, together (slow start grows
-			// the window one success at a time); one at a time would chain a round trip per request
-			if (admission.inFlight < admission.window) ctx.waiters.wake(queueOf(ctx.key, 'concurrency'), admission.window - admission.inFlight);
-			// a first request raises the budget's limit: a retry waiting for it may fit now
-			if (!request.retry) ctx.waiters.wake(queueOf(ctx.key, 'budget'));
-			// the pause is over: the request that has waited longest for it goes next, then the next
-			ctx.waiters.wake(queueOf(ctx.key, 'paused'));
-			// the pace's next slot: the longest waiter for it looks then
-			const rateQueue = queueOf(ctx.key, 'rate');
-			if (admission.paceAt !== undefined) ctx.waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
-			// the next in its line may go too (else it waits again, and its queue's timer with it)
-			if (!(inLine === rateQueue && admission.paceAt !== undefined)) passOn();
+			wakeAfterAdmission(ctx, admission, request, inLine);
+			if (admission.sendAt !== undefined) {
+				// its reserved slot is just ahead: admitted now, it is sent then
+				const before = runtime.now();
+				await sleepUntil(ctx, admission.sendAt);
+				waits.rate = (waits.rate ?? 0) + Math.max(0, runtime.now() - before);
+			}
 			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
 		}
 		const { until } = admission;
@@ -199,7 +211,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			// its own slot: it waits for it alone, exactly (no look of the store until then), and the
 			// next in the line it left looks for itself. `until` is the slot, or, for a slot that came
 			// while it slept late, the spacing after the request before it
-			asking = { ...request, paceSlotAt: admission.paceSlotAt };
+			asking = { ...asking, paceSlotAt: admission.paceSlotAt };
 			passOn();
 			inLine = undefined;
 			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));

@@ -147,18 +147,13 @@ export function paceAllowsAt(data: RateData): number {
 }
 
 /**
- * How much sooner than the full spacing after the last request a request on its reserved slot may
- * go: timers and store round trips run a little late, each by its own amount, and a request one
- * millisecond later than the one before would otherwise be refused, costing a round trip, and push
- * the next ones later still. A twentieth of the spacing, at most 10 ms: a burst stays impossible.
+ * When a request whose reserved slot has come may be sent: at its slot, but never sooner than the
+ * spacing after the request sent before it (waiters woken late together, by an event loop busy
+ * with other executions or by timers in several workers, would otherwise go in a burst).
  */
-const LATE_SLOT_TOLERANCE = { share: 0.05, maxMs: 10 };
-
-/** When a request whose reserved slot has come may go: about the spacing after the last one that went. */
-export function reservedSlotAllowsAt(data: RateData, nowMs: number, fixedRps: number | undefined): number {
-	if (data.lastSentAt === undefined) return nowMs;
-	const spacing = spacingMs(data, nowMs, fixedRps);
-	return data.lastSentAt + spacing - Math.min(LATE_SLOT_TOLERANCE.maxMs, spacing * LATE_SLOT_TOLERANCE.share);
+export function reservedSlotSendAt(data: RateData, slotAt: number, nowMs: number, fixedRps: number | undefined): number {
+	if (data.lastSentAt === undefined) return slotAt;
+	return Math.max(slotAt, data.lastSentAt + spacingMs(data, nowMs, fixedRps));
 }
 
 /**
@@ -174,20 +169,22 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
 }
 
 /**
- * A request goes now (mutates): the next one waits the spacing. `leaseEnd`: when its lease ends.
+ * A request goes (mutates): the next one waits the spacing. `leaseEnd`: when its lease ends.
  * `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none now.
+ * `sendAt`: when it is sent, if later than now (a reserved slot just ahead, or the spacing after
+ * the request before it).
  */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false): void {
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false, sendAt = nowMs): void {
 	const spacing = spacingMs(data, nowMs, fixedRps);
 	// no pace in force: the next request may go at once, whatever its clock says. Moving nextAt to
 	// this request's time would hold back a request whose time was read a moment earlier (another
 	// worker's, or one queued behind a store's round trip) for a pace nobody set, at the cost of a
 	// reservation and another round trip. A pace that fell behind (idle API) starts from now.
 	if (spacing > 0) {
-		data.lastSentAt = nowMs;
+		data.lastSentAt = sendAt;
 		// a reserved slot is already counted in nextAt; one taken late still pushes the next free
 		// slot to a spacing after it
-		data.nextAt = reserved ? Math.max(data.nextAt, nowMs + spacing) : Math.max(data.nextAt, nowMs) + spacing;
+		data.nextAt = reserved ? Math.max(data.nextAt, sendAt + spacing) : Math.max(data.nextAt, sendAt) + spacing;
 	}
 	countSent(data, nowMs, id, leaseEnd);
 }
