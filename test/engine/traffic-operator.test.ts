@@ -66,6 +66,55 @@ describe('limits where the server puts them: a named bucket', () => {
 	});
 });
 
+/**
+ * Zendesk's answers (its "best practices for avoiding rate limiting"): every answer carries the
+ * account's count of the minute (`ratelimit-remaining`, `ratelimit-reset`); List Tickets carries its
+ * own limit too (`zendesk-ratelimit-tickets-index`), spent here for 40 min, with a 429.
+ */
+async function zendeskLike(accountRemaining = 600) {
+	const api = await server((req) => {
+		const account = { 'x-rate-limit': '700', 'ratelimit-limit': '700', 'ratelimit-remaining': String(accountRemaining), 'ratelimit-reset': '41' };
+		if (req.url.startsWith('/api/v2/tickets.json')) {
+			return { status: 429, headers: { ...account, 'retry-after': '2400', 'zendesk-ratelimit-tickets-index': 'total=100; remaining=0; resets=2400' }, body: { error: 'APIRateLimitExceeded' } };
+		}
+		return { status: 200, headers: account, body: { ok: true } };
+	});
+	return api;
+}
+
+describe("limits where the server puts them: an endpoint's own quota (Zendesk)", () => {
+	it('a spent List Tickets limit: calls to the other endpoints are sent at once, List Tickets calls go to the error output with retryAt, unsent', async () => {
+		const api = await zendeskLike();
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `={{ "${api.url}" + $json.path }}` }, { onError: 'continueErrorOutput' });
+		await runHttp(wf, items(['/api/v2/tickets.json']), systemRuntime, { store });
+		expect(api.requests).toHaveLength(1);
+
+		const second = await runHttp(wf, items(['/api/v2/tickets.json', '/api/v2/users/1.json', '/api/v2/tickets.json?page=2', '/api/v2/groups.json']), systemRuntime, { store });
+		expect(api.requests.map((r) => r.url).slice(1).sort()).toEqual(['/api/v2/groups.json', '/api/v2/users/1.json']);
+		expect(second.jsonOf('HTTP', 0)).toHaveLength(2);
+		const failed = second.jsonOf('HTTP', 1);
+		expect(failed).toHaveLength(2);
+		for (const f of failed) {
+			expect(errorOf(f)).toMatchObject({ reason: 'retry-after-too-long', code: 'EPAUSED' });
+			expect(Date.parse(String(errorOf(f).retryAt)) - Date.now()).toBeGreaterThan(2_300_000);
+			expect(String(errorOf(f).message)).toMatch(/rate-limit bucket "tickets-index"/);
+		}
+	});
+
+	it("the account's count beside it is the API's: spent, it pauses every endpoint until its reset", async () => {
+		const api = await zendeskLike(0);
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `={{ "${api.url}" + $json.path }}`, retryOptions: { maxServerDelay: 1000 } }, { onError: 'continueErrorOutput' });
+		await runHttp(wf, items(['/api/v2/tickets.json']), systemRuntime, { store });
+		const second = await runHttp(wf, items(['/api/v2/users/1.json']), systemRuntime, { store });
+		expect(api.requests).toHaveLength(1);
+		const [failed] = second.jsonOf('HTTP', 1);
+		expect(String(errorOf(failed).message)).toMatch(/paused all requests.*quota is spent/);
+		expect(Date.parse(String(errorOf(failed).retryAt)) - Date.now()).toBeGreaterThan(30_000);
+	});
+});
+
 describe('the Traffic Control node', () => {
 	it('Get State shows each API: its spent bucket, window, budget; End Pause ends it and the next call is sent', async () => {
 		const api = await githubLike();

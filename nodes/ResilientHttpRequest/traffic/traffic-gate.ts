@@ -12,7 +12,7 @@ import { formatDuration } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome, TrafficEvent } from '../../shared/core/traffic/controller';
 import { passGate, reportOutcome, type GateContext, type GateResult } from '../../shared/core/traffic/gate';
-import { readBucket, readQuota } from '../../shared/core/traffic/quota-headers';
+import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
 import { getProcessWaiters } from '../../shared/core/traffic/waiters';
 import type { StateStore } from '../../shared/core/traffic/store';
 import type { TrafficControl } from '../config/traffic-settings';
@@ -45,11 +45,18 @@ export function trafficRequest(method: string, url: string): TrafficRequest {
 	return { route: shortHash(`${method.toUpperCase()} ${path}`), path };
 }
 
-/** The quota an answer advertises, and the bucket it names (when it names one). */
-function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number, request: TrafficRequest): Pick<Outcome, 'quota' | 'bucket' | 'route'> {
+/**
+ * The quota an answer advertises, and the bucket it names (when it names one): a bucket named by
+ * its own header (GitHub, Discord) owns the answer's quota; an endpoint's own quota header (Zendesk)
+ * is that endpoint's, beside the API's quota.
+ */
+function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number, request: TrafficRequest): Pick<Outcome, 'quota' | 'bucket' | 'route' | 'apiQuota'> {
 	const quota = readQuota(headers, nowMs);
 	const bucket = readBucket(headers, request.path, shortHash);
-	return { ...(quota ? { quota } : {}), ...(bucket !== undefined ? { bucket, route: request.route } : {}) };
+	if (bucket !== undefined) return { ...(quota ? { quota } : {}), bucket, route: request.route };
+	const endpoint = readEndpointQuota(headers, nowMs);
+	if (endpoint) return { quota: endpoint.quota, bucket: endpoint.bucket, route: request.route, ...(quota ? { apiQuota: quota } : {}) };
+	return quota ? { quota } : {};
 }
 
 /** What one attempt's result tells the API's controller. */

@@ -7,7 +7,7 @@
  */
 import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
 import type { TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { readBucket, readQuota } from '../../../nodes/shared/core/traffic/quota-headers';
+import { readBucket, readEndpointQuota, readQuota } from '../../../nodes/shared/core/traffic/quota-headers';
 import { trafficView } from '../../../nodes/shared/core/traffic/operator';
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -47,6 +47,21 @@ describe('readQuota: the reset as an instant', () => {
 	it('of several spent quotas, the latest reset binds', () => {
 		const quota = readQuota({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(RESET_S), 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '2h' }, NOW);
 		expect(quota).toMatchObject({ resetAt: NOW + 7_200_000, header: 'x-ratelimit-remaining-tokens' });
+	});
+});
+
+describe("readEndpointQuota: an endpoint's own limit (Zendesk)", () => {
+	it('zendesk-ratelimit-<endpoint> is that endpoint\'s bucket and quota; the account\'s count is left to readQuota', () => {
+		const headers = { 'ratelimit-remaining': '699', 'ratelimit-reset': '41', 'Zendesk-RateLimit-Tickets-Index': 'total=100; remaining=99; resets=41' };
+		expect(readEndpointQuota(headers, NOW)).toEqual({ bucket: 'tickets-index', quota: { remaining: 99, resetAt: NOW + 41_000, header: 'zendesk-ratelimit-tickets-index' } });
+		expect(readQuota(headers, NOW)).toEqual({ remaining: 699, resetAt: NOW + 41_000, header: 'ratelimit-remaining' });
+	});
+
+	it('of several, the one with the fewest left; a value without remaining and resets, or with a negative one, is none', () => {
+		expect(readEndpointQuota({ 'zendesk-ratelimit-a': 'total=10; remaining=4; resets=5', 'zendesk-ratelimit-b': 'total=10; resets=9; remaining=0' }, NOW)).toMatchObject({ bucket: 'b', quota: { remaining: 0, resetAt: NOW + 9_000 } });
+		expect(readEndpointQuota({ 'zendesk-ratelimit-tickets-index': 'total=100; remaining=0; resets=-1' }, NOW)).toBeUndefined();
+		expect(readEndpointQuota({ 'zendesk-ratelimit-tickets-index': 'total=100; remaining=0' }, NOW)).toBeUndefined();
+		expect(readEndpointQuota({ 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '5' }, NOW)).toBeUndefined();
 	});
 });
 

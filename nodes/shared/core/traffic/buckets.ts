@@ -1,6 +1,7 @@
 /**
  * Rate-limit buckets an API names in its answers: GitHub's `x-ratelimit-resource` (core, search,
- * graphql...), Discord's `x-ratelimit-bucket`. A quota such an answer advertises is that bucket's,
+ * graphql...), Discord's `x-ratelimit-bucket`, Zendesk's endpoint header `zendesk-ratelimit-<endpoint>`
+ * (whose answers also carry the account's count: the API's). A quota such an answer advertises is that bucket's,
  * not the API's: when it is spent, requests to that bucket wait for its reset and the API's other
  * endpoints go on. Without a name the API is the unit (rate.ts keeps its quota).
  *

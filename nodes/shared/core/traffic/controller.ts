@@ -163,8 +163,10 @@ export interface Outcome {
 	 * header was parsed (epoch ms), never re-based on the step's clock.
 	 */
 	quota?: { remaining: number; resetAt: number };
-	/** The bucket the answer named (GitHub's x-ratelimit-resource): the quota is that bucket's. */
+	/** The bucket the answer named (GitHub's x-ratelimit-resource, Zendesk's endpoint header): the quota is that bucket's. */
 	bucket?: string;
+	/** Beside a bucket's quota, the API's own that the answer also advertised (Zendesk's account-wide count). */
+	apiQuota?: { remaining: number; resetAt: number };
 	/** The request's route, as admitted. */
 	route?: string;
 	/** The item's earlier request failed in this run: a failure again counts toward a hold in the streak only (breaker.ts). */
@@ -499,9 +501,12 @@ function learnHold(data: TrafficData, nowMs: number, id: string, outcome: Outcom
 	}
 }
 
-/** The quota the answer advertised (mutates): its bucket's when it names one, else the API's. A spent one and its refill are events. */
+/**
+ * The quota the answer advertised (mutates): its bucket's when it names one (and the API's beside
+ * it, if it says that too), else the API's. A spent one and its refill are events.
+ */
 function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outcome, inFlight: number, events: TrafficEvent[]): void {
-	const quota = outcome.quota;
+	let quota = outcome.quota;
 	if (outcome.bucket !== undefined) {
 		data.buckets ??= { routes: [], quotas: {} };
 		const wait = outcome.throttled && outcome.serverWait && !outcome.serverWait.inferred ? { waitMs: outcome.serverWait.ms } : {};
@@ -509,7 +514,8 @@ function learnQuota(data: TrafficData, nowMs: number, id: string, outcome: Outco
 		const resetAt = data.buckets.quotas[outcome.bucket]?.resetAt ?? nowMs;
 		if (change === 'spent') events.push({ kind: 'paused', until: resetAt, by: 'quota', bucket: outcome.bucket });
 		if (change === 'refilled') events.push({ kind: 'resumed', by: 'quota', how: 'refilled', bucket: outcome.bucket });
-		return;
+		if (!outcome.apiQuota) return;
+		quota = outcome.apiQuota;
 	}
 	const change = quota ? onQuota(data.rate, quota.remaining, Math.max(nowMs, quota.resetAt), inFlight, nowMs) : quotaUnanswered(data.rate, id, nowMs);
 	if (change === 'spent') events.push({ kind: 'paused', until: data.rate.quota?.resetAt ?? nowMs, by: 'quota' });

@@ -108,3 +108,26 @@ export function readBucket(headers: HeaderBag | undefined, path: string, majorOf
 	const major = DISCORD_MAJOR.exec(path);
 	return major ? `${discord}@${majorOf(major[1])}` : discord;
 }
+
+/** Zendesk's endpoint headers: `zendesk-ratelimit-tickets-index: total=100; remaining=99; resets=41`. */
+const ENDPOINT_QUOTA_HEADER = /^zendesk-ratelimit-([a-z0-9][a-z0-9-]{0,47})$/;
+
+/**
+ * An endpoint's own quota, named by its header: Zendesk sends `zendesk-ratelimit-<endpoint>` on the
+ * endpoints with a limit of their own (List Tickets: 100 a minute), beside the account's count of
+ * the minute (`ratelimit-remaining`, which stays the API's). The endpoint is the bucket. Of several,
+ * the one with the fewest requests left.
+ */
+export function readEndpointQuota(headers: HeaderBag | undefined, nowMs: number): { bucket: string; quota: Quota } | undefined {
+	let found: { bucket: string; quota: Quota } | undefined;
+	for (const [name, value] of Object.entries(normalizeHeaders(headers))) {
+		const endpoint = ENDPOINT_QUOTA_HEADER.exec(name);
+		if (!endpoint) continue;
+		const remaining = /(?:^|;)\s*remaining=(\d{1,15})\s*(?=;|$)/i.exec(value);
+		const resets = /(?:^|;)\s*resets=(\d+(?:\.\d+)?)\s*(?=;|$)/i.exec(value);
+		if (!remaining || !resets) continue;
+		const quota = { remaining: Number(remaining[1]), resetAt: secondsFrom(nowMs, resets[1]), header: name };
+		if (!found || quota.remaining < found.quota.remaining) found = { bucket: endpoint[1], quota };
+	}
+	return found;
+}
