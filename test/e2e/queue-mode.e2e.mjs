@@ -6,7 +6,10 @@
 //   (ii) a hold is shared: while the API is down, probes go one at a time across both workers
 //        (never two in flight at once), the requests before the hold stay within the window an
 //        API starts with, and after recovery every execution succeeds;
-//   (iii) every item ends on an output (here: the success output, with its own answer).
+//   (iii) every item ends on an output (here: the success output, with its own answer);
+//   (iv) an operator sees and steers it from n8n: the Traffic Control node, run by a worker with
+//        Shared State = Redis, reads a pause another worker's request caused (Get State) and ends
+//        it (End Pause or Hold); the next request is sent at once.
 // Each check fails with per-worker state (RH_E2E_QUEUE_STATE=memory runs the same workflow with
 // Shared State = memory, the control: the test must then fail; see test/e2e/README.md).
 //
@@ -28,6 +31,7 @@ import {
 	nodeResults,
 	ownerEnv,
 	prepareUserFolder,
+	publishOnServer,
 	publishWorkflow,
 	queueModeEnv,
 	REPO,
@@ -110,8 +114,8 @@ function branch(slug, y, upstreamUrl) {
 	};
 }
 
-function workflow(id, pauseUrl, outageUrl) {
-	const branches = [branch('pause', 0, pauseUrl), branch('outage', 400, outageUrl)];
+function workflow(id, pauseUrl, outageUrl, steerUrl) {
+	const branches = [branch('pause', 0, pauseUrl), branch('outage', 400, outageUrl), branch('steer', 800, steerUrl)];
 	const json = {
 		id,
 		name: 'Queue mode: one traffic controller per API for all workers',
@@ -122,6 +126,50 @@ function workflow(id, pauseUrl, outageUrl) {
 		connections: Object.assign({}, ...branches.map((b) => b.connections)),
 	};
 	return JSON.parse(JSON.stringify(json).replaceAll('PATH-', `queue-${id}-`));
+}
+
+/**
+ * (iv) The operator's workflow: two webhooks answering with what the Traffic Control node returns
+ * (every item), Get State and End Pause, for the API named in the call's body.
+ */
+function operatorWorkflow(id) {
+	const pair = (slug, y, parameters) => {
+		const webhook = `Webhook ${slug}`;
+		const control = `Traffic Control ${slug}`;
+		return {
+			nodes: [
+				{
+					id: `op-${slug}-0000-4000-8000-000000000001`,
+					name: webhook,
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, y],
+					webhookId: `e2e-queue-op-${slug}`,
+					parameters: { httpMethod: 'POST', path: `queue-${id}-${slug}`, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+				},
+				{
+					id: `op-${slug}-0000-4000-8000-000000000002`,
+					name: control,
+					type: 'n8n-nodes-resilient-http.resilientHttpTrafficControl',
+					typeVersion: 1,
+					position: [240, y],
+					...(STATE === 'redis' ? { credentials: { resilientHttpRedis: CREDENTIAL } } : {}),
+					parameters: { stateStore: STATE, api: '={{ $json.body.api }}', ...parameters },
+				},
+			],
+			connections: { [webhook]: { main: [[{ node: control, type: 'main', index: 0 }]] } },
+		};
+	};
+	const pairs = [pair('state', 0, { operation: 'getState' }), pair('resume', 300, { operation: 'resume', end: 'pause' })];
+	return {
+		id,
+		name: 'Queue mode: the operator reads and steers the controllers in Redis',
+		active: false,
+		settings: { executionOrder: 'v1' },
+		pinData: {},
+		nodes: pairs.flatMap((p) => p.nodes),
+		connections: Object.assign({}, ...pairs.map((p) => p.connections)),
+	};
 }
 
 const { Client: PgClient } = requireFromN8n('pg');
@@ -163,6 +211,7 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	redis.on('error', () => {}); // a failing command says enough; no unhandled 'error' events
 	let pauseApi;
 	let outageApi;
+	let steerApi;
 	let workers = [];
 	let main;
 
@@ -170,6 +219,7 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 		await stopN8n(); // main and workers, by PID (their process groups: each has a task runner)
 		await pauseApi?.close();
 		await outageApi?.close();
+		await steerApi?.close();
 		await withPg(PG_URL, (pg) => pg.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).catch((error) =>
 			t.diagnostic(`could not drop database ${database}: ${error.message}`),
 		);
@@ -216,8 +266,16 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 			}, LATENCY_MS);
 		},
 	});
+	// (iv) the API an operator steers: its first request gets 429 + Retry-After of an hour, then 200
+	const STEER_PAUSE_S = 3600;
+	steerApi = await startFlakyServer({
+		steer: (_req, res, { entry, json }) => {
+			if (steerApi.log.length === 1) json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': String(STEER_PAUSE_S) });
+			else json(res, (entry.status = 200), { ok: true, key: entry.key });
+		},
+	});
 	await redis.connect();
-	await redis.del(...[pauseApi, outageApi].flatMap((api) => [controllerKey(api.url), `${controllerKey(api.url)}:leases`]));
+	await redis.del(...[pauseApi, outageApi, steerApi].flatMap((api) => [controllerKey(api.url), `${controllerKey(api.url)}:leases`]));
 
 	await withPg(PG_URL, (pg) => pg.query(`CREATE DATABASE "${database}"`));
 	const env = queueModeEnv({ redisUrl: REDIS_URL, pgUrl: PG_URL, database, bullPrefix, redisKeyPrefix, encryptionKey: randomBytes(24).toString('hex') });
@@ -233,7 +291,8 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 			data: { host: redisUrl.hostname, port: Number(redisUrl.port || 6379), database: 0, user: '', password: '', ssl: false },
 		},
 	]);
-	await importWorkflow(userFolder, workflow(workflowId, pauseApi.url, outageApi.url));
+	const operatorId = `rhQueue${run}Op`;
+	await importWorkflow(userFolder, [workflow(workflowId, pauseApi.url, outageApi.url, steerApi.url), operatorWorkflow(operatorId)]);
 	await publishWorkflow(userFolder, workflowId);
 	mark('imported (3 n8n boots, migrations on PostgreSQL)');
 
@@ -243,6 +302,8 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	]);
 	mark('main + 2 workers ready');
 	const client = await restClient(main);
+	// the operator's webhooks: published on the running main (no n8n boot more)
+	await publishOnServer(client, [operatorId]);
 	const workerOf = (id) => workers.findIndex((w) => workerExecutions(w).some((e) => e.executionId === String(id)));
 
 	/** Waits for `count` finished executions after `afterId`; their stored rows and run data. */
@@ -385,5 +446,43 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 	assert.deepEqual([...ran].sort(), all.map((e) => String(e.id)).sort(), 'every execution ran on exactly one worker');
 	assert.doesNotMatch(main.logs(), /Worker started execution/);
 	for (const w of workers) assert.doesNotMatch(w.logs(), /state store failed|stay in this process's memory/);
+
+	// ----------------------------------------------------------------------------------------
+	// (iv) The operator: a worker's request pauses the steer API for an hour; Get State, run by a
+	// worker from Redis, shows it; a call during it leaves unsent; End Pause, and the next is sent
+	const operator = async (slug, body) => {
+		const res = await callWebhook(main, `queue-${operatorId}-${slug}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+		const text = await res.text();
+		assert.equal(res.status, 200, text);
+		return JSON.parse(text);
+	};
+	const lastHoldId = Math.max(...holdExecutions.map((e) => e.id));
+	const steerHost = new URL(steerApi.url).host;
+	const steerItem = async (key, afterId) => {
+		await post(main, `queue-${workflowId}-steer`, key);
+		const [execution] = await finished(afterId, 1, `steer ${key}`);
+		return { execution, ok: execution.results['Succeeded steer']?.items ?? [], failed: execution.results['Failed steer']?.items ?? [] };
+	};
+	const s0 = await steerItem('s-0', lastHoldId);
+	assert.equal(s0.failed.length, 1, 'the 429 with an hour to wait: the item went to the error output');
+	const pausedAt = steerApi.log[0].time;
+	const [state] = await operator('state', { api: steerHost });
+	t.diagnostic(`operator: Get State: ${JSON.stringify(state)}`);
+	assert.equal(state?.label, steerHost, "Get State found the steer API's controller");
+	assert.match(state.paused?.by ?? '', /retry-after/i);
+	assert.ok(Math.abs(Date.parse(state.paused.until) - (pausedAt + STEER_PAUSE_S * 1000)) < 3000, `paused until the hour's end: ${state.paused.until}`);
+	const s1 = await steerItem('s-1', s0.execution.id);
+	assert.equal(s1.failed.length, 1, 'a call during the pause goes to the error output');
+	assert.equal(steerApi.log.length, 1, 'unsent');
+	const [ended] = await operator('resume', { api: steerApi.url });
+	t.diagnostic(`operator: End Pause: ${JSON.stringify(ended)}`);
+	assert.ok(Array.isArray(ended?.ended) && ended.ended.length > 0, `End Pause ended something: ${JSON.stringify(ended)}`);
+	const [after] = await operator('state', { api: steerHost });
+	assert.equal(after.paused, null, 'Get State: not paused any more');
+	const s2 = await steerItem('s-2', s1.execution.id);
+	assert.equal(s2.ok.length, 1, `the next call succeeded: ${JSON.stringify(s2.failed[0]?._retry?.summary ?? s2.failed[0])}`);
+	assert.deepEqual(steerApi.log.map((e) => e.status), [429, 200], 'sent at once after End Pause, once');
+	const operatorRuns = await storedExecutions(userFolder, operatorId);
+	for (const e of operatorRuns) assert.ok(workerOf(e.id) >= 0, `the operator's execution ${e.id} ran on a worker`);
 	mark('checked');
 });
