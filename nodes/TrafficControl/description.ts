@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { stateStoreProperty } from '../shared/n8n/state-store-parameter';
 
 export const trafficControlProperties: INodeProperties[] = [
 	{
@@ -12,18 +13,11 @@ export const trafficControlProperties: INodeProperties[] = [
 		],
 		default: 'getState',
 	},
-	{
-		displayName: 'Shared State',
-		name: 'stateStore',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'This n8n Process (Memory)', value: 'memory', description: 'The controllers of the Resilient HTTP Request nodes of this n8n process' },
-			{ name: 'Redis (Queue Mode)', value: 'redis', description: 'The controllers the Resilient HTTP Request nodes keep in Redis (Shared State: Redis)' },
-		],
-		default: 'memory',
+	stateStoreProperty({
+		memory: 'The controllers of the Resilient HTTP Request nodes of this n8n process',
+		redis: 'The controllers the Resilient HTTP Request nodes keep in Redis (Shared State: Redis)',
 		description: 'Where the Resilient HTTP Request nodes keep the controllers: as they are set',
-	},
+	}),
 	{
 		displayName: 'API',
 		name: 'api',

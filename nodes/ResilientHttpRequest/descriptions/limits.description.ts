@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
+import { stateStoreProperty } from '../../shared/n8n/state-store-parameter';
 
 /**
  * The traffic controller of each API, shared by every execution (and, with Redis, every worker):
@@ -9,18 +10,11 @@ import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
  * breaker they grew from, so workflows saved with them keep their settings.
  */
 export const limitsProperties: INodeProperties[] = [
-	{
-		displayName: 'Shared State',
-		name: 'stateStore',
-		type: 'options',
-		noDataExpression: true,
-		options: [
-			{ name: 'This n8n Process (Memory)', value: 'memory', description: 'For a single n8n process (the usual setup)' },
-			{ name: 'Redis (Queue Mode)', value: 'redis', description: 'For n8n in queue mode with several workers: every API\'s traffic controller lives in Redis, shared by all workers' },
-		],
-		default: 'memory',
+	stateStoreProperty({
+		memory: 'For a single n8n process (the usual setup)',
+		redis: "For n8n in queue mode with several workers: every API's traffic controller lives in Redis, shared by all workers",
 		description: "Where each API's traffic controller is kept (its pause, outage hold, learned pace and retry budget)",
-	},
+	}),
 	{
 		displayName: 'Traffic Control',
 		name: 'sharedLimits',
