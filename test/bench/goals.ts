@@ -60,6 +60,8 @@ export const GOALS = {
 	healthyRatio: 1.05,
 	/** Issue 24: every first request throttled with its own Retry-After, against every item in flight at once. */
 	retryAfterRatio: 1.5,
+	/** Issue 22: after a daily-limit 429 without a stated end, traffic resumes within this of the quota's return. */
+	guessedPauseResumeMs: 300_000,
 } as const;
 
 const EPSILON = 1e-9;
@@ -152,6 +154,33 @@ function realN8nVerdicts(reading: RealN8nReading): GoalVerdict[] {
 	return verdicts;
 }
 
+/** Issue 22's pause goals, from the real-n8n part's pauses rows (section 8). */
+function pausesVerdicts(reading: RealN8nReading): GoalVerdict[] {
+	const dailyScenario = "real n8n: HubSpot's daily-limit 429 (no stated end), quota back 20 s later, a call every 10 s";
+	const statedScenario = 'real n8n: 429 + Retry-After: 30 to the first call, a call every 3 s';
+	const dailyGoal = `traffic resumes within ${GOALS.guessedPauseResumeMs / 60_000} min of the quota's return`;
+	const statedGoals = ['no request before the stated end', 'every item after the first succeeds'];
+	const pauses = reading.measured ? reading.results.pauses : undefined;
+	if (!reading.measured || pauses === undefined || isSkipped(pauses)) {
+		const why = !reading.measured ? reading.short : pauses === undefined ? 'no pauses rows in the real-n8n figures' : `skipped (${(pauses as { skipped: string }).skipped})`;
+		const none = (scenario: string, goal: string): GoalVerdict => ({ scenario, goal, measured: `not measured in this run: ${why} (section 8)`, status: 'not measured', issueGoal: true });
+		return [none(dailyScenario, dailyGoal), ...statedGoals.map((goal) => none(statedScenario, goal))];
+	}
+	const { daily, stated } = pauses;
+	const resumed = daily.resumedAfterReturnMs;
+	return [
+		{
+			scenario: dailyScenario,
+			goal: dailyGoal,
+			measured: `${resumed === null ? 'never' : s(resumed)} after it (the quota came back ${s(daily.quotaBackAfterMs)} after the 429); ${daily.sentWhileSpent} request(s) while it was spent, ${daily.requests} in all for ${daily.calls} calls; ${daily.succeeded} executions succeeded, ${daily.failed} not (the first call's item among them)`,
+			status: judged(resumed !== null && resumed <= GOALS.guessedPauseResumeMs),
+			issueGoal: true,
+		},
+		{ scenario: statedScenario, goal: statedGoals[0], measured: `${stated.earlyRequests} early of ${stated.requests} requests; the first after the end came ${stated.firstAfterEndMs === null ? '-' : `${stated.firstAfterEndMs} ms`} after it`, status: judged(stated.earlyRequests === 0 && stated.requests > 1), issueGoal: true },
+		{ scenario: statedScenario, goal: statedGoals[1], measured: `${stated.succeeded} of ${stated.calls} executions succeeded (${stated.status429} x 429)`, status: judged(stated.succeeded === stated.calls && stated.failed === 0), issueGoal: true },
+	];
+}
+
 export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	const verdicts: GoalVerdict[] = [];
 	const fleet = results.storm[0]?.fleet ?? 0;
@@ -180,6 +209,7 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	verdicts.push(...withRow('rate:resilient-headers', rateVerdicts(`engine: the same, remaining/reset headers on every answer`, rateRow('resilient-headers'), GOALS.rate429ShareWithHeaders, true)));
 	verdicts.push(...withRow('healthy', healthyVerdicts(results.realN8n)));
 	verdicts.push(...realN8nVerdicts(results.realN8n));
+	verdicts.push(...pausesVerdicts(results.realN8n));
 
 	// further checks: the benchmark's own, beyond the issue's table
 	verdicts.push(...withRow('rate:resilient-rate', rateVerdicts(`engine: ${rateItems} items, shared limit ${rps}/s, Rate Limit set to ${rps}/s`, rateRow('resilient-rate'), GOALS.rate429Share, false)));

@@ -18,6 +18,26 @@ export interface RealN8nResults {
 	healthy?: HealthyRun | { skipped: string };
 	/** main + workers in queue mode (PostgreSQL + Redis, Shared State = Redis). */
 	queueMode: { workers: number; workerConcurrency: number; storm: FleetRun; rateLimit: RateRun } | { skipped: string };
+	/** A pause without a stated end whose quota comes back, and a stated Retry-After (test/bench/real-n8n-pauses.mjs); absent in files of older runs. */
+	pauses?: PausesRun | { skipped: string };
+}
+interface PauseRowBase {
+	slug: string;
+	name: string;
+	/** Webhook calls made (one item each), and those n8n did not take. */
+	calls: number;
+	webhookCallsFailed: number;
+	/** Executions that ended in success, and those that did not. */
+	succeeded: number;
+	failed: number;
+	timedOut: boolean;
+	requests: number;
+	status429: number;
+}
+export interface PausesRun {
+	settings: { dailyBackMs: number; dailyEveryMs: number; dailyCallsMs: number; statedS: number; statedEveryMs: number; statedCallsMs: number };
+	daily: PauseRowBase & { sentWhileSpent: number; quotaBackAfterMs: number; resumedAfterReturnMs: number | null; callsBeforeResume: number };
+	stated: PauseRowBase & { retryAfterS: number; earlyRequests: number; firstAfterEndMs: number | null; lastAfterEndMs: number | null };
 }
 /** One execution: the request node's time as n8n stored it (none for the baseline), the execution's, and the n8n process's CPU over it. */
 export interface HealthySample {
@@ -122,6 +142,16 @@ function healthyProblem(run: unknown): string | undefined {
 	return undefined;
 }
 
+function pausesProblem(run: unknown): string | undefined {
+	const counts = (row: unknown) => isObject(row) && ['calls', 'succeeded', 'failed', 'requests', 'status429'].every((k) => typeof row[k] === 'number');
+	if (!isObject(run) || !isObject(run.settings) || !counts(run.daily) || !counts(run.stated)) return 'pauses is not a PausesRun';
+	const daily = run.daily as Record<string, unknown>;
+	const stated = run.stated as Record<string, unknown>;
+	if (typeof daily.quotaBackAfterMs !== 'number' || !(daily.resumedAfterReturnMs === null || typeof daily.resumedAfterReturnMs === 'number')) return 'pauses.daily lacks its times';
+	if (typeof stated.earlyRequests !== 'number' || typeof stated.retryAfterS !== 'number') return 'pauses.stated lacks its counts';
+	return undefined;
+}
+
 /** Checks the parsed JSON's shape, so that a broken file reads as "not measured", not as a crash. */
 export function shapeProblem(value: unknown): string | undefined {
 	if (!isObject(value)) return 'it is not a JSON object';
@@ -132,6 +162,10 @@ export function shapeProblem(value: unknown): string | undefined {
 	}
 	if (value.healthy !== undefined && !isSkipped(value.healthy)) {
 		const problem = healthyProblem(value.healthy);
+		if (problem) return problem;
+	}
+	if (value.pauses !== undefined && !isSkipped(value.pauses)) {
+		const problem = pausesProblem(value.pauses);
 		if (problem) return problem;
 	}
 	const queue = value.queueMode;

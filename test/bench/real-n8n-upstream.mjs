@@ -10,6 +10,10 @@
  *                   x-ratelimit-limit / x-ratelimit-remaining / x-ratelimit-reset (the epoch second
  *                   the window resets at, as GitHub sends it).
  *
+ *   /throttled/:key 200, but while a throttle armed for this server lasts: `daily`, HubSpot's
+ *                   daily-limit 429 (body policyName DAILY, no Retry-After, no reset header) until
+ *                   the quota comes back; `stated`, 429 + Retry-After: S to the first request, which
+ *                   sets the end, and to any request before it (with the seconds left)
  *   /slow/:ms/:key  200 after ms milliseconds (a healthy API with latency)
  *   /barrier/:name/:key   held until the barrier `name` opens, then 200: executions that reach
  *                   it send their next request together (a storm "at once", across workers)
@@ -22,6 +26,8 @@
  *                  -> { openedAt, arrived, timedOut } once `expected` requests wait at the barrier
  *                     (or none came for idleMs): all are answered at once, and the outage (if
  *                     any) starts at that instant
+ *   { cmd: 'throttle', url, kind: 'daily', durationMs } -> { until }   the daily limit from now
+ *   { cmd: 'throttle', url, kind: 'stated', retryAfterS } -> {}       the stated wait, from the first request
  *   { cmd: 'take', url }                         -> { entries }  requests since the last take:
  *                                                   { key, exec, status, time (epoch ms) }
  *   { cmd: 'close' }                             -> exits
@@ -31,13 +37,25 @@ import { startFlakyServer } from '../support/flaky-upstream.js';
 const servers = new Map();
 
 async function newServer({ limitRps = 0, quotaHeaders = false }) {
-	const state = { outageUntil: 0, windowSecond: 0, windowCount: 0, barriers: new Map() };
+	const state = { outageUntil: 0, windowSecond: 0, windowCount: 0, barriers: new Map(), throttle: undefined };
 	const server = await startFlakyServer({
 		barrier: (_req, res, { parts, entry, json }) => {
 			const barrier = barrierOf(state, parts[1]);
 			if (barrier.open) return json(res, (entry.status = 200), { key: entry.key });
 			barrier.waiting.push(() => json(res, (entry.status = 200), { key: entry.key }));
 			barrier.onArrival();
+		},
+		throttled: (_req, res, { entry, json }) => {
+			const throttle = state.throttle;
+			const now = Date.now();
+			if (throttle?.kind === 'daily' && now < throttle.until) {
+				return json(res, (entry.status = 429), { status: 'error', message: 'You have reached your daily limit.', errorType: 'RATE_LIMIT', policyName: 'DAILY' });
+			}
+			if (throttle?.kind === 'stated') {
+				throttle.until ??= now + throttle.retryAfterS * 1000;
+				if (now < throttle.until) return json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': String(Math.ceil((throttle.until - now) / 1000)) });
+			}
+			json(res, (entry.status = 200), { ok: true, key: entry.key });
 		},
 		slow: (_req, res, { parts, entry, json }) => {
 			setTimeout(() => json(res, (entry.status = 200), { ok: true, key: entry.key }), Math.min(10_000, Number(parts[1]) || 0));
@@ -84,6 +102,11 @@ const handlers = {
 		const { state } = serverAt(url);
 		state.outageUntil = Date.now() + durationMs;
 		return { until: state.outageUntil };
+	},
+	throttle: async ({ url, kind, durationMs, retryAfterS }) => {
+		const { state } = serverAt(url);
+		state.throttle = kind === 'daily' ? { kind, until: Date.now() + durationMs } : { kind, retryAfterS, until: undefined };
+		return kind === 'daily' ? { until: state.throttle.until } : {};
 	},
 	barrier: ({ url, name, expected, idleMs, outage }) =>
 		new Promise((resolve) => {

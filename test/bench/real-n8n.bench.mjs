@@ -25,6 +25,10 @@
  *                 of the row is there: it holds a worker slot, hence the workers' concurrency);
  *                 the outage and the figures' times start when the barrier opens.
  *
+ *   pauses        one n8n in regular mode (SQLite): a daily-limit 429 without a stated end whose
+ *                 quota comes back, and a 429 with a stated Retry-After, calls coming in over minutes
+ *                 (test/bench/real-n8n-pauses.mjs).
+ *
  * Rows run one after another on one n8n (one cluster) per scenario: boots cost 5-20 s each. Every
  * row calls its own upstream server, so its own API origin: no two rows share a traffic controller.
  * A scenario that fails is written as { skipped: "failed: ..." } and the script exits 1.
@@ -65,6 +69,7 @@ import {
 	webhookPath,
 } from './real-n8n-lib.mjs';
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
+import { PAUSE_ROWS, pausesRows, pausesWorkflow } from './real-n8n-pauses.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -162,6 +167,22 @@ async function healthy(settings, upstream) {
 	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
 	try {
 		return await healthyRounds({ n8n, userFolder, workflowId, upstream, sizes: settings.healthyItems, runs: settings.healthyRuns, latencyMs: settings.healthyLatencyMs, timeoutMs: Math.max(settings.rowTimeoutMs, 600_000), say });
+	} finally {
+		await stopN8n(n8n);
+	}
+}
+
+async function pauses(upstream) {
+	const workflowId = `rhBenchPauses${randomBytes(2).toString('hex')}`;
+	const rows = (await withServers(upstream, PAUSE_ROWS)).map((r) => ({ ...r }));
+	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+	await importWorkflow(userFolder, pausesWorkflow(workflowId, rows));
+	await publishWorkflow(userFolder, workflowId);
+	say('pauses: imported and published; starting n8n (regular mode, SQLite)');
+	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
+	try {
+		const client = await restClient(n8n);
+		return await pausesRows({ n8n, userFolder, workflowId, upstream, rows, client, say });
 	} finally {
 		await stopN8n(n8n);
 	}
@@ -345,13 +366,15 @@ async function main() {
 	};
 	// written after each scenario too: a scenario that crashes the process keeps the ones before it
 	const pending = { skipped: 'failed: the process ended before this scenario finished' };
-	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending };
 	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
 	save();
 	results.webhookFleet = await attempt('webhookFleet', settings.scenarios.has('webhook'), () => webhookFleet(settings, upstream));
 	save();
 	results.queueMode = await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream));
+	save();
+	results.pauses = await attempt('pauses', settings.scenarios.has('pauses'), () => pauses(upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);

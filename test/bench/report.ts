@@ -156,7 +156,32 @@ ${webhook}
 
 ### Queue mode
 
-${queue}`;
+${queue}
+
+### Pauses: stated and guessed
+
+${pausesText(r.pauses)}`;
+}
+
+/** The pauses rows (test/bench/real-n8n-pauses.mjs): what a guessed pause and a stated one cost in a real n8n. */
+function pausesText(run: RealN8nResults['pauses']): string {
+	if (run === undefined) return 'Not in this run\'s figures.';
+	if (isSkipped(run)) return `Skipped: ${run.skipped}.`;
+	const { settings: p, daily, stated } = run;
+	return `One n8n (regular mode), Resilient HTTP Request at its defaults, one item per webhook call, both rows side by side.
+*Daily*: every request is answered HubSpot's daily-limit 429 (\`policyName: DAILY\`, no Retry-After, no reset
+header) until the quota comes back ${sec(p.dailyBackMs)} after the first call; a call every ${sec(p.dailyEveryMs)} for ${sec(p.dailyCallsMs)}.
+The node cannot know when the quota returns: it pauses the API to the day's end and probes it, one
+request a minute after the pause began, then at doubling intervals; the calls in between wait for the
+probe. *Stated*: the first call gets 429 + Retry-After: ${p.statedS}; a call every ${sec(p.statedEveryMs)} for ${sec(p.statedCallsMs)}.
+
+${markdownTable(
+	['Row', 'Calls', 'Executions succeeded', 'Requests', '429s', 'Measured'],
+	[
+		[daily.name, daily.calls, daily.succeeded, daily.requests, daily.status429, `first accepted request ${daily.resumedAfterReturnMs === null ? 'never' : sec(daily.resumedAfterReturnMs)} after the quota's return; ${daily.sentWhileSpent} request(s) while it was spent; ${daily.callsBeforeResume} calls waited for the probe`],
+		[stated.name, stated.calls, stated.succeeded, stated.requests, stated.status429, `${stated.earlyRequests} request(s) before the stated end; the first after it +${stated.firstAfterEndMs ?? '-'} ms, the last +${stated.lastAfterEndMs ?? '-'} ms`],
+	],
+)}`;
 }
 
 /** The likely cause of each engine goal missed, read from the figures and the items' stories. */

@@ -8,7 +8,7 @@ import { MEMORY_STORE_DEFAULTS } from '../../nodes/shared/state/memory-store';
 import type { BenchSettings } from '../bench/config';
 import { evaluateGoals, type BenchResults, type GoalVerdict } from '../bench/goals';
 import { stormPlotSvg } from '../bench/plot';
-import { readRealN8nResults, type RealN8nReading } from '../bench/real-n8n-results';
+import { readRealN8nResults, type PausesRun, type RealN8nReading } from '../bench/real-n8n-results';
 import { benchmarkReport, describeMachine } from '../bench/report';
 import { runDuplicates } from '../bench/scenarios/duplicates';
 import { runOutageStorm, STORM_ROWS } from '../bench/scenarios/outage-storm';
@@ -195,6 +195,13 @@ const verdict = (goals: GoalVerdict[], scenario: string, goal: string) => {
 	return found[0].status;
 };
 
+/** The fixture's pauses rows (it has them). */
+function fixturePauses(results: BenchResults): PausesRun {
+	const reading = results.realN8n;
+	if (!reading.measured || reading.results.pauses === undefined || 'skipped' in reading.results.pauses) throw new Error('the fixture has no pauses rows');
+	return reading.results.pauses;
+}
+
 describe('the report', () => {
 	const withReading = (realN8n: RealN8nReading) => ({ ...(results as BenchResults), realN8n });
 
@@ -205,8 +212,8 @@ describe('the report', () => {
 			expect(report).toContain(heading);
 		}
 		const goals = evaluateGoals(complete);
-		// engine: 3 storm, 2 per sustained size, 3 + 3 rate; real n8n: 2 healthy per size and phase (one size), 2 + 3 + 3 + 3
-		expect(goals.filter((g) => g.issueGoal)).toHaveLength(3 + 2 + 6 + 4 + 11);
+		// engine: 3 storm, 2 per sustained size, 3 + 3 rate; real n8n: 2 healthy per size and phase (one size), 2 + 3 + 3 + 3, 1 + 2 pauses
+		expect(goals.filter((g) => g.issueGoal)).toHaveLength(3 + 2 + 6 + 4 + 11 + 3);
 		expect(goals.every((g) => ['met', 'not met', 'not measured'].includes(g.status))).toBe(true);
 		// the fixture's figures: 2.05x and 100% met; 2.3x in queue mode not; 6 429s of 306 with headers not
 		expect(verdict(goals, 'real n8n: 200 webhook', '>= 99%')).toBe('met');
@@ -217,6 +224,14 @@ describe('the report', () => {
 		expect(verdict(goals, 'real n8n, queue mode: rate limit across', '429s')).toBe('met');
 		expect(verdict(goals, 'real n8n, queue mode: rate limit with', '429s')).toBe('not met');
 		expect(verdict(goals, 'real n8n, queue mode: rate limit with', 'time')).toBe('met');
+		// the fixture's pauses: resumed 40.4 s after the quota's return, nothing early after a stated wait
+		expect(verdict(goals, "real n8n: HubSpot's daily-limit", 'traffic resumes')).toBe('met');
+		expect(verdict(goals, 'real n8n: 429 + Retry-After', 'no request before')).toBe('met');
+		expect(verdict(goals, 'real n8n: 429 + Retry-After', 'every item')).toBe('met');
+		expect(report).toContain('### Pauses: stated and guessed');
+		expect(report).toContain('first accepted request 40.4 s after the quota');
+		const late = withReading({ ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>), results: { ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>).results, pauses: { ...fixturePauses(complete), daily: { ...fixturePauses(complete).daily, resumedAfterReturnMs: 300_001 } } } });
+		expect(verdict(evaluateGoals(late), "real n8n: HubSpot's daily-limit", 'traffic resumes')).toBe('not met');
 		// the fixture's healthy rounds (medians of the rounds' ratios): a first execution 1.20x, CPU 1.29x beyond the baseline's 100 ms, not met; the later one 0.91x and 0.85x met
 		expect(verdict(goals, 'real n8n: healthy API (20 ms), 500 items, first', 'time')).toBe('not met');
 		expect(verdict(goals, 'real n8n: healthy API (20 ms), 500 items, first', 'CPU')).toBe('not met');
@@ -241,7 +256,7 @@ describe('the report', () => {
 			['not measured', 'not measured in this run: no figures (section 4)'],
 		]);
 		const real = all.filter((g) => g.scenario.startsWith('real n8n') && !healthy.includes(g));
-		expect(real).toHaveLength(11);
+		expect(real).toHaveLength(14);
 		for (const g of real) {
 			expect(g.status).toBe('not measured');
 			expect(g.measured).toBe('not measured in this run: no figures (section 8)');
