@@ -30,9 +30,12 @@ export const PAUSE_ROWS = [
 	{ slug: 'stated', name: `429 + Retry-After: ${PAUSES.statedS} to the first call`, kind: 'resilient', route: 'throttled' },
 ];
 
-/** The rows' workflow (Webhook -> Resilient HTTP Request at its defaults, per row); rows carry their server's url. */
-export function pausesWorkflow(id, rows) {
-	return benchWorkflow(id, 'Bench: pauses', rows);
+/**
+ * A workflow per row (Webhook -> Resilient HTTP Request at its defaults), so that each row's
+ * executions are its own; rows carry their server's url and their workflow's id.
+ */
+export function pausesWorkflows(rows) {
+	return rows.map((row) => benchWorkflow(row.workflowId, `Bench: pauses, ${row.slug}`, [row]));
 }
 
 /** One call every everyMs from now until callsMs (the first at once); resolves the calls' times and failures. */
@@ -60,7 +63,8 @@ function outcomes(rows) {
 	return { succeeded: rows.filter((r) => r.status === 'success').length, failed: rows.filter((r) => r.status !== 'success').length };
 }
 
-async function dailyRow({ n8n, userFolder, workflowId, upstream, row, client, say }) {
+async function dailyRow({ n8n, userFolder, upstream, row, client, say }) {
+	const { workflowId } = row;
 	const afterId = await lastExecutionId(userFolder, workflowId);
 	await upstream.take(row.url);
 	const limitedFrom = Date.now();
@@ -91,7 +95,8 @@ async function dailyRow({ n8n, userFolder, workflowId, upstream, row, client, sa
 	return figures;
 }
 
-async function statedRow({ n8n, userFolder, workflowId, upstream, row, client, say }) {
+async function statedRow({ n8n, userFolder, upstream, row, client, say }) {
+	const { workflowId } = row;
 	const afterId = await lastExecutionId(userFolder, workflowId);
 	await upstream.take(row.url);
 	await upstream.throttle(row.url, { kind: 'stated', retryAfterS: PAUSES.statedS });

@@ -43,6 +43,7 @@ import {
 	importWorkflow,
 	ownerEnv,
 	prepareUserFolder,
+	publishOnServer,
 	publishWorkflow,
 	queueModeEnv,
 	REPO,
@@ -69,7 +70,7 @@ import {
 	webhookPath,
 } from './real-n8n-lib.mjs';
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
-import { PAUSE_ROWS, pausesRows, pausesWorkflow } from './real-n8n-pauses.mjs';
+import { PAUSE_ROWS, pausesRows, pausesWorkflows } from './real-n8n-pauses.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -173,16 +174,16 @@ async function healthy(settings, upstream) {
 }
 
 async function pauses(upstream) {
-	const workflowId = `rhBenchPauses${randomBytes(2).toString('hex')}`;
-	const rows = (await withServers(upstream, PAUSE_ROWS)).map((r) => ({ ...r }));
+	const run = randomBytes(2).toString('hex');
+	const rows = (await withServers(upstream, PAUSE_ROWS)).map((r) => ({ ...r, index: 0, workflowId: `rhBenchPauses${run}${r.slug}` }));
 	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
-	await importWorkflow(userFolder, pausesWorkflow(workflowId, rows));
-	await publishWorkflow(userFolder, workflowId);
-	say('pauses: imported and published; starting n8n (regular mode, SQLite)');
+	await importWorkflow(userFolder, pausesWorkflows(rows));
+	say('pauses: imported; starting n8n (regular mode, SQLite)');
 	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
 	try {
 		const client = await restClient(n8n);
-		return await pausesRows({ n8n, userFolder, workflowId, upstream, rows, client, say });
+		await publishOnServer(client, rows.map((r) => r.workflowId));
+		return await pausesRows({ n8n, userFolder, upstream, rows, client, say });
 	} finally {
 		await stopN8n(n8n);
 	}
