@@ -63,10 +63,13 @@ async function item(gate, scenario, startAt, deadlineAt) {
 	for (let attempt = 1; attempt <= 5; attempt++) {
 		const id = randomUUID();
 		const paced = last !== undefined && last.status === 429;
-		const passed = await passGate(gate, { id, retry: attempt > 1, paced }, { deadlineAt, maxServerDelayMs: 60_000 });
+		// as the node's traffic gate asks and reports (nodes/ResilientHttpRequest/traffic/traffic-gate.ts):
+		// a retry's item failed before, and the report says what the request was
+		const failedBefore = attempt > 1;
+		const passed = await passGate(gate, { id, retry: failedBefore, paced, failedBefore }, { deadlineAt, maxServerDelayMs: 60_000 });
 		if (!passed.go) return { ok: false, stop: passed.stop };
 		const answer = await send(scenario, attempt, Date.now() - startAt);
-		await reportOutcome(gate, passed.admission.lease, outcomeOf(answer));
+		await reportOutcome(gate, passed.admission.lease, { ...outcomeOf(answer), ...(failedBefore ? { failedBefore } : {}), sent: !failedBefore ? 'first' : paced ? 'paced' : 'retry' });
 		if (answer.ok) return { ok: true, attempts: attempt };
 		last = answer;
 		const backoff = answer.retryAfterMs ?? Math.min(2_000, 200 * 2 ** (attempt - 1)) * (0.5 + Math.random() / 2);
