@@ -63,17 +63,20 @@ function outcomes(rows) {
 	return { succeeded: rows.filter((r) => r.status === 'success').length, failed: rows.filter((r) => r.status !== 'success').length };
 }
 
-async function dailyRow({ n8n, userFolder, upstream, row, client, say }) {
+/**
+ * A row's run: its throttle armed, a call every everyMs for callsMs, its executions awaited; the
+ * API's requests (by time), and the figures every row has.
+ */
+async function runRow({ n8n, userFolder, upstream, row, client, say }, throttle, everyMs, callsMs, timeoutMs) {
 	const { workflowId } = row;
 	const afterId = await lastExecutionId(userFolder, workflowId);
 	await upstream.take(row.url);
-	const limitedFrom = Date.now();
-	const quotaBackAt = await upstream.throttle(row.url, { kind: 'daily', durationMs: PAUSES.dailyBackMs });
-	const { calls, failed } = await callEvery(n8n, webhookPath(workflowId, row), row.slug, PAUSES.dailyEveryMs, PAUSES.dailyCallsMs);
-	const { rows, timedOut } = await awaitExecutions(userFolder, workflowId, afterId, calls.length - failed.length, { timeoutMs: 400_000, client, log: (m) => say(`  daily: ${m}`) });
+	const armedAt = Date.now();
+	const throttleEndsAt = await upstream.throttle(row.url, throttle);
+	const { calls, failed } = await callEvery(n8n, webhookPath(workflowId, row), row.slug, everyMs, callsMs);
+	const { rows, timedOut } = await awaitExecutions(userFolder, workflowId, afterId, calls.length - failed.length, { timeoutMs, client, log: (m) => say(`  ${row.slug}: ${m}`) });
 	const log = (await upstream.take(row.url)).sort((a, b) => a.time - b.time);
-	const firstOk = log.find((e) => e.status === 200);
-	const figures = {
+	const base = {
 		slug: row.slug,
 		name: row.name,
 		calls: calls.length,
@@ -82,39 +85,35 @@ async function dailyRow({ n8n, userFolder, upstream, row, client, say }) {
 		timedOut,
 		requests: log.length,
 		status429: log.filter((e) => e.status === 429).length,
+	};
+	return { armedAt, throttleEndsAt, calls, log, base };
+}
+
+async function dailyRow(context) {
+	const { armedAt, throttleEndsAt: quotaBackAt, calls, log, base } = await runRow(context, { kind: 'daily', durationMs: PAUSES.dailyBackMs }, PAUSES.dailyEveryMs, PAUSES.dailyCallsMs, 400_000);
+	const firstOk = log.find((e) => e.status === 200);
+	const figures = {
+		...base,
 		/** Requests while the quota was spent (the first call's included). */
 		sentWhileSpent: log.filter((e) => e.time < quotaBackAt).length,
-		quotaBackAfterMs: quotaBackAt - limitedFrom,
+		quotaBackAfterMs: quotaBackAt - armedAt,
 		/** From the quota's return to the first request the API accepted (null: none did). */
 		resumedAfterReturnMs: firstOk ? Math.max(0, firstOk.time - quotaBackAt) : null,
-		/** Calls made while the API was not used yet (after the first, before the first 200) that ended in success: they waited for the probe. */
+		/** Calls made while the API was not used yet (after the first, before the first 200): they waited for the probe. */
 		callsBeforeResume: firstOk ? calls.filter((t, n) => n > 0 && t < firstOk.time).length : calls.length - 1,
-		requestTimesMs: log.map((e) => ({ atMs: e.time - limitedFrom, status: e.status })),
+		requestTimesMs: log.map((e) => ({ atMs: e.time - armedAt, status: e.status })),
 	};
-	say(`  daily: quota back after ${figures.quotaBackAfterMs} ms; first 200 ${figures.resumedAfterReturnMs} ms after that; ${figures.requests} requests (${figures.status429} x 429); executions ${figures.succeeded} succeeded, ${figures.failed} not`);
+	context.say(`  daily: quota back after ${figures.quotaBackAfterMs} ms; first 200 ${figures.resumedAfterReturnMs} ms after that; ${figures.requests} requests (${figures.status429} x 429); executions ${figures.succeeded} succeeded, ${figures.failed} not`);
 	return figures;
 }
 
-async function statedRow({ n8n, userFolder, upstream, row, client, say }) {
-	const { workflowId } = row;
-	const afterId = await lastExecutionId(userFolder, workflowId);
-	await upstream.take(row.url);
-	await upstream.throttle(row.url, { kind: 'stated', retryAfterS: PAUSES.statedS });
-	const { calls, failed } = await callEvery(n8n, webhookPath(workflowId, row), row.slug, PAUSES.statedEveryMs, PAUSES.statedCallsMs);
-	const { rows, timedOut } = await awaitExecutions(userFolder, workflowId, afterId, calls.length - failed.length, { timeoutMs: 200_000, client, log: (m) => say(`  stated: ${m}`) });
-	const log = (await upstream.take(row.url)).sort((a, b) => a.time - b.time);
+async function statedRow(context) {
+	const { log, base } = await runRow(context, { kind: 'stated', retryAfterS: PAUSES.statedS }, PAUSES.statedEveryMs, PAUSES.statedCallsMs, 200_000);
 	const first = log[0];
 	const endsAt = first ? first.time + PAUSES.statedS * 1000 : NaN;
 	const after = log.filter((e) => e.time >= endsAt);
 	const figures = {
-		slug: row.slug,
-		name: row.name,
-		calls: calls.length,
-		webhookCallsFailed: failed.length,
-		...outcomes(rows),
-		timedOut,
-		requests: log.length,
-		status429: log.filter((e) => e.status === 429).length,
+		...base,
 		retryAfterS: PAUSES.statedS,
 		/** Requests that reached the API before the stated end, the first (which got the 429) aside. */
 		earlyRequests: log.filter((e) => e !== first && e.time < endsAt).length,
@@ -123,7 +122,7 @@ async function statedRow({ n8n, userFolder, upstream, row, client, say }) {
 		/** From the stated end to the last request of the calls made during the pause. */
 		lastAfterEndMs: after.length ? after[after.length - 1].time - endsAt : null,
 	};
-	say(`  stated: ${figures.requests} requests (${figures.status429} x 429), ${figures.earlyRequests} before the stated end; first after it +${figures.firstAfterEndMs} ms; executions ${figures.succeeded} succeeded, ${figures.failed} not`);
+	context.say(`  stated: ${figures.requests} requests (${figures.status429} x 429), ${figures.earlyRequests} before the stated end; first after it +${figures.firstAfterEndMs} ms; executions ${figures.succeeded} succeeded, ${figures.failed} not`);
 	return figures;
 }
 
