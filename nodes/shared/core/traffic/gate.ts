@@ -178,7 +178,8 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	const passOn = () => {
 		if (inLine !== undefined) ctx.waiters.wake(inLine);
 	};
-	// the pace slot reserved for this request, once the pace held it back
+	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
+	// reserved for it once the pace held it back
 	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
 	for (;;) {
 		if (signal?.aborted) {
