@@ -227,6 +227,17 @@ export function benchWorkflow(id, name, rows, options = {}) {
 // ---------------------------------------------------------------------------------------------
 // Running a row
 
+/** One webhook call with body { key }; a status other than 200, or an error, goes into `failed`. */
+export async function callBenchWebhook(server, webhook, key, failed) {
+	try {
+		const res = await callWebhook(server, webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key }) });
+		await res.arrayBuffer();
+		if (res.status !== 200) failed.push(res.status);
+	} catch (error) {
+		failed.push(String(error?.message ?? error));
+	}
+}
+
 /**
  * `count` webhook calls (body { key: <slug>-<n> }), `concurrency` in flight at once: as fast as
  * n8n answers them. Resolves { firstCallAt, lastAnswerAt, failed: [status or error text] }.
@@ -238,14 +249,7 @@ export async function fireWebhooks(server, webhook, slug, count, concurrency) {
 	let lastAnswerAt = firstCallAt;
 	const caller = async () => {
 		while (next < count) {
-			const n = next++;
-			try {
-				const res = await callWebhook(server, webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `${slug}-${n}` }) });
-				await res.arrayBuffer();
-				if (res.status !== 200) failed.push(res.status);
-			} catch (error) {
-				failed.push(String(error?.message ?? error));
-			}
+			await callBenchWebhook(server, webhook, `${slug}-${next++}`, failed);
 			lastAnswerAt = Math.max(lastAnswerAt, Date.now());
 		}
 	};

@@ -13,8 +13,7 @@
  *            `statedCallsMs`: no request may reach the API before the stated end, and every item
  *            succeeds after it.
  */
-import { callWebhook } from '../e2e/harness.mjs';
-import { awaitExecutions, benchWorkflow, lastExecutionId, webhookPath } from './real-n8n-lib.mjs';
+import { awaitExecutions, benchWorkflow, callBenchWebhook, lastExecutionId, webhookPath } from './real-n8n-lib.mjs';
 
 export const PAUSES = Object.freeze({
 	dailyBackMs: 20_000,
@@ -47,13 +46,7 @@ async function callEvery(n8n, webhook, slug, everyMs, callsMs) {
 		const wait = started + n * everyMs - Date.now();
 		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
 		calls.push(Date.now());
-		try {
-			const res = await callWebhook(n8n, webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ key: `${slug}-${n}` }) });
-			await res.arrayBuffer();
-			if (res.status !== 200) failed.push(res.status);
-		} catch (error) {
-			failed.push(String(error?.message ?? error));
-		}
+		await callBenchWebhook(n8n, webhook, `${slug}-${n}`, failed);
 	}
 	return { calls, failed };
 }

@@ -114,17 +114,22 @@ function branch(slug, y, upstreamUrl) {
 	};
 }
 
-function workflow(id, pauseUrl, outageUrl, steerUrl) {
-	const branches = [branch('pause', 0, pauseUrl), branch('outage', 400, outageUrl), branch('steer', 800, steerUrl)];
-	const json = {
+/** A workflow of independent parts, each { nodes, connections }. */
+function workflowOf(id, name, parts) {
+	return {
 		id,
-		name: 'Queue mode: one traffic controller per API for all workers',
+		name,
 		active: false,
 		settings: { executionOrder: 'v1' },
 		pinData: {},
-		nodes: branches.flatMap((b) => b.nodes),
-		connections: Object.assign({}, ...branches.map((b) => b.connections)),
+		nodes: parts.flatMap((p) => p.nodes),
+		connections: Object.assign({}, ...parts.map((p) => p.connections)),
 	};
+}
+
+function workflow(id, pauseUrl, outageUrl, steerUrl) {
+	const branches = [branch('pause', 0, pauseUrl), branch('outage', 400, outageUrl), branch('steer', 800, steerUrl)];
+	const json = workflowOf(id, 'Queue mode: one traffic controller per API for all workers', branches);
 	return JSON.parse(JSON.stringify(json).replaceAll('PATH-', `queue-${id}-`));
 }
 
@@ -161,15 +166,7 @@ function operatorWorkflow(id) {
 		};
 	};
 	const pairs = [pair('state', 0, { operation: 'getState' }), pair('resume', 300, { operation: 'resume', end: 'pause' })];
-	return {
-		id,
-		name: 'Queue mode: the operator reads and steers the controllers in Redis',
-		active: false,
-		settings: { executionOrder: 'v1' },
-		pinData: {},
-		nodes: pairs.flatMap((p) => p.nodes),
-		connections: Object.assign({}, ...pairs.map((p) => p.connections)),
-	};
+	return workflowOf(id, 'Queue mode: the operator reads and steers the controllers in Redis', pairs);
 }
 
 const { Client: PgClient } = requireFromN8n('pg');
