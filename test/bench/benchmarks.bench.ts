@@ -55,8 +55,8 @@ it('benchmarks: Retry On Fail against Resilient HTTP Request', async () => {
 		const retryAfter = await runRetryAfter(upstream, { items: settings.retryAfterItems, retryAfterSeconds: settings.retryAfterSeconds, seed: settings.seed });
 		log('6. duplicate side effects');
 		const duplicates = await runDuplicates(upstream, { items: settings.duplicateItems, failingItem: Math.min(3, settings.duplicateItems - 1), seed: settings.seed });
-		log(`9. polling jobs of ${settings.pollJobSeconds.join(', ')} s`);
-		const polling = { rows: await runPolling(upstream, { jobSeconds: settings.pollJobSeconds, loopWaitSeconds: settings.pollLoopWaitSeconds, seed: settings.seed }), loopWaitSeconds: settings.pollLoopWaitSeconds };
+		log(`9. polling jobs of ${settings.pollJobSeconds.join(', ')} s, ${settings.pollPhases} phase(s) each`);
+		const polling = { rows: await runPolling(upstream, { jobSeconds: settings.pollJobSeconds, loopWaitSeconds: settings.pollLoopWaitSeconds, phases: settings.pollPhases, seed: settings.seed }), loopWaitSeconds: settings.pollLoopWaitSeconds };
 		log(`8. real n8n: ${REAL_N8N_JSON}`);
 		const realN8n = readRealN8nResults(path.join(ROOT, REAL_N8N_JSON), process.env.BENCH_RUN_ID);
 

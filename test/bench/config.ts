@@ -26,6 +26,8 @@ export interface BenchSettings {
 	/** Scenario 9: the jobs' durations (s), polled in real time, and the hand-built loop's fixed Wait (s). */
 	pollJobSeconds: number[];
 	pollLoopWaitSeconds: number;
+	/** Scenario 9: jobs per duration, their lengths spread over one of the loop's intervals (the phases). */
+	pollPhases: number;
 }
 
 export const BENCH_ENV: Record<keyof BenchSettings, string> = {
@@ -43,6 +45,7 @@ export const BENCH_ENV: Record<keyof BenchSettings, string> = {
 	stateScopes: 'BENCH_STATE_SCOPES',
 	pollJobSeconds: 'BENCH_POLL_JOBS_S',
 	pollLoopWaitSeconds: 'BENCH_POLL_LOOP_WAIT_S',
+	pollPhases: 'BENCH_POLL_PHASES',
 };
 
 /** Not sizes, but read by the benchmark: the bench script's run id, and whether part 1 ran. */
@@ -80,5 +83,6 @@ export function readBenchSettings(): BenchSettings {
 		stateScopes: integer(BENCH_ENV.stateScopes, 100_000, 1, 1_000_000),
 		pollJobSeconds: integerList(BENCH_ENV.pollJobSeconds, [2, 30, 300], 3600),
 		pollLoopWaitSeconds: integer(BENCH_ENV.pollLoopWaitSeconds, 5, 1, 600),
+		pollPhases: integer(BENCH_ENV.pollPhases, 5, 1, 20),
 	};
 }

@@ -7,7 +7,7 @@ import { phaseFigures } from './healthy-figures';
 import { isSkipped, type FleetRun, type RateRow, type RateRun, type RealN8nReading } from './real-n8n-results';
 import type { DuplicateRow } from './scenarios/duplicates';
 import type { RateResult } from './scenarios/rate-limit';
-import type { PollingRow } from './scenarios/polling';
+import { summarizePolling, type PollingRow } from './scenarios/polling';
 import type { RetryAfterRow } from './scenarios/retry-after';
 import type { StateSizeRow } from './scenarios/state-size';
 import type { StormResult } from './scenarios/outage-storm';
@@ -239,35 +239,38 @@ const FEWEST_POLLING_REQUESTS = 2;
 
 /**
  * Issue 23's goal for polling a job (a further check here: the table of issue 12's goals is unchanged): fewer requests than the fixed-wait loop, and the job seen done
- * no later than the loop saw it by more than one of the loop's intervals.
+ * no later than the loop saw it by more than one of the loop's intervals, both on average over the
+ * job's phases (docs/polling.md: no poller that makes fewer requests can be that close at every phase).
  */
 function pollingVerdicts({ rows, loopWaitSeconds }: BenchResults['polling']): GoalVerdict[] {
 	const verdicts: GoalVerdict[] = [];
 	for (const jobSeconds of [...new Set(rows.map((r) => r.jobSeconds))]) {
-		const ours = rows.find((r) => r.jobSeconds === jobSeconds && r.slug === 'resilient');
-		const loop = rows.find((r) => r.jobSeconds === jobSeconds && r.slug === 'loop');
-		const scenario = `polling a job of ${s(jobSeconds * 1000)}, against a fixed ${loopWaitSeconds} s Wait + IF loop`;
+		const ours = summarizePolling(rows, jobSeconds, 'resilient');
+		const loop = summarizePolling(rows, jobSeconds, 'loop');
+		const phases = ours?.jobs ?? 0;
+		const scenario = `polling a job of ${s(jobSeconds * 1000)} (${phases} phase${phases === 1 ? '' : 's'}), against a fixed ${loopWaitSeconds} s Wait + IF loop`;
 		const row = `polling:${jobSeconds}`;
-		if (!ours || !loop || !ours.succeeded || !loop.succeeded) {
-			verdicts.push({ scenario, goal: 'the job polled to its end both ways', measured: `Resilient ${ours?.succeeded ? 'done' : 'not done'}, loop ${loop?.succeeded ? 'done' : 'not done'}`, status: ours && loop ? 'not met' : 'not measured', issueGoal: false, row });
+		if (!ours || !loop || ours.succeeded < ours.jobs || loop.succeeded < loop.jobs) {
+			verdicts.push({ scenario, goal: 'every job polled to its end both ways', measured: `Resilient ${ours?.succeeded ?? 0} of ${ours?.jobs ?? 0} done, loop ${loop?.succeeded ?? 0} of ${loop?.jobs ?? 0}`, status: ours && loop ? 'not met' : 'not measured', issueGoal: false, row });
 			continue;
 		}
-		// a loop that saw the job done at its first status request made the fewest requests any
+		// a loop that saw every job done at its first status request made the fewest requests any
 		// poller can (the start and one status): there the goal is to match it
-		const fewest = loop.requests <= FEWEST_POLLING_REQUESTS;
+		const fewest = loop.mostRequests <= FEWEST_POLLING_REQUESTS;
+		const range = (p: typeof ours) => (p.fewestRequests === p.mostRequests ? `${p.fewestRequests}` : `${p.meanRequests.toFixed(1)} (${p.fewestRequests} to ${p.mostRequests})`);
 		verdicts.push({
 			scenario,
-			goal: fewest ? `as few requests as the loop (${FEWEST_POLLING_REQUESTS}, the start and one status, is the fewest possible)` : 'fewer requests than the loop',
-			measured: `${ours.requests} against ${loop.requests}`,
-			status: judged(fewest ? ours.requests <= loop.requests : ours.requests < loop.requests),
+			goal: fewest ? `as few requests as the loop (${FEWEST_POLLING_REQUESTS}, the start and one status, is the fewest possible)` : 'fewer requests than the loop, on average over the phases',
+			measured: `${range(ours)} against ${range(loop)}`,
+			status: judged(fewest ? ours.mostRequests <= FEWEST_POLLING_REQUESTS : ours.meanRequests < loop.meanRequests),
 			issueGoal: false,
 			row,
 		});
-		const later = ours.doneAfterMs - loop.doneAfterMs;
+		const later = ours.meanLateMs - loop.meanLateMs;
 		verdicts.push({
 			scenario,
-			goal: `seen done no later than the loop by more than one interval (${loopWaitSeconds} s)`,
-			measured: `after ${s(ours.doneAfterMs)} against ${s(loop.doneAfterMs)} (${later > 0 ? `${s(later)} later` : `${s(-later)} sooner`})`,
+			goal: `seen done no later than the loop by more than one interval (${loopWaitSeconds} s), on average over the phases`,
+			measured: `${s(ours.meanLateMs)} after the job's end against ${s(loop.meanLateMs)} (${later > 0 ? `${s(later)} later` : `${s(-later)} sooner`}; at most ${s(ours.mostLateMs)} against ${s(loop.mostLateMs)})`,
 			status: judged(later <= loopWaitSeconds * 1000),
 			issueGoal: false,
 			row,

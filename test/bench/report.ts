@@ -6,6 +6,7 @@ import { BENCH_ENV, BENCH_RUN_ENV, type BenchSettings } from './config';
 import { DEADLINE_TOLERANCE_MS, evaluateGoals, type BenchResults, type GoalVerdict } from './goals';
 import { healthySection } from './healthy-report';
 import { isSkipped, REAL_N8N_JSON, type FleetRun, type RateRun, type RealN8nResults } from './real-n8n-results';
+import { summarizePolling } from './scenarios/polling';
 import type { RateResult } from './scenarios/rate-limit';
 import type { RetryAfterRow } from './scenarios/retry-after';
 import type { StormResult } from './scenarios/outage-storm';
@@ -423,18 +424,22 @@ ${pollingSection(results.polling)}
 `;
 }
 
-/** Scenario 9: requests and time per job, Resilient HTTP Request against the fixed-wait loop. */
+/** Scenario 9: requests and time per job, Resilient HTTP Request against the fixed-wait loop, over the phases. */
 function pollingSection({ rows, loopWaitSeconds }: BenchResults['polling']): string {
 	if (rows.length === 0) return 'Not measured in this run.';
-	return `One job per duration and strategy, all started at once and run in real time (the job API's clock is the
-upstream's; nothing is scaled or simulated): \`POST /jobs/<s>/<key>\` answers 202 with a \`Location\`,
-which answers 202 \`running\` until the job has run its seconds, then 200 \`done\`. Resilient HTTP Request
-follows the 202 (*Follow Asynchronous Operations*, the default polling pace: ${sec(POLL_DEFAULTS.intervalMs)} growing by ${POLL_DEFAULTS.growth} to
-${sec(POLL_DEFAULTS.maxIntervalMs)}); the loop is n8n's HTTP Request, a ${loopWaitSeconds} s Wait, HTTP Request and an IF back to the Wait. "Seen done" is
-from the POST's arrival to the answer that said done, on the upstream's clock.
+	const summaries = [...new Set(rows.map((r) => r.jobSeconds))].flatMap((jobSeconds) => (['resilient', 'loop'] as const).map((slug) => summarizePolling(rows, jobSeconds, slug)).filter((p) => p !== undefined));
+	const lengths = (jobSeconds: number) => [...new Set(rows.filter((r) => r.jobSeconds === jobSeconds).map((r) => r.lengthSeconds))];
+	return `Each duration is run as several jobs whose lengths are spread over one of the loop's intervals (or half
+the duration, when shorter): where a job ends between two looks decides how late any poller sees it, and a
+job of exactly 5 min would end on one of a 5 s loop's looks. Every job and strategy runs at once, in real time
+(the job API's clock is the upstream's; nothing is scaled or simulated): \`POST /jobs/<s>/<key>\` answers 202
+with a \`Location\`, which answers 202 \`running\` until the job has run its seconds, then 200 \`done\`.
+Resilient HTTP Request follows the 202 (*Follow Asynchronous Operations*, the default polling pace:
+${sec(POLL_DEFAULTS.intervalMs)} growing by ${POLL_DEFAULTS.growth} to ${sec(POLL_DEFAULTS.maxIntervalMs)}); the loop is n8n's HTTP Request, a ${loopWaitSeconds} s Wait, HTTP Request and an IF
+back to the Wait. "Late by" is from the job's end to the answer that said done, on the upstream's clock.
 
 ${markdownTable(
-	['Job', 'Row', 'Requests (POST + status)', 'Seen done after', 'Late by (after the job ended)'],
-	rows.map((r) => [sec(r.jobSeconds * 1000), r.name, r.requests, sec(r.doneAfterMs), sec(r.doneAfterMs - r.jobSeconds * 1000)]),
+	['Job', 'Lengths (s)', 'Row', 'Jobs done', 'Requests (POST + status): mean (fewest to most)', 'Late by: mean', 'Late by: most'],
+	summaries.map((p) => [sec(p.jobSeconds * 1000), lengths(p.jobSeconds).join(', '), p.name, `${p.succeeded} of ${p.jobs}`, `${p.meanRequests.toFixed(1)} (${p.fewestRequests} to ${p.mostRequests})`, sec(p.meanLateMs), sec(p.mostLateMs)]),
 )}`;
 }

@@ -145,17 +145,20 @@ it('state size: the memory store keeps at most its bound and evicts the rest', a
 	expect(unbounded.keysKept).toBe(scopes);
 });
 
-it('polling: a job of 1 s polled by the node and by the Wait + IF loop, both to its end', async () => {
-	const rows = await runPolling(upstream, { jobSeconds: [1], loopWaitSeconds: 1, seed: SEED });
+it('polling: a job of 1 s in two phases, polled by the node and by the Wait + IF loop, each to its end', async () => {
+	const rows = await runPolling(upstream, { jobSeconds: [1], loopWaitSeconds: 1, phases: 2, seed: SEED });
 	results.polling = { rows, loopWaitSeconds: 1 };
-	expect(rows.map((r) => [r.slug, r.succeeded])).toEqual([
-		['resilient', true],
-		['loop', true],
+	// the phases spread over half the job (shorter than the loop's interval): 1 s and 1.25 s
+	expect(rows.map((r) => [r.slug, r.lengthSeconds, r.succeeded])).toEqual([
+		['resilient', 1, true],
+		['loop', 1, true],
+		['resilient', 1.25, true],
+		['loop', 1.25, true],
 	]);
 	for (const r of rows) {
-		// the POST, at least one status request, the last one seeing it done after the job's second
+		// the POST, at least one status request, the last one seeing it done after the job's end
 		expect(r.requests).toBeGreaterThanOrEqual(2);
-		expect(r.doneAfterMs).toBeGreaterThanOrEqual(1000);
+		expect(r.doneAfterMs).toBeGreaterThanOrEqual(r.lengthSeconds * 1000);
 	}
 });
 
@@ -187,6 +190,7 @@ const SETTINGS: BenchSettings = {
 	stateScopes: 2 * MEMORY_STORE_DEFAULTS.maxKeys,
 	pollJobSeconds: [1],
 	pollLoopWaitSeconds: 1,
+	pollPhases: 2,
 };
 
 const verdict = (goals: GoalVerdict[], scenario: string, goal: string) => {

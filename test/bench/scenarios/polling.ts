@@ -5,6 +5,11 @@
  * replaces (n8n's HTTP Request, a Wait of a fixed interval, HTTP Request, IF not done, back to the
  * Wait), all at once in real time: the jobs run on the upstream's clock for their whole duration,
  * nothing is scaled. Requests per job and when the job was seen done, on the upstream's clock.
+ *
+ * Each duration is run as several jobs whose lengths are spread over one of the loop's intervals
+ * (the phases): a job of exactly 5 min ends on one of a 5 s loop's looks, which no real job does,
+ * and how late any poller sees a job end depends on where the end falls between its looks.
+ * docs/polling.md says why the goal is judged over the phases.
  */
 import type { INode } from 'n8n-workflow';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -16,11 +21,16 @@ import { benchWorkflow, items, realTimeRuntime, resilientHttp, runOnce } from '.
 export interface PollingSettings {
 	jobSeconds: number[];
 	loopWaitSeconds: number;
+	/** Jobs per duration, their lengths spread evenly over phaseSpreadSeconds (1: the duration alone). */
+	phases: number;
 	seed: number;
 }
 
 export interface PollingRow {
+	/** The duration the row stands for. */
 	jobSeconds: number;
+	/** This job's own length: the duration plus its phase. */
+	lengthSeconds: number;
 	slug: 'resilient' | 'loop';
 	name: string;
 	/** The POST and every status request. */
@@ -60,30 +70,57 @@ function loopWorkflow(id: string, url: string, waitSeconds: number): WorkflowJso
 	};
 }
 
-async function runJob(upstream: Upstream, settings: PollingSettings, jobSeconds: number, slug: PollingRow['slug']): Promise<{ slug: PollingRow['slug']; jobSeconds: number; succeeded: boolean; path: string }> {
-	const path = `/jobs/${jobSeconds}/poll-${slug}-${jobSeconds}`;
-	const url = `${upstream.url}${path}`;
-	const limitMs = jobSeconds * 1000 * 3 + 120_000;
-	if (slug === 'loop') {
-		const run = await runOnce(loopWorkflow(`poll-loop-${jobSeconds}`, url, settings.loopWaitSeconds), items(0, 1), undefined, limitMs);
-		return { slug, jobSeconds, path, succeeded: run.status === 'success' && run.runsOf('Done') > 0 };
-	}
-	const http = resilientHttp(url, { method: 'POST', idempotencyKeyMode: 'generate', retryOptions: { followAsyncOperations: true, totalDeadline: limitMs } }, 'continueRegularOutput');
-	const run = await runOnce(benchWorkflow(`poll-resilient-${jobSeconds}`, http), items(0, 1), { runtime: realTimeRuntime(settings.seed), store: new MemoryStateStore() }, limitMs);
-	const [item] = run.status === 'success' ? run.outputOf('HTTP') : [];
-	return { slug, jobSeconds, path, succeeded: item?.json.status === 'done' };
+/**
+ * The phases of a duration: over one of the loop's intervals, or half the duration when that is
+ * shorter, so that each row stays a job of about its duration (a 2 s job spread over 5 s would be
+ * a job of 2 to 7 s).
+ */
+export function phaseSpreadSeconds(jobSeconds: number, loopWaitSeconds: number): number {
+	return Math.min(loopWaitSeconds, jobSeconds / 2);
 }
 
-/** Every job of every duration, polled both ways, all at once: the longest job bounds the time. */
+/** The lengths of a duration's jobs: the duration, then evenly later within its spread. */
+export function jobLengths(jobSeconds: number, { loopWaitSeconds, phases }: Pick<PollingSettings, 'loopWaitSeconds' | 'phases'>): number[] {
+	const step = phaseSpreadSeconds(jobSeconds, loopWaitSeconds) / phases;
+	return Array.from({ length: phases }, (_, k) => Math.round((jobSeconds + k * step) * 1000) / 1000);
+}
+
+interface JobRun {
+	slug: PollingRow['slug'];
+	jobSeconds: number;
+	lengthSeconds: number;
+	succeeded: boolean;
+	path: string;
+}
+
+async function runJob(upstream: Upstream, settings: PollingSettings, jobSeconds: number, phase: number, slug: PollingRow['slug']): Promise<JobRun> {
+	const lengthSeconds = jobLengths(jobSeconds, settings)[phase];
+	const id = `poll-${slug}-${jobSeconds}-${phase}`;
+	const path = `/jobs/${lengthSeconds}/${id}`;
+	const url = `${upstream.url}${path}`;
+	const limitMs = lengthSeconds * 1000 * 3 + 120_000;
+	if (slug === 'loop') {
+		const run = await runOnce(loopWorkflow(id, url, settings.loopWaitSeconds), items(0, 1), undefined, limitMs);
+		return { slug, jobSeconds, lengthSeconds, path, succeeded: run.status === 'success' && run.runsOf('Done') > 0 };
+	}
+	const http = resilientHttp(url, { method: 'POST', idempotencyKeyMode: 'generate', retryOptions: { followAsyncOperations: true, totalDeadline: limitMs } }, 'continueRegularOutput');
+	const run = await runOnce(benchWorkflow(id, http), items(0, 1), { runtime: realTimeRuntime(settings.seed + phase), store: new MemoryStateStore() }, limitMs);
+	const [item] = run.status === 'success' ? run.outputOf('HTTP') : [];
+	return { slug, jobSeconds, lengthSeconds, path, succeeded: item?.json.status === 'done' };
+}
+
+/** Every job of every duration and phase, polled both ways, all at once: the longest job bounds the time. */
 export async function runPolling(upstream: Upstream, settings: PollingSettings): Promise<PollingRow[]> {
 	await upstream.take();
-	const runs = await Promise.all(settings.jobSeconds.flatMap((s) => (['resilient', 'loop'] as const).map((slug) => runJob(upstream, settings, s, slug))));
+	const phases = Array.from({ length: settings.phases }, (_, k) => k);
+	const runs = await Promise.all(settings.jobSeconds.flatMap((s) => phases.flatMap((phase) => (['resilient', 'loop'] as const).map((slug) => runJob(upstream, settings, s, phase, slug)))));
 	const log = await upstream.take();
 	return runs.map((run) => {
 		const requests = log.filter((r) => r.path === run.path);
 		const done = requests.find((r) => r.method === 'GET' && r.status === 200);
 		return {
 			jobSeconds: run.jobSeconds,
+			lengthSeconds: run.lengthSeconds,
 			slug: run.slug,
 			name: run.slug === 'resilient' ? 'Resilient HTTP Request, Follow Asynchronous Operations (defaults)' : `HTTP Request + Wait ${settings.loopWaitSeconds} s + IF loop`,
 			requests: requests.length,
@@ -91,4 +128,39 @@ export async function runPolling(upstream: Upstream, settings: PollingSettings):
 			succeeded: run.succeeded,
 		};
 	});
+}
+
+/** One duration polled one way, over its phases. */
+export interface PollingSummary {
+	jobSeconds: number;
+	slug: PollingRow['slug'];
+	name: string;
+	jobs: number;
+	succeeded: number;
+	meanRequests: number;
+	fewestRequests: number;
+	mostRequests: number;
+	/** How long after the job's end the answer that said done came: mean and most, over the phases. */
+	meanLateMs: number;
+	mostLateMs: number;
+}
+
+/** The rows of one duration and way, summed up over their phases. */
+export function summarizePolling(rows: PollingRow[], jobSeconds: number, slug: PollingRow['slug']): PollingSummary | undefined {
+	const mine = rows.filter((r) => r.jobSeconds === jobSeconds && r.slug === slug);
+	if (mine.length === 0) return undefined;
+	const late = mine.map((r) => r.doneAfterMs - r.lengthSeconds * 1000);
+	const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+	return {
+		jobSeconds,
+		slug,
+		name: mine[0].name,
+		jobs: mine.length,
+		succeeded: mine.filter((r) => r.succeeded).length,
+		meanRequests: mean(mine.map((r) => r.requests)),
+		fewestRequests: Math.min(...mine.map((r) => r.requests)),
+		mostRequests: Math.max(...mine.map((r) => r.requests)),
+		meanLateMs: mean(late),
+		mostLateMs: Math.max(...late),
+	};
 }
