@@ -235,6 +235,14 @@ describe('normalizeHeaders', () => {
 		});
 		expect(normalizeHeaders(undefined)).toEqual({});
 	});
+
+	it('lower-cases the headers of one answer once: every reader of the same header object gets the same copy', () => {
+		const headers = { 'RateLimit-Remaining': '3', 'RateLimit-Reset': '9' };
+		const first = normalizeHeaders(headers);
+		expect(normalizeHeaders(headers)).toBe(first);
+		expect(normalizeHeaders({ ...headers })).not.toBe(first);
+		expect(normalizeHeaders({ ...headers })).toEqual(first);
+	});
 });
 
 describe('serverRequestedDelay', () => {

@@ -125,14 +125,25 @@ export function parseRateLimitHeader(value: string): number | undefined {
 	return Math.max(...(exhausted.length > 0 ? exhausted : waits).map((w) => w.ms));
 }
 
-/** Lower-cases header names and keeps the first value of repeated headers. */
-export function normalizeHeaders(headers: HeaderBag | undefined): Record<string, string> {
+/**
+ * Each answer's headers are read by several readers (the server's wait, the quota, the bucket, the
+ * endpoint's quota): the lower-cased copy is made once per header object and shared. Readers must
+ * not change it; nobody changes an answer's headers once it has arrived.
+ */
+const normalized = new WeakMap<HeaderBag, Readonly<Record<string, string>>>();
+
+/** Lower-cases header names and keeps the first value of repeated headers (a shared, read-only copy). */
+export function normalizeHeaders(headers: HeaderBag | undefined): Readonly<Record<string, string>> {
+	if (headers === undefined) return {};
+	const known = normalized.get(headers);
+	if (known !== undefined) return known;
 	const out: Record<string, string> = {};
-	for (const [name, raw] of Object.entries(headers ?? {})) {
+	for (const [name, raw] of Object.entries(headers)) {
 		const value = Array.isArray(raw) ? raw[0] : raw;
 		if (value === undefined || value === null) continue;
 		out[name.toLowerCase()] = String(value);
 	}
+	normalized.set(headers, out);
 	return out;
 }
 
