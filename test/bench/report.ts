@@ -429,9 +429,10 @@ function pollingSection({ rows, loopWaitSeconds }: BenchResults['polling']): str
 	if (rows.length === 0) return 'Not measured in this run.';
 	const summaries = [...new Set(rows.map((r) => r.jobSeconds))].flatMap((jobSeconds) => (['resilient', 'loop'] as const).map((slug) => summarizePolling(rows, jobSeconds, slug)).filter((p) => p !== undefined));
 	const lengths = (jobSeconds: number) => [...new Set(rows.filter((r) => r.jobSeconds === jobSeconds).map((r) => r.lengthSeconds))];
-	return `Each duration is run as several jobs whose lengths are spread over one of the loop's intervals (or half
-the duration, when shorter): where a job ends between two looks decides how late any poller sees it, and a
-job of exactly 5 min would end on one of a 5 s loop's looks. Every job and strategy runs at once, in real time
+	return `Each duration is run as several jobs whose lengths are spread over one of the loop's intervals: where a
+job ends between two looks decides how late any poller sees it, and a job of exactly 5 min would end on one
+of a 5 s loop's looks. A job shorter than the loop's interval keeps its length (the loop sees it at its first
+look whatever it is; each job has its own jitter). Every job and strategy runs at once, in real time
 (the job API's clock is the upstream's; nothing is scaled or simulated): \`POST /jobs/<s>/<key>\` answers 202
 with a \`Location\`, which answers 202 \`running\` until the job has run its seconds, then 200 \`done\`.
 Resilient HTTP Request follows the 202 (*Follow Asynchronous Operations*, the default polling pace:

@@ -145,15 +145,15 @@ it('state size: the memory store keeps at most its bound and evicts the rest', a
 	expect(unbounded.keysKept).toBe(scopes);
 });
 
-it('polling: a job of 1 s in two phases, polled by the node and by the Wait + IF loop, each to its end', async () => {
-	const rows = await runPolling(upstream, { jobSeconds: [1], loopWaitSeconds: 1, phases: 2, seed: SEED });
+it('polling: a job of 2 s in two phases of the 1 s loop, polled by the node and by the Wait + IF loop, each to its end', async () => {
+	const rows = await runPolling(upstream, { jobSeconds: [2], loopWaitSeconds: 1, phases: 2, seed: SEED });
 	results.polling = { rows, loopWaitSeconds: 1 };
-	// the phases spread over half the job (shorter than the loop's interval): 1 s and 1.25 s
+	// the phases spread over one of the loop's intervals: 2 s and 2.5 s
 	expect(rows.map((r) => [r.slug, r.lengthSeconds, r.succeeded])).toEqual([
-		['resilient', 1, true],
-		['loop', 1, true],
-		['resilient', 1.25, true],
-		['loop', 1.25, true],
+		['resilient', 2, true],
+		['loop', 2, true],
+		['resilient', 2.5, true],
+		['loop', 2.5, true],
 	]);
 	for (const r of rows) {
 		// the POST, at least one status request, the last one seeing it done after the job's end
@@ -188,7 +188,7 @@ const SETTINGS: BenchSettings = {
 	retryAfterSeconds: 1,
 	duplicateItems: 10,
 	stateScopes: 2 * MEMORY_STORE_DEFAULTS.maxKeys,
-	pollJobSeconds: [1],
+	pollJobSeconds: [2],
 	pollLoopWaitSeconds: 1,
 	pollPhases: 2,
 };

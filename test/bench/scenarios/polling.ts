@@ -71,12 +71,12 @@ function loopWorkflow(id: string, url: string, waitSeconds: number): WorkflowJso
 }
 
 /**
- * The phases of a duration: over one of the loop's intervals, or half the duration when that is
- * shorter, so that each row stays a job of about its duration (a 2 s job spread over 5 s would be
- * a job of 2 to 7 s).
+ * The phases of a duration: one of the loop's intervals. A job shorter than that interval is seen at
+ * the loop's first look whatever its length, so its phase against the loop decides nothing: its jobs
+ * keep its length (each with its own jitter), and the row stays a job of that duration.
  */
 export function phaseSpreadSeconds(jobSeconds: number, loopWaitSeconds: number): number {
-	return Math.min(loopWaitSeconds, jobSeconds / 2);
+	return jobSeconds > loopWaitSeconds ? loopWaitSeconds : 0;
 }
 
 /** The lengths of a duration's jobs: the duration, then evenly later within its spread. */
