@@ -10,6 +10,9 @@ export function percentile(values: readonly number[], p: number): number {
 
 export const median = (values: readonly number[]) => percentile(values, 50);
 
+/** The arithmetic mean; NaN for none. */
+export const mean = (values: readonly number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+
 /** The most timestamps in any window [t, t + windowMs), t anywhere (not just on bin edges), and the first such t. */
 export function slidingPeakAt(times: readonly number[], windowMs: number): { peak: number; at: number } {
 	const sorted = [...times].sort((a, b) => a - b);

@@ -6,6 +6,8 @@
  */
 import { POLL_DEFAULTS } from '../../nodes/shared/core/defaults';
 import { pollDelay } from '../../nodes/shared/core/poll';
+import { jobLengths } from '../bench/scenarios/poll-phases';
+import { mean } from '../bench/stats';
 import { mulberry32 } from './fake-runtime';
 
 const LOOP_WAIT_MS = 5000;
@@ -74,14 +76,13 @@ describe('the default polling pace against a fixed 5 s Wait loop', () => {
 	});
 });
 
-// How the benchmark judges issue 23's goal (docs/polling.md, "Judged over the phases"): where a job
+// How the benchmark judges issue 23's goal (docs/polling.md, "Judged over where the job ends"): where a job
 // ends between two looks decides how late a poller sees it, so each job length is spread over one
 // of the loop's intervals and both goals are judged on the average over those phases.
 describe('the default polling pace over the phases of a job, as the benchmark judges it', () => {
 	const PHASES = 20;
 	const overPhases = (jobMs: number) => {
-		const phases = Array.from({ length: PHASES }, (_, k) => compare(jobMs + (k * LOOP_WAIT_MS) / PHASES));
-		const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
+		const phases = jobLengths(jobMs / 1000, LOOP_WAIT_MS / 1000, PHASES).map((seconds) => compare(seconds * 1000));
 		return {
 			loopRequests: mean(phases.map((p) => p.loopRequests)),
 			meanRequests: mean(phases.map((p) => p.meanRequests)),

@@ -9,19 +9,21 @@
  * Each duration is run as several jobs whose lengths are spread over one of the loop's intervals
  * (the phases): a job of exactly 5 min ends on one of a 5 s loop's looks, which no real job does,
  * and how late any poller sees a job end depends on where the end falls between its looks.
- * docs/polling.md says why the goal is judged over the phases.
+ * docs/polling.md says why the goal is judged over the phases; poll-phases.ts spreads them.
  */
 import type { INode } from 'n8n-workflow';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import type { WorkflowJson } from '../../engine/harness';
 import type { Upstream } from '../upstream';
 import { ITEMS_SOURCE } from '../../engine/workflow-builders';
+import { mean } from '../stats';
+import { jobLengths } from './poll-phases';
 import { benchWorkflow, items, realTimeRuntime, resilientHttp, runOnce } from '../workflows';
 
 export interface PollingSettings {
 	jobSeconds: number[];
 	loopWaitSeconds: number;
-	/** Jobs per duration, their lengths spread evenly over phaseSpreadSeconds (1: the duration alone). */
+	/** Jobs per duration, their lengths spread by jobLengths (poll-phases.ts; 1: the duration alone). */
 	phases: number;
 	seed: number;
 }
@@ -70,21 +72,6 @@ function loopWorkflow(id: string, url: string, waitSeconds: number): WorkflowJso
 	};
 }
 
-/**
- * The phases of a duration: one of the loop's intervals. A job shorter than that interval is seen at
- * the loop's first look whatever its length, so its phase against the loop decides nothing: its jobs
- * keep its length (each with its own jitter), and the row stays a job of that duration.
- */
-export function phaseSpreadSeconds(jobSeconds: number, loopWaitSeconds: number): number {
-	return jobSeconds > loopWaitSeconds ? loopWaitSeconds : 0;
-}
-
-/** The lengths of a duration's jobs: the duration, then evenly later within its spread. */
-export function jobLengths(jobSeconds: number, { loopWaitSeconds, phases }: Pick<PollingSettings, 'loopWaitSeconds' | 'phases'>): number[] {
-	const step = phaseSpreadSeconds(jobSeconds, loopWaitSeconds) / phases;
-	return Array.from({ length: phases }, (_, k) => Math.round((jobSeconds + k * step) * 1000) / 1000);
-}
-
 interface JobRun {
 	slug: PollingRow['slug'];
 	jobSeconds: number;
@@ -93,8 +80,7 @@ interface JobRun {
 	path: string;
 }
 
-async function runJob(upstream: Upstream, settings: PollingSettings, jobSeconds: number, phase: number, slug: PollingRow['slug']): Promise<JobRun> {
-	const lengthSeconds = jobLengths(jobSeconds, settings)[phase];
+async function runJob(upstream: Upstream, settings: PollingSettings, jobSeconds: number, lengthSeconds: number, phase: number, slug: PollingRow['slug']): Promise<JobRun> {
 	const id = `poll-${slug}-${jobSeconds}-${phase}`;
 	const path = `/jobs/${lengthSeconds}/${id}`;
 	const url = `${upstream.url}${path}`;
@@ -112,8 +98,9 @@ async function runJob(upstream: Upstream, settings: PollingSettings, jobSeconds:
 /** Every job of every duration and phase, polled both ways, all at once: the longest job bounds the time. */
 export async function runPolling(upstream: Upstream, settings: PollingSettings): Promise<PollingRow[]> {
 	await upstream.take();
-	const phases = Array.from({ length: settings.phases }, (_, k) => k);
-	const runs = await Promise.all(settings.jobSeconds.flatMap((s) => phases.flatMap((phase) => (['resilient', 'loop'] as const).map((slug) => runJob(upstream, settings, s, phase, slug)))));
+	const runs = await Promise.all(
+		settings.jobSeconds.flatMap((s) => jobLengths(s, settings.loopWaitSeconds, settings.phases).flatMap((length, phase) => (['resilient', 'loop'] as const).map((slug) => runJob(upstream, settings, s, length, phase, slug)))),
+	);
 	const log = await upstream.take();
 	return runs.map((run) => {
 		const requests = log.filter((r) => r.path === run.path);
@@ -150,7 +137,6 @@ export function summarizePolling(rows: PollingRow[], jobSeconds: number, slug: P
 	const mine = rows.filter((r) => r.jobSeconds === jobSeconds && r.slug === slug);
 	if (mine.length === 0) return undefined;
 	const late = mine.map((r) => r.doneAfterMs - r.lengthSeconds * 1000);
-	const mean = (values: number[]) => values.reduce((sum, v) => sum + v, 0) / values.length;
 	return {
 		jobSeconds,
 		slug,
