@@ -1,13 +1,16 @@
 /**
  * The healthy rows' figures (real n8n, test/bench/real-n8n-healthy.mjs): per size and phase (an
  * API's first execution, a later one), the medians of each side and the ratios Resilient HTTP
- * Request / HTTP Request. A ratio is the median of the rounds' ratios: both sides of a round ran
- * back to back, so a round's ratio is measured side by side under the same load.
+ * Request (at its defaults, or with Adapt Items in Flight off) / HTTP Request. A ratio is the
+ * median of the rounds' ratios: the sides of a round ran back to back, so a round's ratio is
+ * measured side by side under the same load.
  */
 import type { HealthySample, HealthySize } from './real-n8n-results';
 import { median } from './stats';
 
 export type HealthyPhase = 'first' | 'later';
+/** Resilient HTTP Request at its defaults, or with Adapt Items in Flight off. */
+export type ResilientSide = 'resilient' | 'fixed';
 
 export interface PhaseFigures {
 	/** Medians of n8n's executionTime of the request node. */
@@ -22,9 +25,9 @@ export interface PhaseFigures {
 	rounds: number;
 }
 
-export function phaseFigures(size: HealthySize, phase: HealthyPhase): PhaseFigures {
+export function phaseFigures(size: HealthySize, phase: HealthyPhase, side: ResilientSide = 'resilient'): PhaseFigures {
 	const core = size.samples.core[phase];
-	const resilient = size.samples.resilient[phase];
+	const resilient = size.samples[side]?.[phase] ?? [];
 	const baseline = median(size.samples.baseline.map((s) => s.cpuMs));
 	const nodeCpu = (s: HealthySample) => Math.max(1, s.cpuMs - baseline);
 	const rounds = Math.min(core.length, resilient.length);

@@ -1,18 +1,20 @@
 /**
  * The healthy rows of the real-n8n part of `npm run bench`: one n8n (regular mode, SQLite) runs one
  * execution of N items (a webhook's body split into items by Split Out) through n8n's HTTP Request
- * 4.2 or Resilient HTTP Request at its defaults, against an upstream that answers every request 200
- * after `latencyMs`. Both nodes run in turn in the same n8n process, alternating which goes first.
+ * 4.2, Resilient HTTP Request at its defaults, or Resilient HTTP Request with Adapt Items in Flight
+ * off, against an upstream that answers every request 200 after `latencyMs`. The three run in turn
+ * in the same n8n process, rotating which goes first.
  *
  * Per execution: the request node's time as n8n measures it (its task's `executionTime` in the
  * stored run data), the whole execution's (stoppedAt - startedAt), and the n8n process's CPU
- * (user + system from /proc, from the webhook call to the execution stored as finished). A third
- * branch without a request node (Webhook -> Split Out) runs in every round too: its CPU is what
- * the execution costs around the request node, taken off both sides for the node's own CPU.
+ * (user + system from /proc, from the webhook call to the execution stored as finished). A branch
+ * without a request node (Webhook -> Split Out) runs in every round too: its CPU is what the
+ * execution costs around the request node, taken off every side for the node's own CPU.
  *
  * First and later executions: each side's first execution of a round calls a new upstream server
- * (a new origin, so an API Resilient HTTP Request's controller has never seen: its window starts
- * at 10 in flight), the later one the same server right after (the window the first learned).
+ * (a new origin, so an API Resilient HTTP Request's controller has never seen: at its defaults its
+ * window starts at 10 in flight), the later one the same server right after (the window the first
+ * learned).
  */
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
@@ -21,8 +23,14 @@ import { promisify } from 'node:util';
 import { callWebhook, FINISHED_STATUSES, parseFlatted } from '../e2e/harness.mjs';
 import { RESILIENT_HTTP } from './real-n8n-lib.mjs';
 
-/** The branches of the healthy workflow: both request nodes, and the baseline without one. */
-export const HEALTHY_SIDES = ['core', 'resilient', 'baseline'];
+/**
+ * The branches of the healthy workflow: HTTP Request, Resilient HTTP Request at its defaults, the
+ * same with Adapt Items in Flight off (every item in flight at once, as HTTP Request sends them: no
+ * slow start against an API new to it), and the baseline without a request node.
+ */
+export const HEALTHY_SIDES = ['core', 'resilient', 'fixed', 'baseline'];
+/** The sides with a request node, in the order of a round's first rotation. */
+const REQUEST_SIDES = HEALTHY_SIDES.filter((side) => side !== 'baseline');
 
 const nodeNameOf = (side) => `HTTP ${side}`;
 export const healthyWebhookPath = (workflowId, side) => `bench-${workflowId}-healthy-${side}`.toLowerCase();
@@ -47,11 +55,8 @@ export function healthyWorkflow(id) {
 		connections[webhook.name] = { main: [[{ node: split.name, type: 'main', index: 0 }]] };
 		if (side === 'baseline') continue;
 		const base = { id: `http-${side}`, name: nodeNameOf(side), position: [400, y] };
-		nodes.push(
-			side === 'core'
-				? { ...base, type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: { method: 'GET', url: '={{ $json.url }}', options: {} } }
-				: { ...base, type: RESILIENT_HTTP, typeVersion: 1, parameters: { url: '={{ $json.url }}' } },
-		);
+		const parameters = { core: { method: 'GET', url: '={{ $json.url }}', options: {} }, resilient: { url: '={{ $json.url }}' }, fixed: { url: '={{ $json.url }}', options: { adaptConcurrency: false } } }[side];
+		nodes.push(side === 'core' ? { ...base, type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters } : { ...base, type: RESILIENT_HTTP, typeVersion: 1, parameters });
 		connections[split.name] = { main: [[{ node: base.name, type: 'main', index: 0 }]] };
 	}
 	return { id, name: 'Bench: healthy API', active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
@@ -130,16 +135,18 @@ async function measureOnce({ n8n, userFolder, workflowId, upstream, side, server
 
 /**
  * Rounds of every side at each size, after one untimed round (loads the nodes, warms the JIT):
- * { latencyMs, runs, sizes: [{ items, samples: { core: { first, later }, resilient: { first, later }, baseline } }] }.
- * A round runs core and resilient in turn (which goes first alternates), then the baseline.
+ * { latencyMs, runs, sizes: [{ items, samples: { core: { first, later }, resilient: { first, later }, fixed: { first, later }, baseline } }] }.
+ * A round runs the request sides in turn (which goes first rotates), then the baseline.
  */
 export async function healthyRounds({ n8n, userFolder, workflowId, upstream, sizes, runs, latencyMs, timeoutMs, say }) {
 	const once = (side, serverUrl, count, tag) => measureOnce({ n8n, userFolder, workflowId, upstream, side, serverUrl, count, tag, latencyMs, timeoutMs });
 	const out = [];
 	for (const count of sizes) {
-		const samples = { core: { first: [], later: [] }, resilient: { first: [], later: [] }, baseline: [] };
+		const samples = { core: { first: [], later: [] }, resilient: { first: [], later: [] }, fixed: { first: [], later: [] }, baseline: [] };
 		for (let run = -1; run < runs; run++) {
-			const order = run % 2 === 0 ? ['core', 'resilient'] : ['resilient', 'core'];
+			// which side goes first rotates from round to round
+			const shift = (((run + 1) % REQUEST_SIDES.length) + REQUEST_SIDES.length) % REQUEST_SIDES.length;
+			const order = [...REQUEST_SIDES.slice(shift), ...REQUEST_SIDES.slice(0, shift)];
 			for (const side of order) {
 				// a new origin: an API the node has never seen
 				const serverUrl = await upstream.server();
@@ -153,7 +160,7 @@ export async function healthyRounds({ n8n, userFolder, workflowId, upstream, siz
 			if (run >= 0) samples.baseline.push(baseline);
 			if (run >= 0) {
 				const show = (s) => `${Math.round(s.nodeMs)} ms / CPU ${Math.round(s.cpuMs)} ms`;
-				say(`  healthy ${count} items, round ${run + 1}/${runs}: core ${show(samples.core.first.at(-1))}, later ${show(samples.core.later.at(-1))}; resilient ${show(samples.resilient.first.at(-1))}, later ${show(samples.resilient.later.at(-1))}; baseline CPU ${Math.round(baseline.cpuMs)} ms`);
+				say(`  healthy ${count} items, round ${run + 1}/${runs}: core ${show(samples.core.first.at(-1))}, later ${show(samples.core.later.at(-1))}; resilient ${show(samples.resilient.first.at(-1))}, later ${show(samples.resilient.later.at(-1))}; fixed ${show(samples.fixed.first.at(-1))}, later ${show(samples.fixed.later.at(-1))}; baseline CPU ${Math.round(baseline.cpuMs)} ms`);
 			}
 		}
 		out.push({ items: count, samples });

@@ -51,6 +51,8 @@ export interface HealthySize {
 	samples: {
 		core: { first: HealthySample[]; later: HealthySample[] };
 		resilient: { first: HealthySample[]; later: HealthySample[] };
+		/** Resilient HTTP Request with Adapt Items in Flight off (no slow start); absent from runs before it. */
+		fixed?: { first: HealthySample[]; later: HealthySample[] };
 		/** Webhook -> Split Out without a request node: the execution's CPU around the node. */
 		baseline: HealthySample[];
 	};
@@ -135,8 +137,8 @@ function healthyProblem(run: unknown): string | undefined {
 	if (!isObject(run) || typeof run.latencyMs !== 'number' || typeof run.runs !== 'number' || !Array.isArray(run.sizes)) return 'healthy is not a HealthyRun';
 	for (const size of run.sizes as unknown[]) {
 		if (!isObject(size) || typeof size.items !== 'number' || !isObject(size.samples)) return 'healthy has a size that is not a HealthySize';
-		const { core, resilient, baseline } = size.samples;
-		for (const side of [core, resilient]) if (!isObject(side) || !samples(side.first, true) || !samples(side.later, true)) return `healthy (${String(size.items)} items) has a side without samples`;
+		const { core, resilient, fixed, baseline } = size.samples;
+		for (const side of fixed === undefined ? [core, resilient] : [core, resilient, fixed]) if (!isObject(side) || !samples(side.first, true) || !samples(side.later, true)) return `healthy (${String(size.items)} items) has a side without samples`;
 		if (!samples(baseline, false)) return `healthy (${String(size.items)} items) has no baseline samples`;
 	}
 	return undefined;

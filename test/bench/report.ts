@@ -11,6 +11,7 @@ import type { RateResult } from './scenarios/rate-limit';
 import type { RetryAfterRow } from './scenarios/retry-after';
 import type { StormResult } from './scenarios/outage-storm';
 import type { SustainedRow } from './scenarios/sustained-outage';
+import { slowStartNote } from './slow-start-note';
 import { slidingPeakAt } from './stats';
 import { describeCounts, describeWaits, dominantWait, type WaitTotals } from './stories';
 
@@ -267,6 +268,7 @@ export function benchmarkReport(results: BenchResults, settings: BenchSettings, 
 	const resilientSustained = sustained.filter((r) => r.slug === 'resilient');
 	const computed = sustained.filter((r) => !r.measured);
 	const notes = missNotes(results, goals);
+	const slowStart = slowStartNote(results);
 	return `# Benchmarks
 
 Written by \`${machine.command}\` on ${machine.date}; the engine part took ${(machine.engineDurationMs / 60_000).toFixed(1)} min.
@@ -300,7 +302,7 @@ ${goalsTable(further)}
 
 ### Misses and their likely cause
 
-${notes.length === 0 ? 'No engine goal was missed.' : notes.map((n) => `- ${n}`).join('\n')}${retryAfter.some((r) => r.slug === 'resilient') && retryAfterNote(retryAfter, settings.retryAfterSeconds).includes('pauses the whole API') ? `\n- Retry-After (no goal on time): ${retryAfterNote(retryAfter, settings.retryAfterSeconds)}` : ''}
+${notes.length === 0 ? 'No engine goal was missed.' : notes.map((n) => `- ${n}`).join('\n')}${slowStart ? `\n- ${slowStart}` : ''}${retryAfter.some((r) => r.slug === 'resilient') && retryAfterNote(retryAfter, settings.retryAfterSeconds).includes('pauses the whole API') ? `\n- Retry-After (no goal on time): ${retryAfterNote(retryAfter, settings.retryAfterSeconds)}` : ''}
 ${issueGoals.some((g) => g.status === 'not measured') ? '- Goals "not measured" have no figures in this run (see section 8): they count as not met.\n' : ''}
 ## How to read
 
@@ -365,6 +367,9 @@ ${rateTable(rate)}
   the first item failed: the first requests take the bucket's tokens, so the others go to the error
   output without a retry. Stopping on error, Retry On Fail re-runs the whole node (every item again)
   and the execution fails when the last try does.
+- *Adapt Items in Flight off*: Resilient HTTP Request with every item in flight at once (up to Max
+  Items in Flight, 1000), as HTTP Request sends them: no slow start. Its first burst's 429s are what
+  the window's first rounds spare an API the node does not know yet.
 - *429s per second* of each Resilient row's run, for where they came from: ${rate.filter((r) => r.row.resilient).map((r) => `${r.row.name}${r.row.upstream === 'quota-headers' ? ' (headers)' : ''}: ${r.status429PerSecond.join(' ')}`).join('; ')}.
 
 ## 4. Healthy API (real n8n)

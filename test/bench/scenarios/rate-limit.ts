@@ -37,6 +37,8 @@ export const RATE_ROWS: readonly RateRowSpec[] = [
 	{ slug: 'rof-error-output', name: 'HTTP Request + Retry On Fail default, error output on', upstream: 'plain', atDefaults: false, resilient: false, node: (url) => coreHttp(url, RETRY_ON_FAIL_DEFAULT, 'GET', 'continueErrorOutput') },
 	{ slug: 'resilient', name: 'Resilient HTTP Request, defaults', upstream: 'plain', atDefaults: true, resilient: true, node: resilient(() => ({})) },
 	{ slug: 'resilient-rate', name: 'Resilient, Rate Limit set to the API\'s limit', upstream: 'plain', atDefaults: false, resilient: true, node: resilient((s) => ({ sharedLimits: { rateLimit: s.rps, rateLimitPer: 'second' } })) },
+	// no slow start: every item in flight at once, as HTTP Request sends them (what the window's first rounds spare the API)
+	{ slug: 'resilient-fixed', name: 'Resilient, Adapt Items in Flight off', upstream: 'plain', atDefaults: false, resilient: true, node: resilient(() => ({ options: { adaptConcurrency: false } })) },
 	{ slug: 'rof-error-output-headers', name: 'HTTP Request + Retry On Fail default, error output on', upstream: 'quota-headers', atDefaults: false, resilient: false, node: (url) => coreHttp(url, RETRY_ON_FAIL_DEFAULT, 'GET', 'continueErrorOutput') },
 	{ slug: 'resilient-headers', name: 'Resilient HTTP Request, defaults', upstream: 'quota-headers', atDefaults: true, resilient: true, node: resilient(() => ({})) },
 ];
