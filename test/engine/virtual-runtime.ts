@@ -15,6 +15,7 @@
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
+import { runInThisContext } from 'node:vm';
 import { CancelledError, type Runtime } from '../../nodes/shared/core/runtime';
 import { mulberry32 } from '../unit/fake-runtime';
 
@@ -31,13 +32,16 @@ export interface VirtualRuntime extends Runtime {
 export const seededRandom = mulberry32;
 
 /**
- * HTTP requests this process has started and not yet closed. One counter per process (Jest loads
- * this module once per test file, the channel is the process's): kept on globalThis.
+ * HTTP requests this process has started and not yet closed. One counter per process: Jest loads
+ * this module once per test file, each file with its own globalThis, while the channel is the
+ * process's. So the counter is kept on the process's own global (outside Jest's sandbox): kept on
+ * the file's, every file a worker ran would add one more subscriber and one more close listener
+ * to every request (Node warned at 11 files).
  */
 const IN_FLIGHT = Symbol.for('n8n-nodes-resilient-http.engine-test.http-in-flight');
 type InFlight = { count: number; changes: number };
 function httpInFlight(): InFlight {
-	const holder = globalThis as unknown as Record<symbol, InFlight | undefined>;
+	const holder = runInThisContext('globalThis') as Record<symbol, InFlight | undefined>;
 	const existing = holder[IN_FLIGHT];
 	if (existing) return existing;
 	const counter: InFlight = { count: 0, changes: 0 };
