@@ -38,6 +38,8 @@ describe(`load: ${LOAD_RUN.items} items in one execution`, () => {
 		await faults.close();
 	});
 
+	// its timeout only catches a hang: the run takes about 40 s alone on 2 cores, and CI saw it run past
+	// 60 s beside the n8n install, which shares those cores
 	it(`Max Items in Flight ${LOAD_RUN.concurrency}, 1 in ${LOAD_RUN.failEvery} answered 503 once: all succeed, memory and event loop bounded`, async () => {
 		const items = Array.from({ length: LOAD_RUN.items }, (_, n) => ({
 			json: { n, url: `${faults.url}/${n % LOAD_RUN.failEvery === 0 ? 'status' : 'ok'}/load-${n}?times=1&pad=${LOAD_RUN.failedBodyBytes}` },
@@ -76,5 +78,5 @@ describe(`load: ${LOAD_RUN.items} items in one execution`, () => {
 		console.log(
 			`load: ${LOAD_RUN.items} items in ${Math.round(run.durationMs)} ms; heap +${Math.round(heapPerItem)} B/item; array buffers +${Math.round((after.arrayBuffers - before.arrayBuffers) / 1024)} KiB; event loop delay max ${Math.round(maxDelayMs)} ms, p99 ${Math.round(loop.percentile(99) / 1e6)} ms`,
 		);
-	}, 60_000);
+	}, 600_000);
 });
