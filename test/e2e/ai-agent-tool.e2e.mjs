@@ -7,11 +7,29 @@
 // the model receives the short failure account (status, attempts, requested wait), no stack and
 // no credential value. (That n8n's node type list offers the tool, not a Backoff Delay tool, is
 // checked in ai-tool-editor.e2e.mjs, where an n8n server runs anyway.)
+// One n8n server runs every workflow, as the editor's *Execute workflow* does (an `n8n execute` per
+// workflow booted n8n eight times: 171 s of CI's time); each workflow calls its own API server, so
+// that one API's pause (Retry-After: 3600) is not another's, as it would not be in separate processes.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
-import { REPO, executeWorkflow, importCredentials, importWorkflow, nodeResults, prepareUserFolder, startFlakyServer, stopN8n, uniqueKey } from './harness.mjs';
+import {
+	FINISHED_STATUSES,
+	REPO,
+	getExecution,
+	importCredentials,
+	importWorkflow,
+	nodeResults,
+	ownerEnv,
+	prepareUserFolder,
+	restClient,
+	startFlakyServer,
+	startN8n,
+	stopN8n,
+	uniqueKey,
+	waitFor,
+} from './harness.mjs';
 import { startFakeOpenAi } from './fake-openai.mjs';
 
 const { TOOL_DESCRIPTION } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/ResilientHttpRequest/ResilientHttpRequest.node.js'));
@@ -20,10 +38,12 @@ const API_KEY = `sk-e2e-${uniqueKey('secret')}`;
 const CUSTOM_DESCRIPTION = 'Looks up the current weather of a city in the Weather API.';
 const PACKAGE = 'n8n-nodes-resilient-http';
 
-let api;
+let okApi;
+let limitedApi;
 let okModel;
 let limitedModel;
 let userFolder;
+let client;
 const okKey = uniqueKey('ok');
 const limitedKey = uniqueKey('limited');
 
@@ -37,7 +57,7 @@ const OLDER_AGENTS = [
 ];
 
 /** Manual Trigger -> AI Agent (V3 unless `agent` says) with an OpenAI Chat Model and the Resilient HTTP Request tool "Weather API". */
-function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {}, agent = { typeVersion: 3.1, parameters: {} }, n8nHttpTool = false }) {
+function agentWorkflow(id, { openAiCredentialId, api, apiPath, toolExtra = {}, agent = { typeVersion: 3.1, parameters: {} }, n8nHttpTool = false }) {
 	return {
 		id,
 		name: `E2E AI agent tool ${id}`,
@@ -92,9 +112,10 @@ function agentWorkflow(id, { openAiCredentialId, apiPath, toolExtra = {}, agent 
 	};
 }
 
-before(async () => {
+/** The tool's API: /weather/<key>/<city> answers 429 once then the weather, /limited/<key> always 429. */
+async function startWeatherApi() {
 	const weatherSeen = new Map();
-	api = await startFlakyServer({
+	return await startFlakyServer({
 		// one 429 with Retry-After: 1 per workflow (its key, /weather/<key>/<city>), then the weather
 		weather: (req, res, { parts, entry, json, query }) => {
 			const seen = (weatherSeen.get(parts[1]) ?? 0) + 1;
@@ -105,6 +126,26 @@ before(async () => {
 		// always rate limited for an hour; the body echoes the request's headers, the API key among them
 		limited: (req, res, { entry, json }) => json(res, (entry.status = 429), { error: 'rate limited', echo: req.headers }, { 'retry-after': '3600' }),
 	});
+}
+
+/** *Execute workflow* on the server: the finished execution, with its run data. */
+async function runOnServer(workflowId) {
+	const { executionId } = await client.post(`/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Start' } });
+	assert.ok(executionId, `${workflowId}: n8n started an execution`);
+	return await waitFor(
+		async () => {
+			const execution = await getExecution(client, executionId);
+			return FINISHED_STATUSES.includes(execution.status) ? execution : undefined;
+		},
+		{ timeoutMs: 120_000, intervalMs: 200, what: `execution ${executionId} of ${workflowId}` },
+	);
+}
+
+/** Why an execution did not succeed, for an assertion's message. */
+const failureOf = (execution) => `${execution.status}: ${JSON.stringify(execution.data?.resultData?.error ?? null).slice(0, 2000)}`;
+
+before(async () => {
+	[okApi, limitedApi] = await Promise.all([startWeatherApi(), startWeatherApi()]);
 	okModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
 	limitedModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
 	for (const agent of OLDER_AGENTS) {
@@ -114,6 +155,7 @@ before(async () => {
 		agent.limitedKey = uniqueKey('limited');
 		agent.controlKey = uniqueKey('control');
 		agent.controlModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
+		[agent.okApi, agent.limitedApi, agent.controlApi] = await Promise.all([startWeatherApi(), startWeatherApi(), startWeatherApi()]);
 		agent.id = `e2eAgentToolV${String(agent.typeVersion).replace('.', '')}`;
 	}
 	userFolder = await prepareUserFolder({ tarball: true });
@@ -128,32 +170,35 @@ before(async () => {
 		]),
 	]);
 	await importWorkflow(userFolder, [
-		agentWorkflow('e2eAgentToolOk', { openAiCredentialId: 'e2e-openai-ok', apiPath: `/weather/${okKey}` }),
-		agentWorkflow('e2eAgentToolLimited', { openAiCredentialId: 'e2e-openai-limited', apiPath: `/limited/${limitedKey}`, toolExtra: { toolDescription: CUSTOM_DESCRIPTION } }),
+		agentWorkflow('e2eAgentToolOk', { openAiCredentialId: 'e2e-openai-ok', api: okApi, apiPath: `/weather/${okKey}` }),
+		agentWorkflow('e2eAgentToolLimited', { openAiCredentialId: 'e2e-openai-limited', api: limitedApi, apiPath: `/limited/${limitedKey}`, toolExtra: { toolDescription: CUSTOM_DESCRIPTION } }),
 		...OLDER_AGENTS.flatMap((agent) => [
-			agentWorkflow(`${agent.id}Ok`, { openAiCredentialId: `${agent.id}-openai-ok`, apiPath: `/weather/${agent.okKey}`, agent }),
-			agentWorkflow(`${agent.id}Limited`, { openAiCredentialId: `${agent.id}-openai-limited`, apiPath: `/limited/${agent.limitedKey}`, agent }),
-			agentWorkflow(`${agent.id}Control`, { openAiCredentialId: `${agent.id}-openai-control`, apiPath: `/limited/${agent.controlKey}`, agent, n8nHttpTool: true }),
+			agentWorkflow(`${agent.id}Ok`, { openAiCredentialId: `${agent.id}-openai-ok`, api: agent.okApi, apiPath: `/weather/${agent.okKey}`, agent }),
+			agentWorkflow(`${agent.id}Limited`, { openAiCredentialId: `${agent.id}-openai-limited`, api: agent.limitedApi, apiPath: `/limited/${agent.limitedKey}`, agent }),
+			agentWorkflow(`${agent.id}Control`, { openAiCredentialId: `${agent.id}-openai-control`, api: agent.controlApi, apiPath: `/limited/${agent.controlKey}`, agent, n8nHttpTool: true }),
 		]),
 	]);
+	client = await restClient(await startN8n(userFolder, { env: ownerEnv() }));
 });
 
 after(async () => {
 	await stopN8n();
-	await api?.close();
+	await okApi?.close();
+	await limitedApi?.close();
 	await okModel?.close();
 	await limitedModel?.close();
 	for (const agent of OLDER_AGENTS) {
 		await agent.okModel?.close();
 		await agent.limitedModel?.close();
 		await agent.controlModel?.close();
+		for (const server of [agent.okApi, agent.limitedApi, agent.controlApi]) await server?.close();
 	}
 });
 
 test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and the model gets the data', async () => {
-	const run = await executeWorkflow(userFolder, 'e2eAgentToolOk', { timeoutMs: 120_000 });
-	const results = nodeResults(run.output);
-	assert.equal(run.exitCode, 0, `the workflow succeeds: ${run.stderr.slice(-2000)}`);
+	const run = await runOnServer('e2eAgentToolOk');
+	const results = nodeResults(run);
+	assert.equal(run.status, 'success', `the workflow succeeds: ${failureOf(run)}`);
 
 	// the model was offered the tool under its node's name, with the default description and the $fromAI() parameters
 	const offered = okModel.requests[0].body.tools?.[0]?.function;
@@ -163,7 +208,7 @@ test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and t
 	assert.deepEqual(Object.keys(offered.parameters.properties).sort(), ['city', 'units']);
 
 	// the API: exactly 2 requests, the second at least ~1 s after the first; $fromAI() filled URL and query; the key sent
-	const calls = api.requests(`/weather/${okKey}`);
+	const calls = okApi.requests(`/weather/${okKey}`);
 	assert.equal(calls.length, 2, `the API got ${calls.length} requests`);
 	assert.equal(calls[0].status, 429);
 	assert.equal(calls[1].status, 200);
@@ -186,14 +231,14 @@ test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and t
 });
 
 test('an API that stays rate limited: the model gets the short account (status, attempts, wait), no stack, no credential', async () => {
-	const run = await executeWorkflow(userFolder, 'e2eAgentToolLimited', { timeoutMs: 120_000 });
-	assert.equal(run.exitCode, 0, `the agent still answers: ${run.stderr.slice(-2000)}`);
+	const run = await runOnServer('e2eAgentToolLimited');
+	assert.equal(run.status, 'success', `the agent still answers: ${failureOf(run)}`);
 
 	// the user's own tool description reaches the model
 	assert.equal(limitedModel.requests[0].body.tools[0].function.description, CUSTOM_DESCRIPTION);
 
 	// Retry-After: 3600 is more than Max Server-Requested Delay (1 min): one request, not waited for
-	assert.equal(api.requests(`/limited/${limitedKey}`).length, 1);
+	assert.equal(limitedApi.requests(`/limited/${limitedKey}`).length, 1);
 
 	const toolResults = limitedModel.toolResults();
 	assert.equal(toolResults.length, 1, `tool results: ${JSON.stringify(toolResults)}`);
@@ -208,40 +253,40 @@ test('an API that stays rate limited: the model gets the short account (status, 
 	assert.ok(!received.includes(API_KEY), 'the API key the server echoed is not in the tool result');
 	assert.ok(received.length < 1500, `short: ${received.length} characters`);
 
-	const output = nodeResults(run.output)['AI Agent'].items[0].output;
+	const output = nodeResults(run)['AI Agent'].items[0].output;
 	assert.match(output, /HTTP 429/);
-	assert.ok(!JSON.stringify(run.output).includes(API_KEY), 'the API key appears nowhere in the run data');
+	assert.ok(!JSON.stringify(run.data).includes(API_KEY), 'the API key appears nowhere in the run data');
 	console.log(`[ai-agent-tool] stays rate limited: the model received ${received}`);
 });
 
 for (const agent of OLDER_AGENTS) {
 	test(`${agent.label}: the tool waits out the 429 and the model gets the data; an API that stays rate limited gives it the short account, where HTTP Request Tool's reaches it empty`, async () => {
-		const ok = await executeWorkflow(userFolder, `${agent.id}Ok`, { timeoutMs: 120_000 });
-		assert.equal(ok.exitCode, 0, `the workflow succeeds: ${ok.stderr.slice(-2000)}`);
-		const calls = api.requests(`/weather/${agent.okKey}`);
+		const ok = await runOnServer(`${agent.id}Ok`);
+		assert.equal(ok.status, 'success', `the workflow succeeds: ${failureOf(ok)}`);
+		const calls = agent.okApi.requests(`/weather/${agent.okKey}`);
 		assert.deepEqual(calls.map((c) => c.status), [429, 200]);
 		assert.ok(calls[1].time - calls[0].time >= 950, `second request ${calls[1].time - calls[0].time} ms after the first`);
 		assert.equal(calls[1].path, `/weather/${agent.okKey}/Paris`);
 		const okResults = agent.okModel.toolResults();
 		assert.equal(okResults.length, 1, `tool results: ${JSON.stringify(okResults)}`);
 		assert.deepEqual(JSON.parse(okResults[0]), [{ city: 'Paris', units: 'metric', temperature: 21.5, sky: 'sunny-e2e' }]);
-		assert.match(nodeResults(ok.output)['AI Agent'].items[0].output, /sunny-e2e/);
+		assert.match(nodeResults(ok)['AI Agent'].items[0].output, /sunny-e2e/);
 
-		const limited = await executeWorkflow(userFolder, `${agent.id}Limited`, { timeoutMs: 120_000 });
-		assert.equal(limited.exitCode, 0, `the agent still answers: ${limited.stderr.slice(-2000)}`);
-		assert.equal(api.requests(`/limited/${agent.limitedKey}`).length, 1);
+		const limited = await runOnServer(`${agent.id}Limited`);
+		assert.equal(limited.status, 'success', `the agent still answers: ${failureOf(limited)}`);
+		assert.equal(agent.limitedApi.requests(`/limited/${agent.limitedKey}`).length, 1);
 		const limitedResults = agent.limitedModel.toolResults();
 		assert.equal(limitedResults.length, 1, `tool results: ${JSON.stringify(limitedResults)}`);
 		assert.match(limitedResults[0], /HTTP 429 Too Many Requests/);
 		assert.match(limitedResults[0], /retry after 3600 s/);
 		assert.doesNotMatch(limitedResults[0], /\bat .+\.js:\d+/, 'no stack trace');
 		assert.ok(!limitedResults[0].includes(API_KEY), 'the API key the server echoed is not in the tool result');
-		assert.ok(!JSON.stringify(limited.output).includes(API_KEY), 'the API key appears nowhere in the run data');
+		assert.ok(!JSON.stringify(limited.data).includes(API_KEY), 'the API key appears nowhere in the run data');
 
 		// the control: n8n's HTTP Request Tool throws on the 429, and this agent hands the model nothing
-		const control = await executeWorkflow(userFolder, `${agent.id}Control`, { timeoutMs: 120_000 });
-		assert.equal(control.exitCode, 0, `the control agent answers too: ${control.stderr.slice(-2000)}`);
-		assert.equal(api.requests(`/limited/${agent.controlKey}`).length, 1);
+		const control = await runOnServer(`${agent.id}Control`);
+		assert.equal(control.status, 'success', `the control agent answers too: ${failureOf(control)}`);
+		assert.equal(agent.controlApi.requests(`/limited/${agent.controlKey}`).length, 1);
 		assert.deepEqual(agent.controlModel.toolResults(), [''], "HTTP Request Tool's failure reaches the model empty");
 		console.log(`[ai-agent-tool] ${agent.label}: resent ${calls[1].time - calls[0].time} ms after the 429; stays rate limited: the model received ${limitedResults[0].slice(0, 300)}…; n8n's HTTP Request Tool: ${JSON.stringify(agent.controlModel.toolResults())}`);
 	});

@@ -6,7 +6,7 @@
 // or kept in the dead-letter table; none is charged twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { callWebhook, loadExample, importWorkflow, listExecutions, ownerEnv, prepareUserFolder, publishWorkflow, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
+import { callWebhook, loadExample, importWorkflow, listExecutions, ownerEnv, prepareUserFolder, publishOnServer, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 const SENDER = 'rhEx6WebhookSend';
 const TABLE = 'Dead letters: webhook sender';
@@ -36,9 +36,9 @@ before(async () => {
 	delete deliver.parameters.maxAttempts;
 	const userFolder = await prepareUserFolder({ tarball: true });
 	await importWorkflow(userFolder, sender);
-	await publishWorkflow(userFolder, SENDER);
 	n8n = await startN8n(userFolder, { env: ownerEnv() });
 	client = await restClient(n8n);
+	await publishOnServer(client, [SENDER]); // as the editor's button does: no `publish:workflow` boot
 });
 after(async () => {
 	await stopN8n();

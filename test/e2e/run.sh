@@ -62,14 +62,14 @@ slowest_first=(
   partial-failure    # 175
   npm-start          # 150
   long-wait          # 120
-  ai-agent-tool      # 120
   queue-mode         # 115
-  traffic-buckets    # 115
   install-readme     # 110
   drop-in            # 105
   retry-execution    # 85
   ai-tool-editor     # 70
   traffic-control-editor # 65
+  traffic-buckets    # 45
+  ai-agent-tool      # 40
 )
 if [ $# -gt 0 ]; then
   files=("$@")

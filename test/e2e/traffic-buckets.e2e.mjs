@@ -6,7 +6,7 @@
 // it by hand, after which a search call is sent at once.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { callWebhook, getExecution, importWorkflow, listExecutions, nodeResults, ownerEnv, prepareUserFolder, publishWorkflow, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
+import { callWebhook, getExecution, importWorkflow, listExecutions, nodeResults, ownerEnv, prepareUserFolder, publishOnServer, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 const CALLS = 'e2eBucketCalls';
 const GET_STATE = 'e2eTrafficGetState';
@@ -51,9 +51,10 @@ before(async () => {
 	});
 	const userFolder = await prepareUserFolder({ tarball: true });
 	await importWorkflow(userFolder, [callsWorkflow(github.url), controlWorkflow(GET_STATE, 'getState'), controlWorkflow(RESUME, 'resume')]);
-	for (const id of [CALLS, GET_STATE, RESUME]) await publishWorkflow(userFolder, id);
 	n8n = await startN8n(userFolder, { env: ownerEnv() });
 	client = await restClient(n8n);
+	// published as the editor's button does: a `publish:workflow` per workflow would boot n8n three times
+	await publishOnServer(client, [CALLS, GET_STATE, RESUME]);
 });
 after(async () => {
 	await stopN8n();
