@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createRequire } from 'node:module';
-import { REPO, callWebhook, importWorkflow, prepareUserFolder, publishWorkflow, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+import { REPO, callWebhook, importWorkflow, ownerEnv, prepareUserFolder, publishOnServer, restClient, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
 
 const { derivedIdempotencyKey } = createRequire(import.meta.url)(path.join(REPO, 'dist/nodes/shared/core/idempotency.js'));
 
@@ -45,8 +45,9 @@ before(async () => {
 	keyOf = (id) => derivedIdempotencyKey({ workflowId: workflow.id, nodeId: deliver.id }, 'fields', { 'body.id': id });
 	const userFolder = await prepareUserFolder({ tarball: true });
 	await importWorkflow(userFolder, workflow);
-	await publishWorkflow(userFolder, workflow.id);
-	n8n = await startN8n(userFolder);
+	n8n = await startN8n(userFolder, { env: ownerEnv() });
+	// published as the editor's button does: a `publish:workflow` would boot n8n once more
+	await publishOnServer(await restClient(n8n), [workflow.id]);
 });
 after(async () => {
 	await stopN8n();
@@ -98,6 +99,10 @@ test('a rejected event is not retried; a customer that is down is held: one prob
 	const ids = ['ok-4', 'ok-5', 'ok-6'];
 	await Promise.all(ids.map(post));
 	await new Promise((r) => setTimeout(r, 5_000));
+	// and until the customer has seen two probes since the test saw the hold (1 s, then 2 s after its
+	// start): on a busy machine the log line that tells the hold comes late, and 5 s from it could
+	// hold a single probe
+	await waitFor(() => customer.log.filter((e) => e.time > heldFrom).length >= 2, 'two probes during the hold', 30_000);
 	outage.on = false;
 	const backAt = Date.now();
 	await waitFor(() => ids.every((id) => customer.requests(`/events/${id}`).some((e) => e.status === 200)), 'the held events delivered', 90_000);
