@@ -15,9 +15,9 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { after, before, test } from 'node:test';
 import {
-	FINISHED_STATUSES,
 	REPO,
-	getExecution,
+	executeOnServer,
+	executionFailure,
 	importCredentials,
 	importWorkflow,
 	nodeResults,
@@ -28,7 +28,6 @@ import {
 	startN8n,
 	stopN8n,
 	uniqueKey,
-	waitFor,
 } from './harness.mjs';
 import { startFakeOpenAi } from './fake-openai.mjs';
 
@@ -128,22 +127,6 @@ async function startWeatherApi() {
 	});
 }
 
-/** *Execute workflow* on the server: the finished execution, with its run data. */
-async function runOnServer(workflowId) {
-	const { executionId } = await client.post(`/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Start' } });
-	assert.ok(executionId, `${workflowId}: n8n started an execution`);
-	return await waitFor(
-		async () => {
-			const execution = await getExecution(client, executionId);
-			return FINISHED_STATUSES.includes(execution.status) ? execution : undefined;
-		},
-		{ timeoutMs: 120_000, intervalMs: 200, what: `execution ${executionId} of ${workflowId}` },
-	);
-}
-
-/** Why an execution did not succeed, for an assertion's message. */
-const failureOf = (execution) => `${execution.status}: ${JSON.stringify(execution.data?.resultData?.error ?? null).slice(0, 2000)}`;
-
 before(async () => {
 	[okApi, limitedApi] = await Promise.all([startWeatherApi(), startWeatherApi()]);
 	okModel = await startFakeOpenAi({ toolArguments: { city: 'Paris', units: 'metric' } });
@@ -196,9 +179,9 @@ after(async () => {
 });
 
 test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and the model gets the data', async () => {
-	const run = await runOnServer('e2eAgentToolOk');
+	const run = await executeOnServer(client, 'e2eAgentToolOk');
 	const results = nodeResults(run);
-	assert.equal(run.status, 'success', `the workflow succeeds: ${failureOf(run)}`);
+	assert.equal(run.status, 'success', `the workflow succeeds: ${executionFailure(run)}`);
 
 	// the model was offered the tool under its node's name, with the default description and the $fromAI() parameters
 	const offered = okModel.requests[0].body.tools?.[0]?.function;
@@ -231,8 +214,8 @@ test('the agent calls the tool, the tool waits out a 429 (Retry-After: 1), and t
 });
 
 test('an API that stays rate limited: the model gets the short account (status, attempts, wait), no stack, no credential', async () => {
-	const run = await runOnServer('e2eAgentToolLimited');
-	assert.equal(run.status, 'success', `the agent still answers: ${failureOf(run)}`);
+	const run = await executeOnServer(client, 'e2eAgentToolLimited');
+	assert.equal(run.status, 'success', `the agent still answers: ${executionFailure(run)}`);
 
 	// the user's own tool description reaches the model
 	assert.equal(limitedModel.requests[0].body.tools[0].function.description, CUSTOM_DESCRIPTION);
@@ -261,8 +244,8 @@ test('an API that stays rate limited: the model gets the short account (status, 
 
 for (const agent of OLDER_AGENTS) {
 	test(`${agent.label}: the tool waits out the 429 and the model gets the data; an API that stays rate limited gives it the short account, where HTTP Request Tool's reaches it empty`, async () => {
-		const ok = await runOnServer(`${agent.id}Ok`);
-		assert.equal(ok.status, 'success', `the workflow succeeds: ${failureOf(ok)}`);
+		const ok = await executeOnServer(client, `${agent.id}Ok`);
+		assert.equal(ok.status, 'success', `the workflow succeeds: ${executionFailure(ok)}`);
 		const calls = agent.okApi.requests(`/weather/${agent.okKey}`);
 		assert.deepEqual(calls.map((c) => c.status), [429, 200]);
 		assert.ok(calls[1].time - calls[0].time >= 950, `second request ${calls[1].time - calls[0].time} ms after the first`);
@@ -272,8 +255,8 @@ for (const agent of OLDER_AGENTS) {
 		assert.deepEqual(JSON.parse(okResults[0]), [{ city: 'Paris', units: 'metric', temperature: 21.5, sky: 'sunny-e2e' }]);
 		assert.match(nodeResults(ok)['AI Agent'].items[0].output, /sunny-e2e/);
 
-		const limited = await runOnServer(`${agent.id}Limited`);
-		assert.equal(limited.status, 'success', `the agent still answers: ${failureOf(limited)}`);
+		const limited = await executeOnServer(client, `${agent.id}Limited`);
+		assert.equal(limited.status, 'success', `the agent still answers: ${executionFailure(limited)}`);
 		assert.equal(agent.limitedApi.requests(`/limited/${agent.limitedKey}`).length, 1);
 		const limitedResults = agent.limitedModel.toolResults();
 		assert.equal(limitedResults.length, 1, `tool results: ${JSON.stringify(limitedResults)}`);
@@ -284,8 +267,8 @@ for (const agent of OLDER_AGENTS) {
 		assert.ok(!JSON.stringify(limited.data).includes(API_KEY), 'the API key appears nowhere in the run data');
 
 		// the control: n8n's HTTP Request Tool throws on the 429, and this agent hands the model nothing
-		const control = await runOnServer(`${agent.id}Control`);
-		assert.equal(control.status, 'success', `the control agent answers too: ${failureOf(control)}`);
+		const control = await executeOnServer(client, `${agent.id}Control`);
+		assert.equal(control.status, 'success', `the control agent answers too: ${executionFailure(control)}`);
 		assert.equal(agent.controlApi.requests(`/limited/${agent.controlKey}`).length, 1);
 		assert.deepEqual(agent.controlModel.toolResults(), [''], "HTTP Request Tool's failure reaches the model empty");
 		console.log(`[ai-agent-tool] ${agent.label}: resent ${calls[1].time - calls[0].time} ms after the 429; stays rate limited: the model received ${limitedResults[0].slice(0, 300)}…; n8n's HTTP Request Tool: ${JSON.stringify(agent.controlModel.toolResults())}`);

@@ -14,16 +14,14 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import {
-	FINISHED_STATUSES,
 	REPO,
 	TMP_BASE,
-	getExecution,
+	executeOnServer,
 	ownerEnv,
 	prepareUserFolder,
 	restClient,
 	startN8n,
 	stopN8n,
-	waitFor,
 } from './harness.mjs';
 
 const DIFFERENTIAL = path.join(REPO, 'test/engine/differential');
@@ -219,18 +217,6 @@ after(async () => {
 	await Promise.all((fixtures ?? []).map((f) => f.server.close()));
 });
 
-/** *Execute workflow* on a stored workflow; resolves the finished execution with its run data. */
-async function runStored(workflowId) {
-	const { executionId } = await client.post(`/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Start' } });
-	assert.ok(executionId, `${workflowId}: n8n started an execution`);
-	return await waitFor(
-		async () => {
-			const execution = await getExecution(client, executionId);
-			return FINISHED_STATUSES.includes(execution.status) ? execution : undefined;
-		},
-		{ timeoutMs: 60_000, intervalMs: 100, what: `execution ${executionId} of ${workflowId}` },
-	);
-}
 
 test('the sample covers every group and every typeVersion', () => {
 	const groups = new Set(code.cases.CASES.map((c) => c.group));
@@ -250,7 +236,7 @@ test("every sampled case judges the same in a real n8n as in the engine suite's 
 		const notRun = [];
 		for (const [n, workflowId] of workflowIds.entries()) {
 			server.reset('0');
-			const execution = await runStored(workflowId);
+			const execution = await executeOnServer(client, workflowId, { timeoutMs: 60_000 });
 			const run = await realRunView(client, execution);
 			const requests = server.requestsOf('0');
 			const refusal = harness.isRefusal(run.error) && !run.runData.HTTP;

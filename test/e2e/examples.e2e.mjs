@@ -1,12 +1,14 @@
 // The example workflows 01-04, 08 and 09 (workflows/*.json) in a real n8n that loaded the packed tarball,
-// each with its Config node pointed at its own flaky upstream and run by `n8n execute --id`.
+// each with its Config node pointed at its own flaky upstream and run as the editor's *Execute
+// workflow* button runs it (one n8n server for all: each has its own upstream, so the API state the
+// node keeps per origin is each example's own).
 // Asserts on what the upstream saw (paths, methods, headers, bodies, timing on the server's clock)
 // and on the run data n8n printed (retry stories, _backoff annotations, which node got which item).
 // The same examples run in n8n's engine in-process in test/engine/workflows.test.ts; example 05
 // (a wait through n8n's waiting state) is in long-wait.e2e.mjs.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { executeWorkflow, importWorkflow, loadExample, nodeResults, prepareUserFolder, startFlakyServer } from './harness.mjs';
+import { executeOnServer, executionFailure, importWorkflow, loadExample, nodeResults, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
 
 const EXAMPLES = {
 	ex1: '01-replace-retry-on-fail.json',
@@ -19,31 +21,33 @@ const EXAMPLES = {
 
 const upstream = {};
 const workflowIds = {};
-let userFolder;
+const triggers = {};
+let client;
 
 before(async () => {
 	// one flaky upstream per example: each log holds that example's requests and nothing else
 	for (const name of Object.keys(EXAMPLES)) upstream[name] = await startFlakyServer();
-	userFolder = await prepareUserFolder({ tarball: true });
+	const userFolder = await prepareUserFolder({ tarball: true });
 	const workflows = Object.entries(EXAMPLES).map(([name, file]) => {
 		const workflow = loadExample(file, upstream[name].url);
 		workflowIds[name] = workflow.id;
+		triggers[name] = workflow.nodes.find((n) => n.type === 'n8n-nodes-base.manualTrigger').name;
 		return workflow;
 	});
 	await importWorkflow(userFolder, workflows); // one import for all: each n8n command boots n8n
+	client = await restClient(await startN8n(userFolder, { env: ownerEnv() }));
 });
 after(async () => {
+	await stopN8n();
 	await Promise.all(Object.values(upstream).map((s) => s.close()));
 });
 
-/** `n8n execute --id`, which must exit 0 with a successful run; returns the per-node results. */
+/** *Execute workflow*, which must end in a successful run; returns the per-node results. */
 async function run(name) {
-	const result = await executeWorkflow(userFolder, workflowIds[name]);
-	console.log(`${EXAMPLES[name]}: n8n execute took ${result.durationMs} ms`);
-	const diagnostics = () => `${result.stdout.slice(-3000)}\n${result.stderr.slice(-3000)}`;
-	assert.equal(result.exitCode, 0, diagnostics());
-	assert.equal(result.output?.status, 'success', diagnostics());
-	return nodeResults(result.output);
+	const execution = await executeOnServer(client, workflowIds[name], { trigger: triggers[name] });
+	console.log(`${EXAMPLES[name]}: the execution took ${Date.parse(execution.stoppedAt) - Date.parse(execution.startedAt)} ms`);
+	assert.equal(execution.status, 'success', executionFailure(execution));
+	return nodeResults(execution);
 }
 
 const statuses = (entries) => entries.map((e) => e.status);

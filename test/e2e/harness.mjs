@@ -686,6 +686,26 @@ export async function waitFor(check, { timeoutMs, intervalMs = 500, what = 'cond
 export const FINISHED_STATUSES = ['success', 'error', 'crashed', 'canceled'];
 
 /**
+ * *Execute workflow* on a running n8n (a restClient), as the editor's button does, from the trigger
+ * node named `trigger`: resolves the finished execution with its run data (nodeResults() reads it).
+ * Many workflows run on one server cost one boot of n8n, where each `n8n execute` boots it anew.
+ */
+export async function executeOnServer(client, workflowId, { trigger = 'Start', timeoutMs = 120_000 } = {}) {
+	const { executionId } = await client.post(`/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: trigger } });
+	if (!executionId) throw new Error(`${workflowId}: n8n started no execution`);
+	return await waitFor(
+		async () => {
+			const execution = await getExecution(client, executionId);
+			return FINISHED_STATUSES.includes(execution.status) ? execution : undefined;
+		},
+		{ timeoutMs, intervalMs: 100, what: `execution ${executionId} of ${workflowId}` },
+	);
+}
+
+/** Why an execution did not succeed, for an assertion's message: its status and its error. */
+export const executionFailure = (execution) => `${execution.status}: ${JSON.stringify(execution.data?.resultData?.error ?? null).slice(0, 3000)}`;
+
+/**
  * The executions of a workflow as stored in the user folder's database (SQLite in the folder, or
  * the PostgreSQL of its queueModeEnv): [{ id, status, startedAt, stoppedAt }] (epoch ms, null
  * while unset), oldest first; `afterId`: only those with a greater id. Reads every row at once,
