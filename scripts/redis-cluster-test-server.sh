@@ -47,9 +47,22 @@ start() {
 }
 
 stop() {
+  local pids=() pid pidfile
   for pidfile in "$state_dir"/*/redis.pid; do
-    [ -f "$pidfile" ] && kill "$(cat "$pidfile")" 2>/dev/null || true
+    [ -f "$pidfile" ] || continue
+    pid="$(cat "$pidfile")"
+    kill "$pid" 2>/dev/null && pids+=("$pid")
   done
+  # a node writes its nodes.conf as it shuts down: the dir is removed once all three have exited
+  # (removed at once, CI saw rm fail on a folder a node was still writing into), SIGKILL after 5 s
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 50); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.1
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+  done
+  [ "${#pids[@]}" = 0 ] || log "stopped the cluster's nodes (pids ${pids[*]})"
   rm -rf "$state_dir"
 }
 
