@@ -55,13 +55,7 @@ stop() {
   done
   # a node writes its nodes.conf as it shuts down: the dir is removed once all three have exited
   # (removed at once, CI saw rm fail on a folder a node was still writing into), SIGKILL after 5 s
-  for pid in "${pids[@]}"; do
-    for _ in $(seq 1 50); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -KILL "$pid" 2>/dev/null || true
-  done
+  for pid in "${pids[@]}"; do await_exit "$pid" 50; done
   [ "${#pids[@]}" = 0 ] || log "stopped the cluster's nodes (pids ${pids[*]})"
   rm -rf "$state_dir"
 }

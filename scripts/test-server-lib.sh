@@ -1,7 +1,7 @@
-# Sourced by scripts/redis-test-server.sh and scripts/postgres-test-server.sh: the parts of a
-# throwaway test server that do not depend on which server it is. The caller sets `state_dir`
-# and `server_name` (the log prefix and the word its process's command line holds), and defines
-# `start` (which writes pid, port and env into state_dir).
+# Sourced by scripts/redis-test-server.sh, scripts/postgres-test-server.sh and
+# scripts/redis-cluster-test-server.sh: the parts of a throwaway test server that do not depend on
+# which server it is. The caller sets `state_dir` and `server_name` (the log prefix and the word its
+# process's command line holds), and defines `start` (which writes pid, port and env into state_dir).
 
 log() { echo "[$server_name-test-server] $*" >&2; }
 
@@ -30,16 +30,21 @@ free_port() {
   node -e "const s = require('net').createServer(); s.listen(0, '127.0.0.1', () => { console.log(s.address().port); s.close(); });"
 }
 
+# await_exit PID TENTHS: waits up to TENTHS tenths of a second for PID to exit, then SIGKILL.
+await_exit() {
+  for _ in $(seq 1 "$2"); do
+    kill -0 "$1" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  kill -KILL "$1" 2>/dev/null || true
+}
+
 # stop_server SIGNAL TENTHS: sends SIGNAL, waits up to TENTHS tenths of a second, then SIGKILL.
 stop_server() {
   local pid
   if pid="$(running_pid)"; then
     kill "-$1" "$pid"
-    for _ in $(seq 1 "$2"); do
-      kill -0 "$pid" 2>/dev/null || break
-      sleep 0.1
-    done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" 2>/dev/null || true
+    await_exit "$pid" "$2"
     log "stopped $server_name (pid $pid)"
   fi
   rm -rf "$state_dir"
