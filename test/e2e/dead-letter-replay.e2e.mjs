@@ -21,6 +21,7 @@ import { after, before, test } from 'node:test';
 import {
 	REPO,
 	callWebhook,
+	executeOnServer,
 	getExecution,
 	importWorkflow,
 	listExecutions,
@@ -175,7 +176,7 @@ async function postEvents(ids) {
 
 /** Clicks *Execute workflow* (from the manual trigger), `times` at once; resolves the finished executions. */
 const replay = async (workflowId, times = 1) =>
-	await runAndWait(workflowId, times, () => Promise.all(Array.from({ length: times }, () => client.post(`/rest/workflows/${workflowId}/run`, { triggerToStartFrom: { name: 'Replay now' } }))));
+	await Promise.all(Array.from({ length: times }, () => executeOnServer(client, workflowId, { trigger: 'Replay now', timeoutMs: 90_000 })));
 
 async function waitUntilDue(ids) {
 	await waitFor(
