@@ -42,6 +42,15 @@ function saneRequest(requested: ServerDelay | undefined): ServerDelay | undefine
 	return { ...requested, delayMs: Math.max(0, Math.ceil(requested.delayMs)) };
 }
 
+/**
+ * The most a wait the server asked for is lengthened by, so that items told the same Retry-After do
+ * not return in the same millisecond: a tenth of it, at most a second. The traffic controller lets
+ * the retries that such a wait paused go first within it (controller.ts, retriesFirst).
+ */
+export function serverDelaySpreadMs(delayMs: number): number {
+	return Math.min(1000, Math.max(0, delayMs) * 0.1);
+}
+
 export function planDelay(input: DelayPlanInput): DelayPlan {
 	const { remainingMs } = input;
 	const requested = saneRequest(input.requested);
@@ -59,7 +68,7 @@ export function planDelay(input: DelayPlanInput): DelayPlan {
 	// told the same Retry-After from returning in the same millisecond.
 	const r = input.random();
 	// a faulty random source must not turn into NaN or a negative spread
-	const spread = Math.min(1000, requested.delayMs * 0.1) * (Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0);
+	const spread = serverDelaySpreadMs(requested.delayMs) * (Number.isFinite(r) ? Math.min(Math.max(r, 0), 1) : 0);
 	const floor = input.poll ? Math.min(SERVER_POLL_FLOOR_MS, input.poll.intervalMs, input.poll.maxIntervalMs) : backoff;
 	const wanted = Math.max(Math.ceil(requested.delayMs + spread), floor);
 	const delayMs = Math.min(wanted, Math.max(requested.delayMs, Math.floor(remainingMs) - 1));

@@ -11,6 +11,8 @@ import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
 import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
+import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
+import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
 const SEED = Number(process.env.FC_SEED ?? 20261201);
 const T0 = 1_800_000_000_000;
 
@@ -161,7 +163,10 @@ describe('traffic controller: a pause whose end is a guess is probed', () => {
 		const probe = api.admit(T0 + 60_000);
 		api.complete(T0 + 60_000, probe.id, throttled(300_000));
 		expect(api.admit(T0 + 200_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 360_000, wake: 'time', pausedBy: 'retry-after' });
-		expect(api.admit(T0 + 360_000).go).toBe(true);
+		// the retries it paused go at its end; first requests a second later (the spread of the retries' returns)
+		expect(api.admit(T0 + 360_000, { retry: true, paced: true }).go).toBe(true);
+		expect(api.admit(T0 + 360_000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 361_000, wake: 'time' });
+		expect(api.admit(T0 + 361_000).go).toBe(true);
 	});
 
 	it('does not probe a stated pause earlier than it says when a guess outlasts it', () => {
@@ -188,7 +193,34 @@ describe('traffic controller: the API pauses everyone', () => {
 		for (const a of burst) api.complete(T0 + 10, a.id, throttled(2000));
 		expect(api.events.filter((e) => e.kind === 'paused')).toEqual([{ kind: 'paused', until: T0 + 2010, by: 'retry-after' }]);
 		expect(api.admit(T0 + 1000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2010, pausedBy: 'retry-after' });
-		expect(api.admit(T0 + 2010).go).toBe(true);
+		expect(api.admit(T0 + 2010, { retry: true, paced: true }).go).toBe(true);
+		expect(api.admit(T0 + 2210).go).toBe(true);
+	});
+
+	it('after a stated pause the retries it held back go first: first requests wait out the spread of their returns (a tenth of the wait, at most a second)', () => {
+		for (const [waitMs, spreadMs] of [[2000, 200], [1000, 100], [60_000, 1000]]) {
+			const api = new Api(params());
+			const burst = Array.from({ length: 5 }, () => api.admit(T0));
+			for (const a of burst) api.complete(T0 + 10, a.id, { ...throttled(waitMs), sent: 'first' });
+			const end = T0 + 10 + waitMs;
+			// a retry comes back within the spread its wait was given (delay-plan.ts): it goes at once
+			expect(api.admit(end, { retry: true, paced: true, failedBefore: true }).go).toBe(true);
+			expect(api.admit(end + spreadMs - 1, { retry: true, paced: true, failedBefore: true }).go).toBe(true);
+			// a first request waits for the retries, then goes
+			expect(api.admit(end)).toMatchObject({ go: false, reason: 'paused', until: end + spreadMs, wake: 'time', pausedBy: 'retry-after' });
+			expect(api.admit(end + spreadMs).go).toBe(true);
+			expect(api.data?.retriesFirst).toBeUndefined();
+		}
+		// the spread is the retry loop's own: the first requests wait exactly as long as its longest
+		expect(serverDelaySpreadMs(2000)).toBe(200);
+		expect(serverDelaySpreadMs(60_000)).toBe(1000);
+	});
+
+	it('a pause resumed by hand lets first requests go at once (no retries first)', () => {
+		const api = new Api(params());
+		api.call(T0, throttled(2000));
+		api.data = resumeTraffic(api.data, T0 + 100, { pause: true, hold: false }).data;
+		expect(api.admit(T0 + 100).go).toBe(true);
 	});
 
 	it("an API whose Retry-After is each request's own: once paced retries succeed after a pause, a first request's throttle pauses nothing and teaches no pace", () => {
@@ -198,10 +230,10 @@ describe('traffic controller: the API pauses everyone', () => {
 		expect(api.admit(T0 + 1000)).toMatchObject({ go: false, reason: 'paused', until: T0 + 2005 });
 		// after the pause: the paced retries succeed, new items' first requests are throttled
 		for (let k = 0; k < 10; k++) api.call(T0 + 2005, { ...OK, sent: 'paced' }, { retry: true, paced: true });
-		const fresh = Array.from({ length: 10 }, () => api.admit(T0 + 2005));
+		const fresh = Array.from({ length: 10 }, () => api.admit(T0 + 2205));
 		expect(fresh.every((a) => a.go)).toBe(true);
-		for (const a of fresh) api.complete(T0 + 2010, a.id, { ...throttled(2000), sent: 'first' });
-		expect(api.admit(T0 + 2011).go).toBe(true);
+		for (const a of fresh) api.complete(T0 + 2210, a.id, { ...throttled(2000), sent: 'first' });
+		expect(api.admit(T0 + 2211).go).toBe(true);
 		expect(api.events.filter((e) => e.kind === 'paused' || e.kind === 'rate-learned')).toEqual([{ kind: 'paused', until: T0 + 2005, by: 'retry-after' }]);
 	});
 
@@ -291,9 +323,9 @@ describe('traffic controller: the API pauses everyone', () => {
 		const a = api.admit(T0 + 1);
 		api.complete(T0 + 2, a.id, throttled(1000));
 		expect(api.events.filter((e) => e.kind === 'window')).toEqual([]);
-		expect(api.admit(T0 + 1002)).toMatchObject({ go: true, window: 40 });
-		const b = api.admit(T0 + 1003);
-		api.complete(T0 + 1004, b.id, throttled(undefined));
+		expect(api.admit(T0 + 1102)).toMatchObject({ go: true, window: 40 });
+		const b = api.admit(T0 + 1103);
+		api.complete(T0 + 1104, b.id, throttled(undefined));
 		expect(api.events.filter((e) => e.kind === 'window')).toEqual([{ kind: 'window', decrease: { from: 40, to: 20 } }]);
 	});
 });
@@ -540,10 +572,11 @@ describe('traffic controller: a refusal writes only what must be told once', () 
 		expect(admit(api.data, none, T0 + 1000, request, api.p).changed).toBe(false);
 		// one request in flight at the window of 1: the step that sees the pause end refuses, and still writes
 		const full: LeaseView = { count: 1, soonest: T0 + 40_000 };
-		const ended = admit(api.data, full, T0 + 2000, request, api.p);
+		// (a first request: the retries the pause held back go first until 2200, see "after a stated pause")
+		const ended = admit(api.data, full, T0 + 2200, request, api.p);
 		expect(ended).toMatchObject({ changed: true, result: { go: false, reason: 'concurrency', events: [{ kind: 'resumed', by: 'retry-after', how: 'time' }] } });
-		expect(admit(ended.data, full, T0 + 2001, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'concurrency' } });
-		expect(admit(ended.data, full, T0 + 2001, request, api.p).result.events).toBeUndefined();
+		expect(admit(ended.data, full, T0 + 2201, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'concurrency' } });
+		expect(admit(ended.data, full, T0 + 2201, request, api.p).result.events).toBeUndefined();
 	});
 
 	it("the hold's fresh waiter is written once per opening: the next fresh request held writes nothing", () => {
@@ -650,9 +683,9 @@ describe('traffic controller: the pace', () => {
 		for (let k = 0; k < 20; k++) api.call(T0 + k * 40, OK);
 		api.call(T0 + 800, { ...throttled(1000), quota: { remaining: 0, resetAt: T0 + 1800 } });
 		expect(api.events.filter((e) => e.kind === 'rate-learned')).toEqual([]);
-		const asker = api.admit(T0 + 1800);
-		api.complete(T0 + 1801, asker.id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2800 } });
-		expect([api.admit(T0 + 1802).go, api.admit(T0 + 1802).go]).toEqual([true, true]);
+		const asker = api.admit(T0 + 1900);
+		api.complete(T0 + 1901, asker.id, { ...OK, quota: { remaining: 19, resetAt: T0 + 2900 } });
+		expect([api.admit(T0 + 1902).go, api.admit(T0 + 1902).go]).toEqual([true, true]);
 	});
 
 	it('learns W = what the API accepted in the second before a throttle: 90% of it at once, back to W in 10 s (CUBIC), faster beyond', () => {
@@ -667,7 +700,8 @@ describe('traffic controller: the pace', () => {
 			const next = api.admit(now + 1);
 			return next.go ? 0 : (next.until ?? NaN) - now;
 		};
-		expect(spacingAt(T0 + 1800)).toBeCloseTo(1000 / cubic(1), 3);
+		// (first requests: the retries the pause held back go first until 1900)
+		expect(spacingAt(T0 + 1900)).toBeCloseTo(1000 / cubic(1.1), 3);
 		expect(spacingAt(T0 + 10_800)).toBeCloseTo(1000 / 20, 3);
 		expect(spacingAt(T0 + 30_800)).toBeCloseTo(1000 / cubic(30), 3);
 		expect(cubic(30) / 20).toBeCloseTo(1.8, 9);

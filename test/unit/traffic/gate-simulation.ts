@@ -2,7 +2,8 @@
  * A discrete-event simulation of one process's items passing an API's traffic gate
  * (nodes/shared/core/traffic/gate.ts) on virtual time: each item enters the gate, its request is
  * answered after the server's latency, the outcome is reported, and a throttled item waits the
- * Retry-After it was given before it enters again (its retry is paced, as the retry loop marks it).
+ * Retry-After it was given, with the retry loop's spread, before it enters again (its retry is paced,
+ * as the retry loop marks it).
  * The store counts its steps: the work the controller costs per item.
  */
 import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
@@ -11,6 +12,7 @@ import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { FakeRuntime } from '../fake-runtime';
+import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
 
 /** The memory store, counting its steps. */
 export class CountingStore implements StateStore {
@@ -79,7 +81,9 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 			await reportOutcome(ctx, gate.admission.lease, { ...outcomeOf(answer.status, answer.retryAfterMs), sent: attempt === 1 ? 'first' : paced ? 'paced' : 'retry' });
 			if (answer.status < 400) return;
 			paced = answer.retryAfterMs !== undefined;
-			await runtime.sleep(answer.retryAfterMs ?? 100);
+			// as the retry loop waits (delay-plan.ts): the Retry-After and a spread on top, so that its
+			// items come back over a moment, some after the pause they caused has ended
+			await runtime.sleep(answer.retryAfterMs !== undefined ? answer.retryAfterMs + Math.ceil(serverDelaySpreadMs(answer.retryAfterMs) * runtime.random()) : 100);
 		}
 		failed++;
 	};

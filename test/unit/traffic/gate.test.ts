@@ -12,6 +12,7 @@ import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { FakeRuntime } from '../fake-runtime';
+import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
 
 /** The controller at the node's defaults (Max Items in Flight 200, adaptive; budget and hold on). */
 const defaults = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
@@ -45,9 +46,41 @@ describe('429 + Retry-After', () => {
 		// no retry before the Retry-After its own first request was given
 		const firstAt = new Map(run.requests.filter((r) => r.attempt === 1).map((r) => [r.item, r.sentAt]));
 		for (const r of run.requests.filter((q) => q.attempt === 2)) expect(r.sentAt - (firstAt.get(r.item) ?? Infinity)).toBeGreaterThanOrEqual(retryAfterMs + 5);
-		// the first window's throttles pause everyone once; the items sent after it are throttled on their own
-		expect(allInFlight.durationMs).toBeLessThan(retryAfterMs + 100);
-		expect(run.durationMs).toBeLessThan(2 * retryAfterMs + 100);
+		// the first window's throttles pause everyone once; the items sent after it are throttled on
+		// their own. Each wait is the Retry-After and the retry loop's spread on top; the new items go
+		// after that spread, once the retries the pause held back have gone (before, they took the
+		// window at the pause's end, and their 429s paused the API again: 4 pauses, 8,238 ms)
+		const spreadMs = serverDelaySpreadMs(retryAfterMs);
+		expect(allInFlight.durationMs).toBeLessThan(retryAfterMs + spreadMs + 100);
+		expect(run.durationMs).toBeLessThan(2 * (retryAfterMs + spreadMs) + 100);
+	});
+
+	it("at a pause's end the retries it held back go first, ahead of new items that waited longer, and the new items after the retries' spread", async () => {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		const ctx: GateContext = { store: new MemoryStateStore(), key: 'api', params: defaults({ window: { ceiling: 1, mode: 'fixed' } }), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+		const admittedAt: Record<string, number> = {};
+		const t0 = runtime.now();
+		const item = async (id: string, startAt: number, retry: boolean, answer: Outcome) => {
+			await runtime.sleep(t0 + startAt - runtime.now());
+			const gate = await passGate(ctx, { id, retry, paced: retry, failedBefore: retry }, { maxServerDelayMs: 60_000 });
+			if (!gate.go) throw new Error(`${id} refused: ${gate.why}`);
+			admittedAt[id] = runtime.now() - t0;
+			await runtime.sleep(10);
+			await reportOutcome(ctx, gate.admission.lease, answer);
+		};
+		runtime.sleep = (ms) => new Promise((resolve) => runtime.startTimer(Math.max(0, ms), resolve));
+		const throttle: Outcome = { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: retryAfterMs, header: 'retry-after' }, sent: 'first' };
+		await runtime.runUntilSettled(
+			Promise.all([
+				item('throttled', 0, false, throttle), // pauses the API from 10 to 2010
+				item('new-1', 100, false, OK),
+				item('new-2', 200, false, OK),
+				item('retry', 1500, true, { ...OK, sent: 'paced' }), // back before the pause's end: queued behind the new items
+			]),
+		);
+		expect(admittedAt.retry).toBe(2010);
+		expect(Math.min(admittedAt['new-1'], admittedAt['new-2'])).toBe(2010 + serverDelaySpreadMs(retryAfterMs));
 	});
 
 	it('a limit shared by all (a token bucket of 20 per second, Retry-After: 1): the API stays paused on every throttle, 429s stay rare', async () => {

@@ -37,6 +37,7 @@ import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, markFreshWai
 import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBuckets, type BucketsData } from './buckets';
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
+import { serverDelaySpreadMs } from '../delay-plan';
 import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
@@ -77,6 +78,12 @@ export interface TrafficData {
 	pauseProbeMs?: number;
 	/** The request out probing the pause (its lease id). */
 	pauseProbeId?: string;
+	/**
+	 * After a pause the server stated, until this time (epoch ms) only retries go: the requests it
+	 * throttled come back within the spread their waits were given (delay-plan.ts), and first
+	 * requests would otherwise take the window before them; `by`: what stated the pause.
+	 */
+	retriesFirst?: { until: number; by: string };
 	budget?: BudgetData;
 	hold?: BreakerData;
 	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
@@ -260,6 +267,7 @@ function settle(data: TrafficData | undefined, nowMs: number, params: TrafficPar
 		events.push({ kind: 'resumed', by: next.pausedBy ?? 'Retry-After', how: 'time' });
 		endPause(next);
 	}
+	if (next.retriesFirst !== undefined && next.retriesFirst.until <= nowMs) delete next.retriesFirst;
 	if (next.buckets) settleBuckets(next.buckets, nowMs);
 	return next;
 }
@@ -306,6 +314,10 @@ function blocked(data: TrafficData, leases: LeaseView, nowMs: number, request: A
 		// the pause's probe is one request: it goes whatever else would hold it
 		if (paused === 'probe') return { probe: false, pauseProbe: true };
 		return paused;
+	}
+	// the retries a stated pause held back go first: first requests wait out the spread of their returns
+	if (data.retriesFirst !== undefined && data.retriesFirst.until > nowMs && !request.retry) {
+		return { go: false, reason: 'paused', until: data.retriesFirst.until, wake: 'time', pausedBy: data.retriesFirst.by };
 	}
 	const quota = quotaSpentUntil(data.rate, nowMs);
 	if (quota !== undefined) return { go: false, reason: 'paused', until: quota.until, wake: quota.wake, pausedBy: 'quota' };
@@ -568,6 +580,7 @@ function pauseFor(data: TrafficData, nowMs: number, wait: NonNullable<Outcome['s
 		endPause(data);
 		data.pausedUntil = until;
 		data.pausedBy = wait.header;
+		data.retriesFirst = { until: until + serverDelaySpreadMs(wait.ms), by: wait.header };
 		return;
 	}
 	if (paused && !guessed && until <= data.pausedUntil) return;
@@ -586,6 +599,7 @@ export function trafficForgetAt(data: TrafficData, params: TrafficParams): numbe
 	return Math.max(
 		data.touchedAt + TRAFFIC_MEMORY_MS,
 		data.pausedUntil,
+		data.retriesFirst?.until ?? -Infinity,
 		rateForgetAt(data.rate),
 		data.budget ? budgetForgetAt(data.budget) : -Infinity,
 		data.buckets ? bucketsForgetAt(data.buckets) : -Infinity,

@@ -115,13 +115,17 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 
 /**
  * Waits in the queue of what frees the request, oldest first: when it frees, the first request
- * through wakes the one that has waited longest, and so on (so that requests which arrived during
- * a pause, new items, do not go before the retries the pause held back, and whose 429 may pause it
- * again). A wait with a known end (a pause, the next probe, the pace's slot), plus a little
- * spread, and the safety poll of a wait on a change are the queue's one timer: one request looks
- * for all. The request's own timer is its deadline.
+ * through wakes the one that has waited longest, and so on. At a pause, retries wait ahead of
+ * first requests: the items whose throttle paused the API come back at its end (their own
+ * Retry-After, which ends a moment before the pause does, since the pause counts from the report),
+ * so they would join behind every new item that arrived during the pause; those new items would
+ * fill the window, and their 429s pause the API again before one retry could show that the API
+ * takes them (whether a throttle is each request's own, controller.ts ownThrottle). A wait with a
+ * known end (a pause, the next probe, the pace's slot), plus a little spread, and the safety poll
+ * of a wait on a change are the queue's one timer: one request looks for all. The request's own
+ * timer is its deadline.
  */
-async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, now: number, deadlineAt: number | undefined): Promise<string> {
+async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, request: AdmitRequest, now: number, deadlineAt: number | undefined): Promise<string> {
 	const { runtime } = ctx;
 	const { until } = admission;
 	// no spread for the end of a pause: the requests it held go together as the window allows,
@@ -137,7 +141,8 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const timersFrom = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom });
+	const ahead = admission.reason === 'paused' && request.retry;
+	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, ahead);
 	return queue;
 }
 
@@ -217,7 +222,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			inLine = undefined;
 			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));
 		} else {
-			inLine = await waitInLine(ctx, admission, now, limits.deadlineAt);
+			inLine = await waitInLine(ctx, admission, asking, now, limits.deadlineAt);
 		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}

@@ -83,6 +83,7 @@ export function resumeTraffic(previous: TrafficData | undefined, nowMs: number, 
 		delete data.pauseProbeAt;
 		delete data.pauseProbeMs;
 		delete data.pauseProbeId;
+		delete data.retriesFirst;
 		delete data.rate.quota;
 		for (const bucket of Object.keys(data.buckets?.quotas ?? {})) {
 			events.push({ kind: 'resumed', by: 'quota', how: 'hand', bucket });

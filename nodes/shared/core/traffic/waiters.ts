@@ -18,6 +18,8 @@ type StartTimer = (ms: number, fire: () => void) => () => void;
 
 interface Queue {
 	waiters: Wake[];
+	/** The first `ahead` waiters wait ahead of the others (see Waiters.wait). */
+	ahead: number;
 	/** The queue's one look-again timer: when it fires (epoch ms of the callers' clock), and its cancel. */
 	lookAt?: number;
 	cancelLook?: () => void;
@@ -34,12 +36,14 @@ export class Waiters {
 
 	/**
 	 * Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects).
-	 * With `look`, the queue's timer is set to that time, unless it is set sooner already.
+	 * With `look`, the queue's timer is set to that time, unless it is set sooner already. An
+	 * `ahead` waiter goes before every waiter that is not, however long those have waited (among
+	 * themselves, each kind keeps its order).
 	 */
-	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain): Promise<void> {
+	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, ahead = false): Promise<void> {
 		return new Promise<void>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? { waiters: [] };
+			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0 };
 			this.queues.set(key, queue);
 			const finish = () => {
 				if (done) return;
@@ -48,10 +52,12 @@ export class Waiters {
 				unsubscribe();
 				const index = queue.waiters.indexOf(finish);
 				if (index >= 0) queue.waiters.splice(index, 1);
+				if (index >= 0 && index < queue.ahead) queue.ahead--;
 				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
 				resolve();
 			};
-			queue.waiters.push(finish);
+			if (ahead) queue.waiters.splice(queue.ahead++, 0, finish);
+			else queue.waiters.push(finish);
 			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), finish) : () => undefined;
 			if (look) this.lookAt(key, queue, look, startTimer);
 			const unsubscribe = onAbort(signal, finish);
