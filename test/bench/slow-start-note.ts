@@ -37,7 +37,7 @@ export function slowStartNote(results: BenchResults): string {
 	return (
 		`The window's slow start, at the defaults against Adapt Items in Flight off (every item in flight at once, as HTTP Request sends them), in this run: ${pairs.join('; ')}. ` +
 		'An API new to the controller gets 10 requests in flight, doubling per round of answers: that spares a rate-limited API the first burst of 429s, ' +
-		'and costs a healthy API the first rounds, and items that each get their own 429 one pause per round. The defaults keep it (docs/decisions.md, "Items in flight adapt"); ' +
+		'and costs a healthy API the first rounds, and items that each get their own 429 a second pause (the first window\'s 429s pause everyone before a retry can show that they are each request\'s own; the retries go first at its end). The defaults keep it (docs/decisions.md, "Items in flight adapt"); ' +
 		'Adapt Items in Flight off sends as HTTP Request does.'
 	);
 }
