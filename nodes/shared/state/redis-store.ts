@@ -73,13 +73,16 @@ interface RedisStoreStats {
 	/** Bytes of the scripts' arguments and answers. */
 	bytesSent: number;
 	bytesReceived: number;
+	/** The most bytes one script sent and got back: bounded by maxBatch steps, whatever the requests in flight. */
+	largestCall: number;
 }
 
 /**
  * KEYS[1] the state, KEYS[2] the leases. ARGV: [1] the version the steps started from ('' none),
  * [2] the leases they counted, [3] now (ms), [4] the new value "<version>\n<json>" ('' write
  * nothing, '-' delete), [5] its time to live (ms), [6] the leases' time to live (ms), [7] a
- * channel to publish on ('' none), [8] the message, [9...] lease changes: '+', id, end | '-', id.
+ * channel to publish on ('' none), [8] the message, [9...] lease changes: '+', id, end (ms after
+ * [3]: a few digits, not an epoch) | '-', id.
  * Expired leases are dropped first. Returns {1, leases, soonest end} when applied,
  * {0, current value, leases, soonest end} when the state or the count is not what the steps saw.
  */
@@ -102,7 +105,7 @@ local i = 9
 local added = false
 while i <= #ARGV do
   if ARGV[i] == '+' then
-    redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[i + 2]), ARGV[i + 1])
     added = true
     i = i + 3
   else
@@ -195,7 +198,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	private readonly lanes = new Map<string, Lane>();
 	private readonly versionPrefix = randomBytes(6).toString('base64url');
 	private versions = 0;
-	private readonly counters: RedisStoreStats = { scripts: 0, steps: 0, lostCas: 0, timeouts: 0, leasesReleased: 0, bytesSent: 0, bytesReceived: 0 };
+	private readonly counters: RedisStoreStats = { scripts: 0, steps: 0, lostCas: 0, timeouts: 0, leasesReleased: 0, bytesSent: 0, bytesReceived: 0, largestCall: 0 };
 	private readonly watchers = new Map<string, Set<() => void>>();
 	private subscriber: Promise<RedisLike> | undefined;
 
@@ -275,7 +278,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		for (let attempt = 0; attempt < this.options.maxCasAttempts; attempt++) {
 			const plan = this.plan(lane, batch, `${redisKey}:free`);
 			this.counters.scripts++;
-			this.counters.bytesSent += plan.args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0) + keys[0].length * 2 + 8;
+			const sent = plan.args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0) + keys[0].length * 2 + 8;
+			this.counters.bytesSent += sent;
 			const reply: unknown = await this.client.run(STEP, keys, plan.args).catch((error: unknown) => {
 				if (error instanceof RedisTimeoutError) {
 					// it may still run: its leases are ended by the next script, and what Redis holds is unknown
@@ -286,7 +290,9 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 				return Promise.reject(error);
 			});
 			if (!Array.isArray(reply)) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(reply)}`);
-			this.counters.bytesReceived += reply.reduce<number>((sum, part) => sum + String(part).length, 0);
+			const received = reply.reduce<number>((sum, part) => sum + String(part).length, 0);
+			this.counters.bytesReceived += received;
+			this.counters.largestCall = Math.max(this.counters.largestCall, sent + received);
 			if (Number(reply[0]) === 1) {
 				this.counters.steps += batch.length;
 				this.counters.leasesReleased += lane.doubtful.length;
@@ -327,7 +333,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		let leasesUntil = -Infinity;
 		let nowMs = -Infinity;
 		const results: unknown[] = [];
-		const ops: string[] = [];
+		// a lease's end as an epoch for now; sent as ms after the script's now (fewer bytes per step)
+		const ops: Array<string | number> = [];
 		const added: string[] = [];
 		for (const pending of batch) {
 			nowMs = Math.max(nowMs, pending.nowMs);
@@ -341,7 +348,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 			}
 			if (step.lease && 'add' in step.lease) {
 				const [id, end] = step.lease.add;
-				ops.push('+', id, String(end));
+				ops.push('+', id, end);
 				added.push(id);
 				count++;
 				soonest = Math.min(soonest, end);
@@ -357,7 +364,9 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		const version = changed ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
 		const value = !changed ? '' : ttlMs > 0 ? `${version}\n${JSON.stringify(data)}` : '-';
 		const leaseTtlMs = Math.max(1, Math.ceil(leasesUntil - nowMs + this.options.ttlGraceMs));
-		const args = [seen.version, String(seen.count), String(Math.floor(nowMs)), value, String(Math.max(1, ttlMs)), String(leaseTtlMs), frees ? channel : '', this.versionPrefix, ...ops];
+		const base = Math.floor(nowMs);
+		const leaseOps = ops.map((op) => (typeof op === 'number' ? String(op - base) : op));
+		const args = [seen.version, String(seen.count), String(base), value, String(Math.max(1, ttlMs)), String(leaseTtlMs), frees ? channel : '', this.versionPrefix, ...leaseOps];
 		return { args, results, seen: { version: value === '-' ? '' : version, data: value === '-' ? undefined : data, count, soonest }, added };
 	}
 
