@@ -8,7 +8,7 @@
  * argv: JSON { scenario, items, store: 'redis' | 'memory', redisUrl, keyPrefix, key, startAt }
  */
 const path = require('node:path');
-const { randomUUID } = require('node:crypto');
+const { randomBytes } = require('node:crypto');
 
 const DIST = path.join(__dirname, '..', '..', 'dist', 'nodes', 'shared');
 const { passGate, reportOutcome } = require(path.join(DIST, 'core', 'traffic', 'gate'));
@@ -61,7 +61,7 @@ function outcomeOf(answer) {
 async function item(gate, scenario, startAt, deadlineAt) {
 	let last;
 	for (let attempt = 1; attempt <= 5; attempt++) {
-		const id = randomUUID();
+		const id = randomBytes(12).toString('base64url'); // as the node names a request's lease (traffic-gate.ts)
 		const paced = last !== undefined && last.status === 429;
 		// as the node's traffic gate asks and reports (nodes/ResilientHttpRequest/traffic/traffic-gate.ts):
 		// a retry's item failed before, and the report says what the request was
