@@ -173,7 +173,8 @@ function table(rows) {
 		const commandsTotal = Object.values(row.commands).reduce((a, b) => a + b, 0);
 		const byCommand = Object.entries(row.commands)
 			.sort((a, b) => b[1] - a[1])
-			.map(([name, calls]) => `${name} ${per(calls)}`)
+			// a subcommand's name holds a pipe (client|setname): escaped, or it splits the Markdown cell
+			.map(([name, calls]) => `${name.replaceAll('|', '\\|')} ${per(calls)}`)
 			.join(', ');
 		lines.push(
 			`| ${row.scenario} | ${row.items} | ${row.workers} | ${row.sent} | ${per(row.scripts)} | ${per(commandsTotal)} (${byCommand}) | ${Math.round(row.bytes / Math.max(1, row.scripts))} | ${Math.round(row.bytes / Math.max(1, row.steps))} | ${row.largestCall} | ${Math.round((row.redisCpuMs * 1000) / row.sent)} µs | ${row.lostCas} (${((100 * row.lostCas) / Math.max(1, row.scripts)).toFixed(1)} %) | ${row.fallbacks} | ${row.leakedLeases} | ${memory ? `${(row.wallMs / memory.wallMs).toFixed(2)}x (${(row.wallMs / 1000).toFixed(1)} s / ${(memory.wallMs / 1000).toFixed(1)} s)` : '-'} |`,
