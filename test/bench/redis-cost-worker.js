@@ -8,11 +8,11 @@
  * argv: JSON { scenario, items, store: 'redis' | 'memory', redisUrl, keyPrefix, key, startAt }
  */
 const path = require('node:path');
-const { randomBytes } = require('node:crypto');
 
 const DIST = path.join(__dirname, '..', '..', 'dist', 'nodes', 'shared');
 const { passGate, reportOutcome } = require(path.join(DIST, 'core', 'traffic', 'gate'));
 const { getProcessWaiters } = require(path.join(DIST, 'core', 'traffic', 'waiters'));
+const { newLeaseId } = require(path.join(DIST, 'core', 'traffic', 'lease-id'));
 const { HOLD_DEFAULTS } = require(path.join(DIST, 'core', 'traffic', 'breaker'));
 const { BUDGET_DEFAULTS } = require(path.join(DIST, 'core', 'traffic', 'budget'));
 const { systemRuntime } = require(path.join(DIST, 'core', 'runtime'));
@@ -61,7 +61,7 @@ function outcomeOf(answer) {
 async function item(gate, scenario, startAt, deadlineAt) {
 	let last;
 	for (let attempt = 1; attempt <= 5; attempt++) {
-		const id = randomBytes(12).toString('base64url'); // as the node names a request's lease (traffic-gate.ts)
+		const id = newLeaseId(); // as the node names a request's lease (traffic-gate.ts)
 		const paced = last !== undefined && last.status === 429;
 		// as the node's traffic gate asks and reports (nodes/ResilientHttpRequest/traffic/traffic-gate.ts):
 		// a retry's item failed before, and the report says what the request was

@@ -4,7 +4,7 @@
  * says of the API after: a throttle, a requested wait, the quota its rate-limit headers advertise,
  * an outage. State changes are logged once, by the request that caused them.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { AttemptGate, AttemptResult, GateNote } from '../../shared/core/retry-loop';
@@ -12,6 +12,7 @@ import { formatDuration } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome, TrafficEvent } from '../../shared/core/traffic/controller';
 import { passGate, reportOutcome, type GateContext, type GateResult } from '../../shared/core/traffic/gate';
+import { newLeaseId } from '../../shared/core/traffic/lease-id';
 import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
 import { getProcessWaiters } from '../../shared/core/traffic/waiters';
 import type { StateStore } from '../../shared/core/traffic/store';
@@ -175,8 +176,7 @@ export function createTrafficGate(ctx: IExecuteFunctions, store: StateStore, con
 	};
 	return {
 		async enter(attempt, last, deadlineAt) {
-			// a request's lease in the API's state (Redis: a sorted set's member): 96 random bits, 16 characters
-			const id = randomBytes(12).toString('base64url');
+			const id = newLeaseId();
 			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
 			const failedBefore = attempt > 1 && last?.notYet !== true;
 			const retry = failedBefore || options.loopRetry;
