@@ -217,7 +217,6 @@ after(async () => {
 	await Promise.all((fixtures ?? []).map((f) => f.server.close()));
 });
 
-
 test('the sample covers every group and every typeVersion', () => {
 	const groups = new Set(code.cases.CASES.map((c) => c.group));
 	assert.deepEqual(new Set(sample.map((c) => c.group)), groups);
