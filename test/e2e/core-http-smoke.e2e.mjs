@@ -58,7 +58,7 @@ test('core HTTP Request with Retry On Fail succeeds on the 3rd try against /fail
 
 test('a failing workflow exits 1 and still yields the run data', async () => {
 	const run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
-	assert.equal(run.exitCode, 1);
+	assert.equal(run.exitCode, 1, `exit ${run.exitCode ?? run.signal}:\n${run.stderr.slice(-2000)}`);
 	assert.equal(run.output.status, 'error');
 	assert.equal(nodeResults(run.output).Down.error.name, 'NodeApiError');
 	assert.equal(server.requests('/down').length, 1);

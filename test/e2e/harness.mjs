@@ -197,12 +197,17 @@ export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra
 	let stderr = '';
 	child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
 	child.stderr.setEncoding('utf8').on('data', (c) => (stderr += c));
+	let timedOut = false;
 	const timer = setTimeout(() => {
+		timedOut = true;
 		stderr += `\n[harness] killed after ${timeoutMs} ms`;
 		killGroup(child, 'SIGKILL');
 	}, timeoutMs);
 	const [exitCode, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
 	clearTimeout(timer);
+	// a signal the harness did not send (a crash, the OOM killer, a stray kill): say so where an
+	// assertion on the exit code shows stderr's tail (CI once saw exit code null and nothing else)
+	if (signal && !timedOut) stderr += `\n[harness] n8n ${args[0]} ended by ${signal} after ${Date.now() - started} ms, not by the harness`;
 	// n8n's task runner is a child in the same process group: do not leave it behind.
 	killGroup(child, 'SIGKILL');
 	logCommandTime(args[0], Date.now() - started);
