@@ -101,6 +101,78 @@ describe('429 + Retry-After', () => {
 	});
 });
 
+describe('answers read together', () => {
+	const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false, sent: 'first' };
+	const THROTTLED: Outcome = { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 1_000, header: 'retry-after' }, sent: 'first' };
+
+	/** Two requests in flight in a window of 2, a third waiting for a slot; the two answers are reported one after the other, as Node reads two sockets in one turn of its loop. */
+	async function twoAnswers(first: Outcome, second: Outcome) {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		const ctx: GateContext = { store: new MemoryStateStore(), key: 'api', params: defaults({ window: { ceiling: 2, mode: 'fixed' } }), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const go = async (id: string) => {
+			const gate = await passGate(ctx, { id, retry: false, paced: false }, { maxServerDelayMs: 60_000 });
+			if (!gate.go) throw new Error(`${id} refused: ${gate.why}`);
+			return gate.admission.lease;
+		};
+		const [a, b] = [await go('a'), await go('b')];
+		let third: Awaited<ReturnType<typeof passGate>> | undefined;
+		const waiting = passGate(ctx, { id: 'c', retry: false, paced: false }, { maxServerDelayMs: 60_000 }).then((gate) => (third = gate));
+		await flush();
+		expect(ctx.waiters.size('api|slot')).toBe(1);
+		await reportOutcome(ctx, a, first);
+		await flush();
+		// a's answer freed a slot; the waiter has not taken it before b's answer, read in the same turn, was reported
+		const wokenBeforeSecond = third !== undefined || ctx.waiters.size('api|slot') === 0;
+		await reportOutcome(ctx, b, second);
+		runtime.advance(0);
+		await flush();
+		return { runtime, ctx, third, waiting, wokenBeforeSecond };
+	}
+	const flush = async () => {
+		for (let i = 0; i < 20; i++) await Promise.resolve();
+	};
+
+	it('a freed slot is handed on after the answers read with it: a 429 among them pauses the API before the slot\'s next request goes', async () => {
+		const { third, wokenBeforeSecond } = await twoAnswers(OK, THROTTLED);
+		expect(wokenBeforeSecond).toBe(false);
+		// woken after both reports: it finds the API paused and waits for the pause's end, not sent into the 429s
+		expect(third).toBeUndefined();
+	});
+
+	it('a request that arrives while a freed slot is handed on lines up behind the one that waited for it', async () => {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		const ctx: GateContext = { store: new MemoryStateStore(), key: 'api', params: defaults({ window: { ceiling: 1, mode: 'fixed' } }), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const order: string[] = [];
+		const enter = (id: string) =>
+			passGate(ctx, { id, retry: false, paced: false }, { maxServerDelayMs: 60_000 }).then((gate) => {
+				if (!gate.go) throw new Error(`${id} refused: ${gate.why}`);
+				order.push(id);
+				return gate.admission.lease;
+			});
+		const first = await enter('first');
+		const waiter = enter('waiter');
+		await flush();
+		await reportOutcome(ctx, first, OK);
+		// before the timer hands the slot on, a new request arrives
+		const newcomer = enter('newcomer');
+		await flush();
+		expect(order).toEqual(['first']);
+		runtime.advance(0);
+		await flush();
+		expect(order).toEqual(['first', 'waiter']);
+		await reportOutcome(ctx, await waiter, OK);
+		runtime.advance(0);
+		await flush();
+		await newcomer;
+		expect(order).toEqual(['first', 'waiter', 'newcomer']);
+	});
+
+	it('two OK answers: the waiter takes the freed slot on the timer, at the same moment', async () => {
+		const { third } = await twoAnswers(OK, OK);
+		expect(third).toMatchObject({ go: true, waitedMs: 0 });
+	});
+});
+
 describe('a store that takes its time (Redis under load)', () => {
 	/** The memory store whose every answer comes ROUND_TRIP_MS after the step was asked (virtual time). */
 	const ROUND_TRIP_MS = 300;

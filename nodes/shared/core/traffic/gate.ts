@@ -146,6 +146,21 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	return queue;
 }
 
+/**
+ * A slot an answer freed is being handed on to a request that waited for it (reportOutcome): a
+ * request arriving now waits at the back of that line (for a wake, its deadline, or the safety
+ * poll) before it asks the store. Asking at once, it would take the slot in the meantime, and the
+ * waiter, refused, would go to the back of the line, again and again.
+ */
+async function waitBehind(ctx: GateContext, queue: string, deadlineAt: number | undefined, waits: Waits): Promise<string> {
+	const { runtime } = ctx;
+	const now = runtime.now();
+	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
+	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now });
+	waits.concurrency = (waits.concurrency ?? 0) + Math.max(0, runtime.now() - now);
+	return queue;
+}
+
 /** Sleeps until `atMs` by the clock as it is now (or the abort: the loop's first check says so). */
 async function sleepUntil(ctx: GateContext, atMs: number): Promise<void> {
 	try {
@@ -186,10 +201,15 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
 	// reserved for it once the pace held it back
 	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
+	const slotQueue = queueOf(ctx.key, 'concurrency');
 	for (;;) {
 		if (signal?.aborted) {
 			passOn();
 			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
+		}
+		if (inLine === undefined && ctx.waiters.handingOn(slotQueue)) {
+			inLine = await waitBehind(ctx, slotQueue, limits.deadlineAt, waits);
+			continue;
 		}
 		const now = runtime.now();
 		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
@@ -232,8 +252,9 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 export async function reportOutcome(ctx: GateContext, lease: Lease, outcome: Outcome): Promise<TrafficEvent[]> {
 	const now = ctx.runtime.now();
 	const events = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => complete(data, leases, now, lease, outcome, ctx.params));
-	// a slot is free, or the probe has answered
-	ctx.waiters.wake(queueOf(ctx.key, 'concurrency'));
+	// a slot is free, or the probe has answered: handed on once the answers read with this one are
+	// reported too (a 429 among them pauses the API before the slot's next request goes)
+	ctx.waiters.wakeSoon(queueOf(ctx.key, 'concurrency'), (ms, fire) => ctx.runtime.startTimer(ms, fire));
 	if (events.length > 0) ctx.onEvents?.(events);
 	return events;
 }

@@ -20,6 +20,8 @@ interface Queue {
 	waiters: Wake[];
 	/** The first `ahead` waiters wait ahead of the others (see Waiters.wait). */
 	ahead: number;
+	/** Wakes asked for by wakeSoon and not yet given: one timer for all of them. */
+	wakesDue: number;
 	/** The queue's one look-again timer: when it fires (epoch ms of the callers' clock), and its cancel. */
 	lookAt?: number;
 	cancelLook?: () => void;
@@ -43,7 +45,7 @@ export class Waiters {
 	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, ahead = false): Promise<void> {
 		return new Promise<void>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0 };
+			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0, wakesDue: 0 };
 			this.queues.set(key, queue);
 			const finish = () => {
 				if (done) return;
@@ -53,7 +55,7 @@ export class Waiters {
 				const index = queue.waiters.indexOf(finish);
 				if (index >= 0) queue.waiters.splice(index, 1);
 				if (index >= 0 && index < queue.ahead) queue.ahead--;
-				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
+				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined && queue.wakesDue === 0) this.queues.delete(key);
 				resolve();
 			};
 			if (ahead) queue.waiters.splice(queue.ahead++, 0, finish);
@@ -76,6 +78,30 @@ export class Waiters {
 		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters[0]();
 	}
 
+	/**
+	 * Wakes the longest waiter of `key` on a timer of 0 ms, after the I/O callbacks already due: the
+	 * answers that arrived together are all reported before the slots they freed are handed on. Sent
+	 * on at once, the first OK of a batch would send the next request before the 429s read with it
+	 * paused the API (in slow start: one new 429 for each OK that came first). Wakes asked for
+	 * before the timer fires share it. Nobody waiting: nothing to do.
+	 */
+	wakeSoon(key: string, startTimer: StartTimer): void {
+		const queue = this.queues.get(key);
+		if (!queue || queue.waiters.length === 0) return;
+		if (queue.wakesDue++ > 0) return;
+		startTimer(0, () => {
+			const count = queue.wakesDue;
+			queue.wakesDue = 0;
+			for (let i = 0; i < count && queue.waiters.length > 0; i++) queue.waiters[0]();
+			if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
+		});
+	}
+
+	/** A wakeSoon of `key` is due: a slot freed by an answer is being handed on to a waiter. */
+	handingOn(key: string): boolean {
+		return (this.queues.get(key)?.wakesDue ?? 0) > 0;
+	}
+
 	/** Waiters queued for `key`. */
 	size(key: string): number {
 		return this.queues.get(key)?.waiters.length ?? 0;
@@ -95,7 +121,7 @@ export class Waiters {
 			queue.lookAt = undefined;
 			queue.cancelLook = undefined;
 			if (queue.waiters.length > 0) queue.waiters[0]();
-			else if (this.queues.get(key) === queue) this.queues.delete(key);
+			else if (this.queues.get(key) === queue && queue.wakesDue === 0) this.queues.delete(key);
 		});
 	}
 }
