@@ -55,7 +55,7 @@ export class Waiters {
 				const index = queue.waiters.indexOf(finish);
 				if (index >= 0) queue.waiters.splice(index, 1);
 				if (index >= 0 && index < queue.ahead) queue.ahead--;
-				if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined && queue.wakesDue === 0) this.queues.delete(key);
+				this.dropIfIdle(key, queue);
 				resolve();
 			};
 			if (ahead) queue.waiters.splice(queue.ahead++, 0, finish);
@@ -92,8 +92,9 @@ export class Waiters {
 		startTimer(0, () => {
 			const count = queue.wakesDue;
 			queue.wakesDue = 0;
-			for (let i = 0; i < count && queue.waiters.length > 0; i++) queue.waiters[0]();
-			if (queue.waiters.length === 0 && this.queues.get(key) === queue && queue.cancelLook === undefined) this.queues.delete(key);
+			// still the key's queue: none is dropped while a wake is due
+			this.wake(key, count);
+			this.dropIfIdle(key, queue);
 		});
 	}
 
@@ -113,6 +114,11 @@ export class Waiters {
 		if (queue && queue.waiters.length > 0) this.lookAt(key, queue, look, startTimer);
 	}
 
+	/** A queue nobody waits in, with no timer of its own to fire (a look again, a wake due), is forgotten. */
+	private dropIfIdle(key: string, queue: Queue): void {
+		if (queue.waiters.length === 0 && queue.cancelLook === undefined && queue.wakesDue === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+	}
+
 	private lookAt(key: string, queue: Queue, look: LookAgain, startTimer: StartTimer): void {
 		if (queue.lookAt !== undefined && queue.lookAt <= look.atMs) return;
 		queue.cancelLook?.();
@@ -121,7 +127,7 @@ export class Waiters {
 			queue.lookAt = undefined;
 			queue.cancelLook = undefined;
 			if (queue.waiters.length > 0) queue.waiters[0]();
-			else if (this.queues.get(key) === queue && queue.wakesDue === 0) this.queues.delete(key);
+			else this.dropIfIdle(key, queue);
 		});
 	}
 }
