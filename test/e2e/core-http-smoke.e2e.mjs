@@ -57,9 +57,18 @@ test('core HTTP Request with Retry On Fail succeeds on the 3rd try against /fail
 });
 
 test('a failing workflow exits 1 and still yields the run data', async () => {
-	const run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
+	let run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
+	let runs = 1;
+	// n8n 2.41's `execute` itself sometimes dies of SIGSEGV on its way out of a failed execution (CI
+	// saw it twice, after 5.4 and 7.5 s, with only core nodes loaded): that run proves nothing either
+	// way, so the workflow runs once more, and each run must have sent its one request
+	if (run.signal === 'SIGSEGV') {
+		console.log(`n8n execute ended by SIGSEGV after ${run.durationMs} ms (n8n's own crash): running it again`);
+		run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
+		runs++;
+	}
 	assert.equal(run.exitCode, 1, `exit ${run.exitCode ?? run.signal}:\n${run.stderr.slice(-2000)}`);
 	assert.equal(run.output.status, 'error');
 	assert.equal(nodeResults(run.output).Down.error.name, 'NodeApiError');
-	assert.equal(server.requests('/down').length, 1);
+	assert.equal(server.requests('/down').length, runs);
 });
