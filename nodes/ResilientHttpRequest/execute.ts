@@ -39,7 +39,7 @@ async function readItems(ctx: IExecuteFunctions, plan: RunPlan, settle: Settle, 
 		const scope = itemScope(ctx, i);
 		read.scopes.push(scope);
 		try {
-			read.configs.push(await readItemConfig(ctx, scope, plan.run));
+			read.configs.push(await readItemConfig(plan.parameters, scope, plan.run));
 		} catch (error) {
 			read.configs.push(undefined);
 			await settle(scope, error);

@@ -48,6 +48,8 @@ export interface ItemConfig {
 export interface RunSettings {
 	readonly schedule: ScheduleSettings;
 	readonly keys: IdempotencyKeys;
+	/** The node runs as an AI agent's tool (its `<name>Tool` variant). */
+	readonly asTool: boolean;
 }
 
 function collection(ctx: IExecuteFunctions, name: string, i: number): IDataObject {
@@ -65,7 +67,7 @@ export async function readItemConfig(ctx: IExecuteFunctions, scope: ItemScope, r
 	const auth = readAuthSelection(ctx, i);
 	const attemptTimeoutMs = retry.policy.attemptTimeoutMs;
 	const transport = await readTransportSettings(ctx, i, { spec, options, auth, attemptTimeoutMs });
-	const tool = readToolAnswer(ctx, i);
+	const tool = readToolAnswer(ctx, i, run.asTool);
 	const traffic = readTrafficControl(ctx, i, { url: spec.url, auth, schedule: run.schedule, attemptTimeoutMs });
 	// a generated key belongs to this node: an item that comes back after a failed pass here (a
 	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one

@@ -1,24 +1,30 @@
 /**
  * What a run decides once, before its first item: the node-wide schedule, every item's derived key,
- * where the traffic controllers' state lives, the cancel signal, and the tally of retries.
+ * the reader of its parameters, where the traffic controllers' state lives, the cancel signal, and
+ * the tally of retries.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { Runtime } from '../../shared/core/runtime';
 import type { StateStore } from '../../shared/core/traffic/store';
 import { RetryTally } from '../output/retry-tally';
+import { runsAsTool } from '../tool/tool-answer';
 import { selectStateStore } from '../traffic/state-store';
 import type { SendContext } from '../transport/item-sender';
 import { IdempotencyKeys } from './idempotency-keys';
 import type { RunSettings } from './item-config';
+import { runParameters } from './run-parameters';
 import { readScheduleSettings } from './schedule-settings';
 
 export interface RunPlan {
 	run: RunSettings;
+	/** The node's parameters as the items' configs read them (run-parameters.ts). */
+	parameters: IExecuteFunctions;
 	sending: SendContext;
 }
 
 export async function planRun(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<RunPlan> {
 	const sending: SendContext = { runtime, store: await selectStateStore(ctx, memoryStore), signal: ctx.getExecutionCancelSignal?.(), tally: new RetryTally() };
+	const parameters = runParameters(ctx);
 	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
-	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(ctx) }, sending };
+	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(parameters), asTool: runsAsTool(ctx.getNode()) }, parameters, sending };
 }

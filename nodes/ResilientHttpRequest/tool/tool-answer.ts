@@ -83,11 +83,12 @@ export function optimizeJson(body: unknown, optimizer: JsonOptimizer): Optimized
 }
 
 /**
- * The tool settings of item i, or undefined when the node does not run as a tool. Read before any
- * request: an Expected Response Type this node cannot carry out fails first, naming it.
+ * The tool settings of item i, or undefined when the node does not run as a tool (`asTool`: read
+ * once per run, since ctx.getNode() copies the whole node). Read before any request: an Expected
+ * Response Type this node cannot carry out fails first, naming it.
  */
-export function readToolAnswer(ctx: IExecuteFunctions, i: number): ToolAnswer | undefined {
-	if (!runsAsTool(ctx.getNode())) return undefined;
+export function readToolAnswer(ctx: IExecuteFunctions, i: number, asTool: boolean): ToolAnswer | undefined {
+	if (!asTool) return undefined;
 	if (ctx.getNodeParameter('optimizeResponse', i, false) !== true) return {};
 	const responseType = String(ctx.getNodeParameter('responseType', i, 'json'));
 	if (responseType !== 'json') {
