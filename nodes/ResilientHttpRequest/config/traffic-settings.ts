@@ -3,7 +3,7 @@
  * controller. The key is a hash: a scope may hold an API key, and the default scope holds the
  * credential's id.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
@@ -24,8 +24,12 @@ const LEASE_MARGIN_MS = 10_000;
 /** Without an attempt timeout, a request in flight holds its slot at most this long. */
 const LEASE_WITHOUT_TIMEOUT_MS = 600_000;
 
+/** The key hashed last: the items of a run mostly call one API (one hash per run, not per item). */
+let lastHashed: { scope: string; key: string } | undefined;
+
 function hashed(scope: string): string {
-	return `api:${createHash('sha256').update(scope).digest('hex').slice(0, 32)}`;
+	if (lastHashed?.scope !== scope) lastHashed = { scope, key: `api:${hash('sha256', scope, 'hex').slice(0, 32)}` };
+	return lastHashed.key;
 }
 
 /**
@@ -52,7 +56,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
 	const scope = String(o.budgetScope ?? '').trim() || String(o.breakerScope ?? '').trim();
-	const origin = new URL(url).origin;
+	const parsed = new URL(url);
 	const params: TrafficParams = {
 		window: { ceiling: schedule.concurrency, mode: schedule.adaptive ? 'adaptive' : 'fixed' },
 		leaseMs: attemptTimeoutMs > 0 ? attemptTimeoutMs + LEASE_MARGIN_MS : LEASE_WITHOUT_TIMEOUT_MS,
@@ -83,7 +87,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
-	const label = scope === '' ? new URL(url).host : 'its scope';
+	const label = scope === '' ? parsed.host : 'its scope';
 	params.label = label;
-	return { key: hashed(scope === '' ? `origin:${origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`), label, params };
+	return { key: hashed(scope === '' ? `origin:${parsed.origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`), label, params };
 }

@@ -4,7 +4,7 @@
  * says of the API after: a throttle, a requested wait, the quota its rate-limit headers advertise,
  * an outage. State changes are logged once, by the request that caused them.
  */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { AttemptGate, AttemptResult, GateNote } from '../../shared/core/retry-loop';
@@ -31,7 +31,7 @@ const MEMORY_POLL_MS = 5_000;
 const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
 function shortHash(text: string): string {
-	return createHash('sha256').update(text).digest('base64url').slice(0, 16);
+	return hash('sha256', text, 'base64url').slice(0, 16);
 }
 
 /** The request as the controller knows it: its route (hashed: a path may hold a token) and path. */

@@ -99,8 +99,12 @@ export interface StatusSet {
 	readonly source: string;
 }
 
+/** The list parsed last: every item of a run reads the same one (a set is never changed). */
+let lastParsed: StatusSet | undefined;
+
 /** Parses a status list; throws an Error naming the bad entry (the node turns it into a parameter error). */
 export function parseStatusList(source: string): StatusSet {
+	if (lastParsed !== undefined && lastParsed.source === source) return lastParsed;
 	const ranges: Array<[number, number]> = [];
 	for (const raw of source.split(/[,\s]+/)) {
 		const entry = raw.trim().toLowerCase();
@@ -122,7 +126,8 @@ export function parseStatusList(source: string): StatusSet {
 		}
 		throw new Error(`"${raw}" is not a status code, a class like 5xx, or a range like 500-504`);
 	}
-	return { source, has: (status) => ranges.some(([lo, hi]) => status >= lo && status <= hi) };
+	lastParsed = Object.freeze({ source, has: (status: number) => ranges.some(([lo, hi]) => status >= lo && status <= hi) });
+	return lastParsed;
 }
 
 /**
