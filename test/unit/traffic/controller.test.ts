@@ -27,6 +27,14 @@ function params(overrides: Partial<TrafficParams> = {}): TrafficParams {
 }
 
 /** One API's controller as a store keeps it: its state between steps, and its leases. */
+function deepFreeze<T>(value: T): T {
+	if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+		Object.freeze(value);
+		for (const inner of Object.values(value)) deepFreeze(inner);
+	}
+	return value;
+}
+
 class Api {
 	data: TrafficData | undefined;
 	events: TrafficEvent[] = [];
@@ -35,13 +43,17 @@ class Api {
 	/** Every lease handed out, by id: a request reports with its own. */
 	private readonly issued = new Map<string, Lease>();
 	private n = 0;
-	constructor(readonly p: TrafficParams) {}
+	/** `frozen`: each state the steps give is deep-frozen, so a step that changes the state it was given throws. */
+	constructor(
+		readonly p: TrafficParams,
+		private readonly frozen = false,
+	) {}
 	view(now: number): LeaseView {
 		this.leases = this.leases.filter(([, end]) => end > now);
 		return { count: this.leases.length, soonest: Math.min(Infinity, ...this.leases.map(([, end]) => end)) };
 	}
 	private apply<T>(step: Step<T>): void {
-		if (step.changed) this.data = step.data;
+		if (step.changed) this.data = this.frozen ? deepFreeze(step.data) : step.data;
 		if (step.lease && 'add' in step.lease) {
 			this.leases.push(step.lease.add);
 			this.issued.set(step.lease.add[0], step.lease.add);
@@ -810,6 +822,33 @@ describe('traffic controller: properties', () => {
 						const retries = counted.filter((c) => c.retry && c.at > now - 9_000).length;
 						const firsts = counted.filter((c) => !c.retry && c.at > now - 10_000).length;
 						if (retries > budgetLimit(firsts, tp.budget)) throw new Error(`${retries} retries in 9 s for ${firsts} first attempts in 10 s`);
+					}
+				}
+			}),
+			runs,
+		);
+	});
+
+	it('a step never changes the state it is given (the stores keep it, and a Redis batch runs the next step on it)', () => {
+		fc.assert(
+			fc.property(p, fc.array(op, { maxLength: 200 }), (settings, ops) => {
+				const tp = params({
+					window: { ceiling: settings.ceiling, mode: 'adaptive' },
+					leaseMs: 5000,
+					...(settings.rate ? { rateLimitRps: settings.rate } : {}),
+					budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
+					hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
+				});
+				const api = new Api(tp, true);
+				const live: string[] = [];
+				let now = T0;
+				for (const o of ops) {
+					now += o.dt;
+					if (o.kind === 'admit') {
+						const a = api.admit(now, { retry: o.retry, paced: o.paced, failedBefore: o.retry });
+						if (a.go) live.push(a.id);
+					} else if (live.length > 0) {
+						api.complete(now, live.splice(o.which % live.length, 1)[0], o.outcome);
 					}
 				}
 			}),

@@ -301,11 +301,12 @@ export function recordOutcome(data: BreakerData | undefined, nowMs: number, succ
 }
 
 /**
- * A caller that has not failed yet was refused (mutates): until the breaker closes, the probe waits
- * for it a moment rather than go with a caller that failed already (whose failure says less).
+ * A caller that has not failed yet was refused: until the breaker closes, the probe waits for it a
+ * moment rather than go with a caller that failed already (whose failure says less). A new state,
+ * as every step here gives: the controller shares the one it was given.
  */
-export function markFreshWaiting(data: BreakerData, nowMs: number): void {
-	if (data.state !== 'closed') data.freshWaitingAt = nowMs;
+export function markFreshWaiting(data: BreakerData, nowMs: number): BreakerData {
+	return data.state !== 'closed' ? { ...data, freshWaitingAt: nowMs } : data;
 }
 
 /** Has a caller that had not failed yet been refused since the breaker opened this time? */

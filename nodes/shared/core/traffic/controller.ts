@@ -38,7 +38,7 @@ import { bucketAnswered, bucketsForgetAt, bucketSent, bucketSpentUntil, settleBu
 import { budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire, type BudgetData, type BudgetParams, type BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import { serverDelaySpreadMs } from '../delay-plan';
-import { countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot, type RateData } from './rate';
+import { copyRate, countSuccess, freshRate, learnedRps, onQuota, onThrottle, paceAllowsAt, paceHeld, quotaSpentUntil, quotaUnanswered, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot, type RateData } from './rate';
 import { freshWindow, nextStart, onOverload, onSuccess, restart, windowSize, type WindowData, type WindowDecrease, type WindowParams } from './window';
 
 export interface TrafficParams {
@@ -243,16 +243,15 @@ function copyJson<T>(value: T): T {
 
 /**
  * A copy that a step may change (every request steps its API's state twice: kept cheap, and the
- * leases are not part of it).
+ * leases are not part of it). The budget and the hold are shared, not copied: their modules never
+ * change the state they are given, they return a new one (budget.ts, breaker.ts).
  */
 function copyTraffic(data: TrafficData): TrafficData {
-	const { window, rate, budget, hold, buckets, pacedAnswers, ...rest } = data;
+	const { window, rate, buckets, pacedAnswers, ...rest } = data;
 	return {
 		...rest,
 		window: { ...window },
-		rate: copyJson(rate),
-		...(budget ? { budget: copyJson(budget) } : {}),
-		...(hold ? { hold: copyJson(hold) } : {}),
+		rate: copyRate(rate),
 		...(buckets ? { buckets: copyJson(buckets) } : {}),
 		...(pacedAnswers ? { pacedAnswers: { ...pacedAnswers } } : {}),
 	};
@@ -382,7 +381,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		}
 		// the probe waits for it: its item has not failed yet (marked once per opening)
 		const fresh = verdict.reason === 'held' && !request.failedBefore && data.hold !== undefined && !freshWaiting(data.hold);
-		if (fresh) markFreshWaiting(data.hold!, nowMs);
+		if (fresh) data.hold = markFreshWaiting(data.hold!, nowMs);
 		const changed = fresh || labelled || events.length > 0;
 		if (changed) data.touchedAt = nowMs;
 		return { data, result: { ...verdict, ...ended }, changed };
