@@ -34,17 +34,28 @@ function rawAt(parameters: INodeParameters, name: string): { found: boolean; val
 	return { found: true, value };
 }
 
+/** A read's key among the run's reads of one parameter: its fallback and options. */
+function readKey(fallback: unknown, options: unknown): string {
+	if (options === undefined && (typeof fallback !== 'object' || fallback === null)) return `${typeof fallback}:${String(fallback)}`;
+	return `${JSON.stringify(fallback) ?? ''}\u0000${JSON.stringify(options) ?? ''}`;
+}
+
 /** `ctx` with a getNodeParameter that reads each expression-free parameter once for the run. */
 export function runParameters(ctx: IExecuteFunctions): IExecuteFunctions {
 	const parameters = ctx.getNode().parameters;
-	const read: GetNodeParameter = ctx.getNodeParameter.bind(ctx) as GetNodeParameter;
-	const once = new Map<string, unknown>();
+	const read = ctx.getNodeParameter.bind(ctx) as (...args: unknown[]) => unknown;
+	// per parameter: undefined when it is read per item, else its reads so far by readKey
+	const byName = new Map<string, Map<string, unknown> | undefined>();
 	const cached = ((name: string, itemIndex: number, fallback?: unknown, options?: unknown) => {
-		const raw = rawAt(parameters, name);
-		// a missing value is the fallback, which is ours and holds no expression
-		if (raw === 'unknown' || (raw.found && holdsExpression(raw.value))) return (read as (...args: unknown[]) => unknown)(name, itemIndex, fallback, options);
-		const key = `${name}\u0000${JSON.stringify(fallback) ?? ''}\u0000${JSON.stringify(options) ?? ''}`;
-		if (!once.has(key)) once.set(key, (read as (...args: unknown[]) => unknown)(name, itemIndex, fallback, options));
+		if (!byName.has(name)) {
+			const raw = rawAt(parameters, name);
+			// a missing value is the fallback, which is ours and holds no expression
+			byName.set(name, raw === 'unknown' || (raw.found && holdsExpression(raw.value)) ? undefined : new Map());
+		}
+		const once = byName.get(name);
+		if (once === undefined) return read(name, itemIndex, fallback, options);
+		const key = readKey(fallback, options);
+		if (!once.has(key)) once.set(key, read(name, itemIndex, fallback, options));
 		const value = once.get(key);
 		// n8n hands each read a copy of its own: an item's reader may change what it got
 		return typeof value === 'object' && value !== null ? deepCopy(value as NodeParameterValueType & object) : value;
