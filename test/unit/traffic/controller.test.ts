@@ -775,19 +775,23 @@ const p = fc.record({
 	hold: fc.boolean(),
 });
 
+function paramsOf(settings: { ceiling: number; rate: number | undefined; budget: boolean; hold: boolean }): TrafficParams {
+	return params({
+		window: { ceiling: settings.ceiling, mode: 'adaptive' },
+		leaseMs: 5000,
+		...(settings.rate ? { rateLimitRps: settings.rate } : {}),
+		budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
+		hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
+	});
+}
+
 describe('traffic controller: properties', () => {
 	const runs = { seed: SEED, numRuns: 300 };
 
 	it('never lets a request go while the API is paused, held (but for one probe), or at its window, or above the retry budget', () => {
 		fc.assert(
 			fc.property(p, fc.array(op, { maxLength: 300 }), (settings, ops) => {
-				const tp = params({
-					window: { ceiling: settings.ceiling, mode: 'adaptive' },
-					leaseMs: 5000,
-					...(settings.rate ? { rateLimitRps: settings.rate } : {}),
-					budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
-					hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
-				});
+				const tp = paramsOf(settings);
 				const api = new Api(tp);
 				const live: string[] = [];
 				let now = T0;
@@ -832,13 +836,7 @@ describe('traffic controller: properties', () => {
 	it('a step never changes the state it is given (the stores keep it, and a Redis batch runs the next step on it)', () => {
 		fc.assert(
 			fc.property(p, fc.array(op, { maxLength: 200 }), (settings, ops) => {
-				const tp = params({
-					window: { ceiling: settings.ceiling, mode: 'adaptive' },
-					leaseMs: 5000,
-					...(settings.rate ? { rateLimitRps: settings.rate } : {}),
-					budget: settings.budget ? { ratio: 0.1, minRetriesPerWindow: 1, windowMs: 10_000 } : undefined,
-					hold: settings.hold ? { ...HOLD_DEFAULTS, consecutiveFailures: 3 } : undefined,
-				});
+				const tp = paramsOf(settings);
 				const api = new Api(tp, true);
 				const live: string[] = [];
 				let now = T0;
