@@ -56,7 +56,7 @@ const NAMES: Array<[string, unknown]> = [
 describe('runParameters: each expression-free parameter read once per run', () => {
 	test('every item gets what n8n gives it, for every parameter (expression or not, present or missing)', () => {
 		const direct = fakeContext(PARAMETERS, ITEMS);
-		const cached = runParameters(fakeContext(PARAMETERS, ITEMS).ctx);
+		const cached = runParameters(fakeContext(PARAMETERS, ITEMS).ctx, PARAMETERS);
 		for (let i = 0; i < ITEMS.length; i++) {
 			for (const [name, fallback] of NAMES) expect([name, i, cached.getNodeParameter(name, i, fallback)]).toEqual([name, i, direct.ctx.getNodeParameter(name, i, fallback)]);
 		}
@@ -64,14 +64,14 @@ describe('runParameters: each expression-free parameter read once per run', () =
 
 	test('a value without an expression is read from n8n once; one with an expression (anywhere in it) for each item', () => {
 		const { ctx, reads } = fakeContext(PARAMETERS, ITEMS);
-		const cached = runParameters(ctx);
+		const cached = runParameters(ctx, PARAMETERS);
 		for (let i = 0; i < ITEMS.length; i++) for (const name of ['method', 'options', 'url', 'headerParameters', 'sharedLimits']) cached.getNodeParameter(name, i, undefined);
 		expect(Object.fromEntries(reads)).toEqual({ method: 1, options: 1, sharedLimits: 1, url: 3, headerParameters: 3 });
 	});
 
 	test('reads with another fallback are other reads; an indexed path goes to n8n every time', () => {
 		const { ctx, reads } = fakeContext(PARAMETERS, ITEMS);
-		const cached = runParameters(ctx);
+		const cached = runParameters(ctx, PARAMETERS);
 		expect(cached.getNodeParameter('absent', 0, 'a')).toBe('a');
 		expect(cached.getNodeParameter('absent', 1, 'b')).toBe('b');
 		expect(cached.getNodeParameter('absent', 2, 'a')).toBe('a');
@@ -80,7 +80,7 @@ describe('runParameters: each expression-free parameter read once per run', () =
 	});
 
 	test('each read gets its own copy: an item that changes what it got changes nothing for the next', () => {
-		const cached = runParameters(fakeContext(PARAMETERS, ITEMS).ctx);
+		const cached = runParameters(fakeContext(PARAMETERS, ITEMS).ctx, PARAMETERS);
 		const first = cached.getNodeParameter('options', 0, {}) as Record<string, unknown>;
 		first.timeout = 1;
 		first.added = true;
@@ -89,7 +89,7 @@ describe('runParameters: each expression-free parameter read once per run', () =
 
 	test('a read that throws is not kept: the next item reads again (and throws again)', () => {
 		const { ctx, reads } = fakeContext(PARAMETERS, ITEMS);
-		const cached = runParameters(ctx);
+		const cached = runParameters(ctx, PARAMETERS);
 		expect(() => cached.getNodeParameter('nowhere', 0)).toThrow('Could not get parameter "nowhere"');
 		expect(() => cached.getNodeParameter('nowhere', 1)).toThrow('Could not get parameter "nowhere"');
 		expect(reads.get('nowhere')).toBe(2);
@@ -97,7 +97,7 @@ describe('runParameters: each expression-free parameter read once per run', () =
 
 	test("the context's other methods answer as before, on the context itself", () => {
 		const { ctx } = fakeContext(PARAMETERS, ITEMS);
-		const cached = runParameters(ctx);
+		const cached = runParameters(ctx, PARAMETERS);
 		expect(cached.getInputData()).toEqual(ctx.getInputData());
 		expect(cached.getNode().name).toBe('HTTP');
 	});

@@ -40,9 +40,8 @@ function readKey(fallback: unknown, options: unknown): string {
 	return `${JSON.stringify(fallback) ?? ''}\u0000${JSON.stringify(options) ?? ''}`;
 }
 
-/** `ctx` with a getNodeParameter that reads each expression-free parameter once for the run. */
-export function runParameters(ctx: IExecuteFunctions): IExecuteFunctions {
-	const parameters = ctx.getNode().parameters;
+/** `ctx` with a getNodeParameter that reads each expression-free parameter once for the run; `parameters`: its node's, as stored. */
+export function runParameters(ctx: IExecuteFunctions, parameters: INodeParameters): IExecuteFunctions {
 	const read = ctx.getNodeParameter.bind(ctx) as (...args: unknown[]) => unknown;
 	// per parameter: undefined when it is read per item, else its reads so far by readKey
 	const byName = new Map<string, Map<string, unknown> | undefined>();

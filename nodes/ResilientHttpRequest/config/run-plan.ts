@@ -24,7 +24,9 @@ export interface RunPlan {
 
 export async function planRun(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: StateStore): Promise<RunPlan> {
 	const sending: SendContext = { runtime, store: await selectStateStore(ctx, memoryStore), signal: ctx.getExecutionCancelSignal?.(), tally: new RetryTally() };
-	const parameters = runParameters(ctx);
+	// one copy of the node for the run (ctx.getNode() copies it whole)
+	const node = ctx.getNode();
+	const parameters = runParameters(ctx, node.parameters);
 	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
-	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(parameters), asTool: runsAsTool(ctx.getNode()) }, parameters, sending };
+	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(parameters), asTool: runsAsTool(node) }, parameters, sending };
 }
