@@ -290,7 +290,17 @@ test('two replays started together never send the same row: each row is claimed 
 });
 
 test("control: without the claim's condition (the row still due) the same two replays send rows twice", async (t) => {
-	const { ids, sentTimes } = await race(NO_CLAIM, 'unclaimed');
+	let result = await race(NO_CLAIM, 'unclaimed');
+	// the control needs the race: a run that read the table after the other had sent and deleted its
+	// rows has nothing to send twice (CI saw 0 of 24 once, on a loaded machine): that race proves
+	// nothing either way, so it runs again, at most twice
+	const raced = ({ ids, read }) => read.every((seen) => ids.every((id) => seen.has(id)));
+	for (let again = 1; again <= 2 && !raced(result); again++) {
+		t.diagnostic(`the replays did not race (rows read: ${result.read.map((seen) => seen.size).join(' and ')} of ${result.ids.length}): racing again`);
+		result = await race(NO_CLAIM, `unclaimed${again}`);
+	}
+	const { ids, sentTimes, read } = result;
+	for (const seen of read) assert.deepEqual([...seen].sort(), [...ids].sort(), 'both runs read every row before either sent one');
 	const twice = ids.filter((id) => sentTimes[id] === 2);
 	t.diagnostic(`${twice.length} of ${ids.length} rows sent twice`);
 	assert.ok(twice.length > 0, `rows sent twice: ${twice.length}`);
