@@ -4,7 +4,7 @@
  * applies on every attempt. Each kind is applied the way HTTP Request applies it, through n8n's
  * helpers wherever n8n has one.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IOAuth2Options } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, INode, IOAuth2Options } from 'n8n-workflow';
 import { jsonParse, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 import { parameterError } from '../../shared/n8n/parameters';
@@ -119,11 +119,11 @@ function templatedAuthWritesBody(data: ICredentialDataDecryptedObject): boolean 
 }
 
 /** Reads the item's credential once, checks it against the request, and returns how to apply it. */
-export async function readAuthPlan(ctx: IExecuteFunctions, i: number, url: string, selection: AuthSelection): Promise<AuthPlan> {
+export async function readAuthPlan(ctx: IExecuteFunctions, i: number, { url, selection, node }: { url: string; selection: AuthSelection; node: Readonly<INode> }): Promise<AuthPlan> {
 	if (selection.authentication === 'none') return { kind: 'none' };
 	const credentialType = selectedCredentialType(selection) as string;
 	const data = await ctx.getCredentials(credentialType, i);
-	checkCredential(ctx, i, credentialType, data, url);
+	checkCredential(ctx, i, { authType: credentialType, data, url, node });
 
 	if (selection.authentication === 'predefinedCredentialType') {
 		const type = selection.type;

@@ -7,7 +7,7 @@
  *   helper would strip a line break and send a header the user did not mean.
  * Messages name the credential's field, never its value.
  */
-import type { ICredentialDataDecryptedObject, IExecuteFunctions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { assertUrlAllowed, getCredentialAllowedDomains, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 import { RequestRejection } from '../output/request-rejection';
@@ -38,10 +38,10 @@ function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: string, 
 	}
 }
 
-function checkAllowedDomains(ctx: IExecuteFunctions, data: ICredentialDataDecryptedObject, url: string): void {
+function checkAllowedDomains(node: Readonly<INode>, data: ICredentialDataDecryptedObject, url: string): void {
 	// as HTTP Request reads the setting (n8n's wording names the nodes it is set for); "None" or an
-	// empty list fail here, as there
-	const allowedDomains = getCredentialAllowedDomains({ node: ctx.getNode(), credentialData: data, surface: 'HTTP Request or GraphQL' });
+	// empty list fail here, as there (n8n's refusal keeps the node to name it, and only reads it)
+	const allowedDomains = getCredentialAllowedDomains({ node: node as INode, credentialData: data, surface: 'HTTP Request or GraphQL' });
 	try {
 		assertUrlAllowed({ url, allowedDomains });
 	} catch (error) {
@@ -53,8 +53,16 @@ function checkAllowedDomains(ctx: IExecuteFunctions, data: ICredentialDataDecryp
 	}
 }
 
+/** An item's credential and where it goes; `node`: the run's copy (RunSettings.node). */
+interface CheckedCredential {
+	authType: string;
+	data: ICredentialDataDecryptedObject;
+	url: string;
+	node: Readonly<INode>;
+}
+
 /** Throws when the credential must not be used for this request (a NodeOperationError naming the item, or n8n's refusal of the host). */
-export function checkCredential(ctx: IExecuteFunctions, i: number, authType: string, data: ICredentialDataDecryptedObject, url: string): void {
-	checkAllowedDomains(ctx, data, url);
+export function checkCredential(ctx: IExecuteFunctions, i: number, { authType, data, url, node }: CheckedCredential): void {
+	checkAllowedDomains(node, data, url);
 	checkHeaderFields(ctx, i, authType, data);
 }

@@ -3,7 +3,7 @@
  * each reader gets what the others already read, and the result is frozen. The order is the order
  * of the checks: an item with two bad parameters reports the first of them, before any request.
  */
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { isLoopRetry } from '../../shared/core/item-records';
 import { readAuthSelection } from '../auth/auth-plan';
 import type { TransportSettings } from '../transport/send-attempt';
@@ -50,6 +50,8 @@ export interface RunSettings {
 	readonly keys: IdempotencyKeys;
 	/** The node runs as an AI agent's tool (its `<name>Tool` variant). */
 	readonly asTool: boolean;
+	/** The run's one copy of the node (ctx.getNode() copies it whole on every call): read, never changed. */
+	readonly node: Readonly<INode>;
 }
 
 function collection(ctx: IExecuteFunctions, name: string, i: number): IDataObject {
@@ -66,9 +68,9 @@ export async function readItemConfig(ctx: IExecuteFunctions, scope: ItemScope, r
 	const spec = await readRequestSpec(ctx, i, options);
 	const auth = readAuthSelection(ctx, i);
 	const attemptTimeoutMs = retry.policy.attemptTimeoutMs;
-	const transport = await readTransportSettings(ctx, i, { spec, options, auth, attemptTimeoutMs });
+	const transport = await readTransportSettings(ctx, i, { spec, options, auth, node: run.node, attemptTimeoutMs });
 	const tool = readToolAnswer(ctx, i, run.asTool);
-	const traffic = readTrafficControl(ctx, i, { url: spec.url, auth, schedule: run.schedule, attemptTimeoutMs });
+	const traffic = readTrafficControl(ctx, i, { url: spec.url, auth, node: run.node, schedule: run.schedule, attemptTimeoutMs });
 	// a generated key belongs to this node: an item that comes back after a failed pass here (a
 	// Backoff Delay loop) is the same request and goes out under the same key, never under a second one
 	const choice = run.keys.pick(i, idempotencySettings, scope.json);

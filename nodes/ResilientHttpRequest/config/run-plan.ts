@@ -28,5 +28,5 @@ export async function planRun(ctx: IExecuteFunctions, runtime: Runtime, memorySt
 	const node = ctx.getNode();
 	const parameters = runParameters(ctx, node.parameters);
 	// derived keys are planned for all items first, so that two items with the same key are told apart in input order
-	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(parameters), asTool: runsAsTool(node) }, parameters, sending };
+	return { run: { schedule: readScheduleSettings(ctx), keys: IdempotencyKeys.plan(parameters), asTool: runsAsTool(node), node }, parameters, sending };
 }

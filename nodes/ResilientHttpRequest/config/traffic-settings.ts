@@ -4,7 +4,7 @@
  * credential's id.
  */
 import { hash } from 'node:crypto';
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
@@ -36,10 +36,10 @@ function hashed(scope: string): string {
  * The credential a request goes out with: its type and id (another key has other limits). Read from
  * the parameters as they stand; they were checked when the item's credential was read.
  */
-function credentialIdentity(ctx: IExecuteFunctions, auth: AuthSelection): string {
+function credentialIdentity(node: Readonly<INode>, auth: AuthSelection): string {
 	const type = selectedCredentialType(auth);
 	if (type === undefined) return 'none';
-	const credential = ctx.getNode().credentials?.[type];
+	const credential = node.credentials?.[type];
 	return `${type}:${credential?.id ?? credential?.name ?? ''}`;
 }
 
@@ -47,11 +47,13 @@ function credentialIdentity(ctx: IExecuteFunctions, auth: AuthSelection): string
 interface TrafficInputs {
 	url: string;
 	auth: AuthSelection;
+	/** The run's copy of the node (RunSettings.node): the credentials it names. */
+	node: Readonly<INode>;
 	schedule: ScheduleSettings;
 	attemptTimeoutMs: number;
 }
 
-export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, auth, schedule, attemptTimeoutMs }: TrafficInputs): TrafficControl {
+export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, auth, node, schedule, attemptTimeoutMs }: TrafficInputs): TrafficControl {
 	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
 	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
@@ -89,5 +91,5 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 	}
 	const label = scope === '' ? parsed.host : 'its scope';
 	params.label = label;
-	return { key: hashed(scope === '' ? `origin:${parsed.origin}|${credentialIdentity(ctx, auth)}` : `scope:${scope}`), label, params };
+	return { key: hashed(scope === '' ? `origin:${parsed.origin}|${credentialIdentity(node, auth)}` : `scope:${scope}`), label, params };
 }

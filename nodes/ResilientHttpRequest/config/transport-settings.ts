@@ -2,7 +2,7 @@
  * What the transport needs for one item, read and checked before any request: the credential and
  * how to apply it, client certificates, redirects, timeouts, SSL and proxy options.
  */
-import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
+import type { ICredentialDataDecryptedObject, IDataObject, IExecuteFunctions, IHttpRequestOptions, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { readAuthPlan, type AuthPlan, type AuthSelection } from '../auth/auth-plan';
@@ -40,10 +40,10 @@ function checkBodyTakesFields(ctx: IExecuteFunctions, i: number, plan: AuthPlan,
 }
 
 /** SSL Certificates (HTTP Request's `provideSslCertificates` and its `httpSslAuth` credential), PEM rebuilt as n8n does. */
-async function readTls(ctx: IExecuteFunctions, i: number, url: string): Promise<TlsOptions | undefined> {
+async function readTls(ctx: IExecuteFunctions, i: number, url: string, node: Readonly<INode>): Promise<TlsOptions | undefined> {
 	if (ctx.getNodeParameter('provideSslCertificates', i, false) !== true) return undefined;
 	const data: ICredentialDataDecryptedObject = await ctx.getCredentials('httpSslAuth', i);
-	checkCredential(ctx, i, 'httpSslAuth', data, url);
+	checkCredential(ctx, i, { authType: 'httpSslAuth', data, url, node });
 	const field = (name: string) => (typeof data[name] === 'string' && data[name] !== '' ? (data[name] as string) : undefined);
 	const ca = field('ca');
 	const cert = field('cert');
@@ -68,15 +68,17 @@ interface TransportInputs {
 	spec: RequestSpec;
 	options: IDataObject;
 	auth: AuthSelection;
+	/** The run's copy of the node (RunSettings.node), for the credentials' checks. */
+	node: Readonly<INode>;
 	attemptTimeoutMs: number;
 }
 
-export async function readTransportSettings(ctx: IExecuteFunctions, i: number, { spec, options, auth: selection, attemptTimeoutMs }: TransportInputs): Promise<TransportSettings> {
+export async function readTransportSettings(ctx: IExecuteFunctions, i: number, { spec, options, auth: selection, node, attemptTimeoutMs }: TransportInputs): Promise<TransportSettings> {
 	const redirect = ((options.redirect as IDataObject | undefined)?.redirect ?? {}) as IDataObject;
 	// read once per item: checked here, applied on every attempt
-	const auth = await readAuthPlan(ctx, i, spec.url, selection);
+	const auth = await readAuthPlan(ctx, i, { url: spec.url, selection, node });
 	checkBodyTakesFields(ctx, i, auth, spec);
-	const tls = await readTls(ctx, i, spec.url);
+	const tls = await readTls(ctx, i, spec.url, node);
 	const responseTimeoutMs = readResponseTimeout(ctx, i, options, attemptTimeoutMs);
 	return {
 		auth,
