@@ -57,18 +57,13 @@ test('core HTTP Request with Retry On Fail succeeds on the 3rd try against /fail
 });
 
 test('a failing workflow exits 1 and still yields the run data', async () => {
-	let run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
-	let runs = 1;
-	// n8n 2.41's `execute` itself sometimes dies of SIGSEGV on its way out of a failed execution (CI
-	// saw it twice, after 5.4 and 7.5 s, with only core nodes loaded): that run proves nothing either
-	// way, so the workflow runs once more, and each run must have sent its one request
-	if (run.signal === 'SIGSEGV') {
-		console.log(`n8n execute ended by SIGSEGV after ${run.durationMs} ms (n8n's own crash): running it again`);
-		run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
-		runs++;
-	}
+	const run = await executeWorkflow(userFolder, 'e2eCoreSmoke0002');
+	// n8n 2.41 sometimes dies of SIGSEGV inside exit() after it chose its exit code (isolated-vm's
+	// exit handler; CI saw it twice in a row here, with only core nodes loaded): the harness then
+	// reports the code n8n chose, and the run data must be whole all the same
+	if (run.crashedOnExit) console.log(`n8n execute chose exit code ${run.exitCode}, then crashed (${run.crashedOnExit}) inside exit()`);
 	assert.equal(run.exitCode, 1, `exit ${run.exitCode ?? run.signal}:\n${run.stderr.slice(-2000)}`);
 	assert.equal(run.output.status, 'error');
 	assert.equal(nodeResults(run.output).Down.error.name, 'NodeApiError');
-	assert.equal(server.requests('/down').length, runs);
+	assert.equal(server.requests('/down').length, 1);
 });

@@ -21,6 +21,9 @@ const webhooksReady = createRequire(import.meta.url)('../../scripts/webhooks-rea
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const PACKAGE_NAME = JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')).name;
 
+// n8n commands run to completion say which exit code n8n chose, as their last line (see the file)
+const EXIT_CODE_PRELOAD = path.join(REPO, 'test/e2e/n8n-exit-code.cjs');
+const EXIT_CODE_LINE = /\n\[n8n-exit-code\] (\d+)\n$/;
 // User folders live outside the repo on purpose: walking up from a package installed below the
 // repo would find the repo's node_modules, so a dependency missing from package.json would still
 // load here but not on a user's machine. RH_E2E_TMP overrides the location.
@@ -181,12 +184,13 @@ export async function n8nEnv(userFolder, extra = {}) {
 
 /**
  * Runs `n8n <args>` to completion with the user folder's environment.
- * Resolves { exitCode, signal, stdout, stderr, durationMs }; kills the run after timeoutMs.
+ * Resolves { exitCode, signal, crashedOnExit, stdout, stderr, durationMs }; kills the run after timeoutMs.
+ * crashedOnExit: 'SIGSEGV' when n8n chose exitCode and then crashed inside exit() (n8n-exit-code.cjs).
  */
 export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra = {} } = {}) {
 	const started = Date.now();
 	const child = track(
-		spawn(path.join(env.NODE24_BIN, 'node'), [env.N8N_BIN, ...args], {
+		spawn(path.join(env.NODE24_BIN, 'node'), ['--require', EXIT_CODE_PRELOAD, env.N8N_BIN, ...args], {
 			cwd: userFolder,
 			env: await n8nEnv(userFolder, extra),
 			detached: true,
@@ -203,15 +207,25 @@ export async function runN8n(userFolder, args, { timeoutMs = 120_000, env: extra
 		stderr += `\n[harness] killed after ${timeoutMs} ms`;
 		killGroup(child, 'SIGKILL');
 	}, timeoutMs);
-	const [exitCode, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
+	let [exitCode, signal] = await new Promise((resolve) => child.once('close', (c, s) => resolve([c, s])));
 	clearTimeout(timer);
+	// n8n chose its exit code and then crashed inside exit() (isolated-vm's exit handler, see
+	// n8n-exit-code.cjs): its work was done, so the run ends with the code n8n chose, and says so
+	let crashedOnExit;
+	const chosen = EXIT_CODE_LINE.exec(stderr);
+	if (signal === 'SIGSEGV' && !timedOut && chosen) {
+		crashedOnExit = signal;
+		[exitCode, signal] = [Number(chosen[1]), null];
+		stderr += `\n[harness] n8n ${args[0]} crashed (SIGSEGV) inside exit() after it chose exit code ${exitCode}: isolated-vm's exit handler, not n8n's run`;
+		console.log(`[harness] n8n ${args[0]} crashed (SIGSEGV) inside exit() after it chose exit code ${exitCode}`);
+	}
 	// a signal the harness did not send (a crash, the OOM killer, a stray kill): say so where an
 	// assertion on the exit code shows stderr's tail (CI once saw exit code null and nothing else)
 	if (signal && !timedOut) stderr += `\n[harness] n8n ${args[0]} ended by ${signal} after ${Date.now() - started} ms, not by the harness`;
 	// n8n's task runner is a child in the same process group: do not leave it behind.
 	killGroup(child, 'SIGKILL');
 	logCommandTime(args[0], Date.now() - started);
-	return { exitCode, signal, stdout, stderr, durationMs: Date.now() - started };
+	return { exitCode, signal, crashedOnExit, stdout, stderr, durationMs: Date.now() - started };
 }
 
 // ---------------------------------------------------------------------------------------------
