@@ -36,7 +36,8 @@ async function readItems(ctx: IExecuteFunctions, plan: RunPlan, settle: Settle, 
 	const read: ReadItems = { scopes: [], configs: [], sendable: count };
 	for (let i = 0; i < count; i++) {
 		if (plan.sending.signal?.aborted) break;
-		const scope = itemScope(ctx, i);
+		// the item's redactor reads the same parameters as its config: through the run's reader too
+		const scope = itemScope(plan.parameters, i);
 		read.scopes.push(scope);
 		try {
 			read.configs.push(await readItemConfig(plan.parameters, scope, plan.run));

@@ -16,7 +16,7 @@ const server = useLocalServers();
 type Counted = 'getNode' | '_getNodeParameter';
 
 /** Calls of each method by the node named HTTP during one run of `items` items. */
-async function readsOf(parameters: IDataObject, items: number): Promise<Record<Counted, number>> {
+async function readsOf(parameters: IDataObject, items: number, outcome: { failed?: boolean } = {}): Promise<Record<Counted, number>> {
 	const counts: Record<Counted, number> = { getNode: 0, _getNodeParameter: 0 };
 	const spies = (['getNode', '_getNodeParameter'] as const).map((method) => {
 		const original = (ExecuteContext.prototype as unknown as Record<Counted, unknown>)[method] as (...args: unknown[]) => unknown;
@@ -27,14 +27,14 @@ async function readsOf(parameters: IDataObject, items: number): Promise<Record<C
 	});
 	try {
 		const credentials = { httpHeaderAuth: { id: 'id-header', name: 'Header' } };
-		const wf = httpWorkflow(parameters, { credentials });
+		const wf = httpWorkflow(parameters, { credentials, ...(outcome.failed ? { onError: 'continueErrorOutput' as const } : {}) });
 		const result = await runHttp(wf, Array.from({ length: items }, (_, n) => ({ json: { n } })), createVirtualRuntime(), {
 			credentials: { httpHeaderAuth: { name: 'X-Api-Key', value: 'key-9d1e' } } as never,
 			// not a manual run: there the editor's redaction reads the parameters of each failed item too
 			mode: 'webhook',
 		});
 		expect(result.status).toBe('success');
-		expect(result.jsonOf('OK')).toHaveLength(items);
+		expect(result.jsonOf(outcome.failed ? 'Failed' : 'OK')).toHaveLength(items);
 	} finally {
 		for (const spy of spies) spy.mockRestore();
 	}
@@ -50,5 +50,19 @@ describe('reads per run, not per item (n8n-core execute context, Header Auth cre
 		expect(api.requests.map((r) => r.headers['x-api-key'])).toEqual(Array(33).fill('key-9d1e'));
 		expect(many.getNode - few.getNode).toBe(0);
 		expect((many._getNodeParameter - few._getNodeParameter) / 27).toBe(1);
+	});
+
+	// per failed item: one copy of the node, for its NodeApiError (HTTP Request 4.5 and later copy
+	// it once too, for the error's details); the URL's expression read twice, for the item's config
+	// and for its redactor, which reads the parameters as they stand (it also serves an item whose
+	// config could not be read)
+	it('a failed item on the error output costs one copy of the node and two reads of the URL', async () => {
+		const api = await server(() => ({ status: 400, body: { invalid: true } }));
+		const parameters = { url: `={{ '${api.url}/items/' + $json.n }}`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' };
+		const few = await readsOf(parameters, 3, { failed: true });
+		const many = await readsOf(parameters, 30, { failed: true });
+		expect(api.requests).toHaveLength(33);
+		expect((many.getNode - few.getNode) / 27).toBe(1);
+		expect((many._getNodeParameter - few._getNodeParameter) / 27).toBe(2);
 	});
 });

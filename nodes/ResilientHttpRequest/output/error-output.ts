@@ -91,7 +91,8 @@ export class ItemFailedError extends Error {
  */
 export function failedItem(ctx: IExecuteFunctions, i: number, error: unknown): INodeExecutionData {
 	const item = ctx.getInputData()[i];
-	const keepBinary = ctx.getNode().onError === 'continueErrorOutput' && item.binary !== undefined;
+	// getNode() copies the whole node: asked only when there is binary data to keep
+	const keepBinary = item.binary !== undefined && ctx.getNode().onError === 'continueErrorOutput';
 	return { json: { error: error as IDataObject }, ...(keepBinary ? { binary: item.binary } : {}), pairedItem: { item: i } };
 }
 
