@@ -1,11 +1,17 @@
 /** Section 4 of BENCHMARKS.md: the healthy rows, measured in real n8n (test/bench/real-n8n-healthy.mjs). */
 import { markdownTable } from '../support/doc-section';
 import { phaseFigures, type HealthyPhase, type ResilientSide } from './healthy-figures';
-import { isSkipped, type HealthyRun, type RealN8nReading } from './real-n8n-results';
+import { isSkipped, type HealthyRun, type HealthySample, type RealN8nReading } from './real-n8n-results';
 import { median } from './stats';
 
 const ms = (value: number) => `${Math.round(value)} ms`;
 const x = (value: number) => `${value.toFixed(2)}x`;
+/** The TCP counters over a row's rounds; '-' for a run from before they were kept. */
+function dropped(samples: HealthySample[]): string {
+	if (!samples.every((s) => s.tcp)) return '-';
+	const sum = (field: 'listenDrops' | 'synRetrans') => samples.reduce((total, s) => total + s.tcp![field], 0);
+	return `${sum('listenDrops')}, ${sum('synRetrans')}`;
+}
 
 function sizeTable(run: HealthyRun, index: number): string {
 	const size = run.sizes[index];
@@ -15,16 +21,16 @@ function sizeTable(run: HealthyRun, index: number): string {
 		const f = phaseFigures(size, phase);
 		const when = phase === 'first' ? 'first execution (an API new to it)' : 'later execution (the same API)';
 		const each = (side: 'core' | ResilientSide) => (size.samples[side]?.[phase] ?? []).map((s) => Math.round(s.nodeMs ?? NaN)).join(', ');
-		rows.push([`HTTP Request 4.2, ${when}`, ms(f.coreNodeMs), '1.00x', ms(f.coreCpuMs), '1.00x', each('core')]);
-		rows.push([`Resilient HTTP Request, defaults, ${when}`, ms(f.resilientNodeMs), x(f.timeRatio), ms(f.resilientCpuMs), x(f.cpuRatio), each('resilient')]);
+		rows.push([`HTTP Request 4.2, ${when}`, ms(f.coreNodeMs), '1.00x', ms(f.coreCpuMs), '1.00x', each('core'), dropped(size.samples.core[phase])]);
+		rows.push([`Resilient HTTP Request, defaults, ${when}`, ms(f.resilientNodeMs), x(f.timeRatio), ms(f.resilientCpuMs), x(f.cpuRatio), each('resilient'), dropped(size.samples.resilient[phase])]);
 		if (size.samples.fixed) {
 			const fixed = phaseFigures(size, phase, 'fixed');
-			rows.push([`Resilient, Adapt Items in Flight off, ${when}`, ms(fixed.resilientNodeMs), x(fixed.timeRatio), ms(fixed.resilientCpuMs), x(fixed.cpuRatio), each('fixed')]);
+			rows.push([`Resilient, Adapt Items in Flight off, ${when}`, ms(fixed.resilientNodeMs), x(fixed.timeRatio), ms(fixed.resilientCpuMs), x(fixed.cpuRatio), each('fixed'), dropped(size.samples.fixed[phase])]);
 		}
 	}
 	return (
 		`${size.items} items (the execution without a request node: ${ms(baseline)} of CPU, median):\n\n` +
-		markdownTable(['Row', "n8n's time of the node (median)", 'Ratio', 'CPU of the node (median)', 'Ratio', "Node's time in each round"], rows)
+		markdownTable(['Row', "n8n's time of the node (median)", 'Ratio', 'CPU of the node (median)', 'Ratio', "Node's time in each round", 'Handshakes dropped, SYNs sent again (all rounds)'], rows)
 	);
 }
 
@@ -45,7 +51,10 @@ the same origin, then an execution without a request node. Time:
 n8n's own \`executionTime\` of the request node in the stored execution. CPU: the n8n process's
 (user + system, /proc) from the webhook call to the execution stored, less the median of the
 executions without a request node. Ratios: the median of the rounds' ratios (the sides of a round
-ran back to back).
+ran back to back). The upstream listens with a queue of 4,096 (net.core.somaxconn), as a healthy API
+takes every connection: with Node's default of 511, the kernel dropped handshakes of the requests
+sent all at once and their clients sent the SYN again a second later. The last column counts such
+drops on the machine during the row's executions (from /proc/net/netstat).
 
 ${healthy.sizes.map((_, index) => sizeTable(healthy, index)).join('\n\n')}`;
 }

@@ -70,6 +70,18 @@ export function processCpuMs(pid) {
 	return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
 }
 const CLOCK_TICKS = 100; // sysconf(_SC_CLK_TCK) on Linux
+
+/**
+ * The machine's TCP counters that say connections were not taken at once (Linux, since boot):
+ * handshakes a full listen queue dropped, and SYNs sent again. Per execution, as deltas: the
+ * benchmark runs alone, so they are the execution's (and the upstream's).
+ */
+export function tcpCounters() {
+	const lines = fs.readFileSync('/proc/net/netstat', 'utf8').split('\n').filter((line) => line.startsWith('TcpExt:'));
+	const [names, values] = lines.map((line) => line.split(' ').slice(1));
+	const of = (name) => Number(values[names.indexOf(name)] ?? 0);
+	return { listenDrops: of('ListenDrops'), synRetrans: of('TCPSynRetrans') };
+}
 const execFileAsync = promisify(execFile);
 
 /**
@@ -117,14 +129,17 @@ async function measureOnce({ n8n, userFolder, workflowId, upstream, side, server
 	await upstream.take(serverUrl);
 	const body = JSON.stringify({ items: Array.from({ length: count }, (_, n) => ({ url: `${serverUrl}/slow/${latencyMs}/${tag}-${n}` })) });
 	const cpuBefore = processCpuMs(n8n.pid);
+	const tcpBefore = tcpCounters();
 	const res = await callWebhook(n8n, healthyWebhookPath(workflowId, side), { method: 'POST', headers: { 'content-type': 'application/json' }, body });
 	await res.arrayBuffer();
 	if (res.status !== 200) throw new Error(`healthy ${side} ${tag}: the webhook answered ${res.status}`);
 	const execution = await awaitFinished(userFolder, workflowId, afterId, timeoutMs);
 	const cpuMs = processCpuMs(n8n.pid) - cpuBefore;
+	const tcpAfter = tcpCounters();
+	const tcp = { listenDrops: tcpAfter.listenDrops - tcpBefore.listenDrops, synRetrans: tcpAfter.synRetrans - tcpBefore.synRetrans };
 	if (execution.status !== 'success') throw new Error(`healthy ${side} ${tag}: execution ${execution.id} ended ${execution.status}`);
 	const runData = await runDataOf(userFolder, execution.id);
-	const sample = { executionMs: execution.stoppedAt - execution.startedAt, cpuMs };
+	const sample = { executionMs: execution.stoppedAt - execution.startedAt, cpuMs, tcp };
 	if (side === 'baseline') return sample;
 	const task = runData[nodeNameOf(side)]?.[0];
 	const out = task?.data?.main?.[0]?.length ?? 0;
@@ -159,7 +174,7 @@ export async function healthyRounds({ n8n, userFolder, workflowId, upstream, siz
 			const baseline = await once('baseline', await upstream.server(), count, `baseline-${count}-${run}`);
 			if (run >= 0) samples.baseline.push(baseline);
 			if (run >= 0) {
-				const show = (s) => `${Math.round(s.nodeMs)} ms / CPU ${Math.round(s.cpuMs)} ms`;
+				const show = (s) => `${Math.round(s.nodeMs)} ms / CPU ${Math.round(s.cpuMs)} ms / ${s.tcp.listenDrops} dropped, ${s.tcp.synRetrans} SYN again`;
 				say(`  healthy ${count} items, round ${run + 1}/${runs}: core ${show(samples.core.first.at(-1))}, later ${show(samples.core.later.at(-1))}; resilient ${show(samples.resilient.first.at(-1))}, later ${show(samples.resilient.later.at(-1))}; fixed ${show(samples.fixed.first.at(-1))}, later ${show(samples.fixed.later.at(-1))}; baseline CPU ${Math.round(baseline.cpuMs)} ms`);
 			}
 		}

@@ -44,6 +44,8 @@ export interface HealthySample {
 	nodeMs?: number;
 	executionMs: number;
 	cpuMs: number;
+	/** The machine's TCP counters over the execution: handshakes a full listen queue dropped, SYNs sent again (absent from runs before them). */
+	tcp?: { listenDrops: number; synRetrans: number };
 }
 export interface HealthySize {
 	items: number;

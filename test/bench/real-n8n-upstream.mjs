@@ -36,6 +36,15 @@ import { startFlakyServer } from '../support/flaky-upstream.js';
 
 const servers = new Map();
 
+/**
+ * A healthy API takes every connection it is offered. With Node's default listen queue (511), the
+ * kernel dropped the handshakes it had no room for when HTTP Request connected all 5,000 items at
+ * once (170 to 4,250 per execution, in one probe of the healthy rows), and their clients sent the
+ * SYN again a second later: the upstream's queue, not the node, set part of those rows' time. The
+ * kernel caps the queue at net.core.somaxconn (4,096 on current kernels).
+ */
+const LISTEN_BACKLOG = 65_535;
+
 async function newServer({ limitRps = 0, quotaHeaders = false }) {
 	const state = { outageUntil: 0, windowSecond: 0, windowCount: 0, barriers: new Map(), throttle: undefined };
 	const server = await startFlakyServer({
@@ -78,7 +87,7 @@ async function newServer({ limitRps = 0, quotaHeaders = false }) {
 			if (accepted) json(res, (entry.status = 200), { ok: true, key: entry.key }, quota);
 			else json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': '1', ...quota });
 		},
-	});
+	}, { backlog: LISTEN_BACKLOG });
 	servers.set(server.url, { server, state });
 	return server.url;
 }

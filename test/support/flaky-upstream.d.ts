@@ -54,6 +54,8 @@ export interface FlakyServerOptions {
 	onRequest?: (entry: FlakyLogEntry) => void;
 	/** The clock /jobs runs on (Date.now by default; a test's virtual clock). */
 	now?: () => number;
+	/** The listen queue's length (Node's default: 511; the kernel caps it at net.core.somaxconn). */
+	backlog?: number;
 }
 
 export function startFlakyServer(

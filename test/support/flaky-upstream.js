@@ -37,14 +37,15 @@ function json(res, status, body, headers = {}) {
  * options: { port (default 0: a free one), host ('127.0.0.1'), now (Date.now: the jobs' clock, a
  *   test's virtual one), cycle (false): true makes a key
  *   start its script again after it answered 200, so that every run of a workflow sees the same
- *   failures (the demo API of `npm start`); onRequest(entry): called when a request was answered }
+ *   failures (the demo API of `npm start`); onRequest(entry): called when a request was answered;
+ *   backlog: the listen queue's length (Node's default 511) }
  * `scenarios` adds or overrides routes by first path segment:
  *   { custom: (req, res, ctx) => ... } with ctx = { parts, body, count, entry, json }.
  * log: one entry per request { method, path, headers, body, time (epoch ms), t (ms since start),
  *   key, scenario, status (or 'dropped' / 'hung') }.
  */
 async function startFlakyServer(scenarios = {}, options = {}) {
-	const { port: listenPort = 0, host = '127.0.0.1', cycle = false, onRequest, now = Date.now } = options;
+	const { port: listenPort = 0, host = '127.0.0.1', cycle = false, onRequest, now = Date.now, backlog } = options;
 	const jobsStarted = new Map();
 	const log = [];
 	const counts = new Map();
@@ -183,7 +184,7 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 	});
 	await new Promise((resolve, reject) => {
 		server.once('error', reject);
-		server.listen(listenPort, host, () => {
+		server.listen({ port: listenPort, host, ...(backlog !== undefined ? { backlog } : {}) }, () => {
 			server.off('error', reject);
 			resolve();
 		});
