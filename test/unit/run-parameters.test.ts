@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeParameters } from 'n8n-workflow';
-import { runParameters } from '../../nodes/ResilientHttpRequest/config/run-parameters';
+import { PER_ITEM_STRING_MAX, runParameters } from '../../nodes/ResilientHttpRequest/config/run-parameters';
 
 /**
  * A context whose getNodeParameter reads as n8n does for these values: the value at the path or the
@@ -93,6 +93,42 @@ describe('runParameters: each expression-free parameter read once per run', () =
 		expect(() => cached.getNodeParameter('nowhere', 0)).toThrow('Could not get parameter "nowhere"');
 		expect(() => cached.getNodeParameter('nowhere', 1)).toThrow('Could not get parameter "nowhere"');
 		expect(reads.get('nowhere')).toBe(2);
+	});
+
+	test('an expression is evaluated once per item when its value is a string, a number or a boolean: a second read gets what the first got', () => {
+		let evaluations = 0;
+		// an expression that gives another value each time it is evaluated ($now, a random part)
+		const items = [0, 1].map((n) => ({
+			get stamp() {
+				evaluations++;
+				return `https://a.example/${n}?at=${evaluations}`;
+			},
+			flag: n === 1,
+		}));
+		const parameters: INodeParameters = { url: '=stamp', sendBody: '=flag', headerParameters: { parameters: [{ name: 'X-At', value: '=stamp' }] } };
+		const { ctx, reads } = fakeContext(parameters, items);
+		const cached = runParameters(ctx, parameters);
+		const first = [0, 1].map((i) => cached.getNodeParameter('url', i, ''));
+		// the redactor reads after every item's config was read
+		expect([0, 1].map((i) => cached.getNodeParameter('url', i, ''))).toEqual(first);
+		expect([0, 1, 1].map((i) => cached.getNodeParameter('sendBody', i, false))).toEqual([false, true, true]);
+		expect(reads.get('url')).toBe(2);
+		expect(reads.get('sendBody')).toBe(2);
+		// another fallback is another read
+		cached.getNodeParameter('url', 0, 'x');
+		expect(reads.get('url')).toBe(3);
+		// an object is read again (a copy each time, as n8n hands it)
+		const headers = cached.getNodeParameter('headerParameters', 0, {});
+		expect(cached.getNodeParameter('headerParameters', 0, {})).not.toEqual(headers);
+		expect(reads.get('headerParameters')).toBe(2);
+	});
+
+	test(`a string longer than ${PER_ITEM_STRING_MAX} characters is not kept (a raw body an expression builds)`, () => {
+		const parameters: INodeParameters = { body: '=body' };
+		const { ctx, reads } = fakeContext(parameters, [{ body: 'x'.repeat(PER_ITEM_STRING_MAX + 1) }, { body: 'y'.repeat(PER_ITEM_STRING_MAX) }]);
+		const cached = runParameters(ctx, parameters);
+		for (const i of [0, 0, 1, 1]) cached.getNodeParameter('body', i, '');
+		expect(reads.get('body')).toBe(3);
 	});
 
 	test("the context's other methods answer as before, on the context itself", () => {
