@@ -16,8 +16,10 @@ function manualTasks() {
 				resolve();
 			});
 		});
+	// the tasks settle, then the pool refills their slots after this turn's callbacks (a second turn)
 	const finish = async (n: number) => {
 		for (const done of pending.splice(0, n)) done();
+		await flushMicrotasks();
 		await flushMicrotasks();
 	};
 	return { seen, task, finish };
@@ -59,5 +61,39 @@ describe('item pool with a dynamic limit', () => {
 		while (seen.started.length < 3 || seen.running > 0) await finish(1);
 		await done;
 		expect(seen.maxRunning).toBe(1);
+	});
+
+	it('refills the slots freed in one turn of the event loop together, after every callback of that turn', async () => {
+		const events: string[] = [];
+		const finishers: Array<() => void> = [];
+		const task = (index: number) =>
+			new Promise<void>((resolve) => {
+				events.push(`start ${index}`);
+				finishers.push(() => {
+					events.push(`answer ${index}`);
+					resolve();
+				});
+			});
+		const done = runItemPool(6, { ...noBatching, concurrency: 3 }, new FakeRuntime(), {}, task);
+		await flushMicrotasks();
+		expect(events).toEqual(['start 0', 'start 1', 'start 2']);
+		// three answers read in one turn, each in its own callback (as sockets' data events are)
+		for (const answer of finishers.splice(0, 3)) setImmediate(answer);
+		await flushMicrotasks();
+		expect(events.slice(3)).toEqual(['answer 0', 'answer 1', 'answer 2']);
+		await flushMicrotasks();
+		expect(events.slice(6)).toEqual(['start 3', 'start 4', 'start 5']);
+		for (const answer of finishers.splice(0)) answer();
+		await done;
+	});
+
+	it('one item at a time: each next item starts in the turn after the one before settles', async () => {
+		const started: number[] = [];
+		const done = runItemPool(50, { ...noBatching, concurrency: 1 }, new FakeRuntime(), {}, async (index) => {
+			started.push(index);
+			await Promise.resolve();
+		});
+		await done;
+		expect(started).toEqual(Array.from({ length: 50 }, (_, k) => k));
 	});
 });

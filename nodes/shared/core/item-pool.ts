@@ -32,11 +32,24 @@ export async function runItemPool(count: number, settings: PoolSettings, runtime
 	let inFlight = 0;
 	let failure: { error: unknown } | undefined;
 	let wake: (() => void) | undefined;
-	const settled = () => {
-		inFlight--;
+	// The slots freed in one turn of the event loop are refilled together, after that turn's I/O
+	// callbacks (setImmediate): the answers that arrived together are all processed, then their
+	// successors start together. Refilled at once, each answer's processing alternated with one
+	// new request's start, and the sending phase of 5,000 items at 1,000 in flight took about
+	// 1.5x as long in n8n as with the refills together (docs/decisions.md, "Freed slots are
+	// refilled together"). Not a timer: a pool of one item at a time loses no millisecond per item.
+	let refillDue = false;
+	const refill = () => {
+		refillDue = false;
 		const resume = wake;
 		wake = undefined;
 		resume?.();
+	};
+	const settled = () => {
+		inFlight--;
+		if (refillDue) return;
+		refillDue = true;
+		setImmediate(refill);
 	};
 	const nextSettled = () => new Promise<void>((resolve) => (wake = resolve));
 	for (let index = 0; index < count; index++) {
