@@ -33,6 +33,21 @@ describe('a pace of 20 per second', () => {
 	});
 });
 
+describe('slow start', () => {
+	it.each([500, 1000])('%i items at a window of 10 that doubles per round: each item is refused once at most (as it arrives), so about 3 store steps per item', async (items) => {
+		// each admission used to wake as many waiters as it saw room for, as did the others admitted
+		// with it: most woken were refused and went to the back of the line (5.3 steps per item at 500, 5.9 at
+		// 1,000)
+		const run = await simulateGate(items, defaults({ window: { ceiling: 1000, mode: 'adaptive' } }), healthy);
+		expect(run.failed).toBe(0);
+		expect(run.requests).toHaveLength(items);
+		expect(run.stepsPerItem).toBeLessThanOrEqual(3);
+		// and the window still doubles per round of answers: 10, 20, 40, ... in flight
+		const rounds = Math.ceil(Math.log2(items / 10 + 1));
+		expect(run.durationMs).toBeLessThanOrEqual(rounds * 20 + 20);
+	});
+});
+
 describe('429 + Retry-After', () => {
 	const retryAfterMs = 2000;
 	/** Every item's first request is throttled with its own Retry-After; its next one succeeds. */
@@ -210,5 +225,37 @@ describe('a store that takes its time (Redis under load)', () => {
 		expect(probe.probe).toBe(true);
 		// asked at the hold's end (no spread drawn: random 0); counted from the question, it was a round trip later
 		expect(probe.at).toBe(openedAt + HOLD_DEFAULTS.breakMs);
+	});
+});
+
+describe('a woken request that cannot look', () => {
+	it('a store that fails its look: it no longer counts as looking, so the room it took is handed out again', async () => {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		const inner = new MemoryStateStore();
+		let failNext = false;
+		const store: StateStore = {
+			kind: 'memory',
+			traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+				if (failNext) {
+					failNext = false;
+					return Promise.reject(new Error('store down'));
+				}
+				return inner.traffic(key, nowMs, params, step);
+			},
+		};
+		const ctx: GateContext = { store, key: 'api', params: defaults({ window: { ceiling: 1, mode: 'fixed' } }), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const first = await passGate(ctx, { id: 'a', retry: false, paced: false }, { maxServerDelayMs: 60_000 });
+		if (!first.go) throw new Error('a refused');
+		const waiting = passGate(ctx, { id: 'b', retry: false, paced: false }, { maxServerDelayMs: 60_000 }).then(
+			() => 'went',
+			(error: Error) => error.message,
+		);
+		for (let i = 0; i < 10; i++) await Promise.resolve();
+		expect(ctx.waiters.size('api|slot')).toBe(1);
+		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false });
+		failNext = true;
+		runtime.advance(0);
+		expect(await waiting).toBe('store down');
+		expect(ctx.waiters.lookingIn('api|slot')).toBe(0);
 	});
 });

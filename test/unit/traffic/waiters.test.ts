@@ -50,3 +50,52 @@ describe('Waiters.wakeSoon', () => {
 		expect(waiters.size('q')).toBe(0);
 	});
 });
+
+describe('Waiters.wakeForRoom', () => {
+	const setup = (count: number) => {
+		const runtime = new FakeRuntime();
+		const waiters = new Waiters();
+		const timer = (ms: number, fire: () => void) => runtime.startTimer(ms, fire);
+		const woken: Array<[number, boolean]> = [];
+		for (let i = 0; i < count; i++) void waiters.wait('q', i === count - 1 ? 50 : Infinity, timer).then((w) => woken.push([i, w]));
+		return { runtime, waiters, woken };
+	};
+	const flush = async () => {
+		for (let i = 0; i < 5; i++) await Promise.resolve();
+	};
+
+	it('wakes as many as there is room for, less those woken that have not looked yet', async () => {
+		const { waiters, woken } = setup(6);
+		waiters.wakeForRoom('q', 2);
+		// a second admission that saw the same room wakes nobody more
+		waiters.wakeForRoom('q', 2);
+		await flush();
+		expect(woken).toEqual([
+			[0, true],
+			[1, true],
+		]);
+		expect(waiters.lookingIn('q')).toBe(2);
+		waiters.looked('q');
+		waiters.wakeForRoom('q', 2);
+		await flush();
+		expect(woken.map(([i]) => i)).toEqual([0, 1, 2]);
+		expect(waiters.lookingIn('q')).toBe(2);
+	});
+
+	it("a wait that ends on its own limit is not looking; the queue is kept while a woken one has not looked", async () => {
+		const { runtime, waiters, woken } = setup(2);
+		runtime.advance(50);
+		await flush();
+		expect(woken).toEqual([[1, false]]);
+		expect(waiters.lookingIn('q')).toBe(0);
+		waiters.wake('q');
+		await flush();
+		expect(waiters.size('q')).toBe(0);
+		expect(waiters.lookingIn('q')).toBe(1);
+		waiters.looked('q');
+		expect(waiters.lookingIn('q')).toBe(0);
+		// looked again (a bug elsewhere) changes nothing
+		waiters.looked('q');
+		expect(waiters.lookingIn('q')).toBe(0);
+	});
+});

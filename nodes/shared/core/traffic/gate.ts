@@ -125,7 +125,7 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
  * of a wait on a change are the queue's one timer: one request looks for all. The request's own
  * timer is its deadline.
  */
-async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, request: AdmitRequest, now: number, deadlineAt: number | undefined): Promise<string> {
+async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, request: AdmitRequest, now: number, deadlineAt: number | undefined): Promise<InLine> {
 	const { runtime } = ctx;
 	const { until } = admission;
 	// no spread for the end of a pause: the requests it held go together as the window allows,
@@ -142,8 +142,42 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
 	const ahead = admission.reason === 'paused' && request.retry;
-	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, ahead);
-	return queue;
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, ahead);
+	return { queue, woken };
+}
+
+/** The queue a request last waited in, and whether a wake ended its wait (it then counts as looking: Waiters.looked). */
+interface InLine {
+	queue: string;
+	woken: boolean;
+}
+
+/** Where a request stands in an API's lines, as it goes round the gate's loop. */
+class Place {
+	/** The queue it last waited in: leaving it, it passes the look on to the next in line. */
+	queue: string | undefined;
+	/** A wake ended its wait: until its look is answered it counts as looking (Waiters.looked). */
+	private looking = false;
+
+	constructor(private readonly waiters: Waiters) {}
+
+	waited(line: InLine): void {
+		this.queue = line.queue;
+		this.looking = line.woken;
+	}
+
+	/** Its look was answered (or it will not look): it no longer takes a share of the room. */
+	looked(): void {
+		if (this.looking && this.queue !== undefined) this.waiters.looked(this.queue);
+		this.looking = false;
+	}
+
+	/** It leaves its line without going: the next in line looks instead. */
+	passOn(): void {
+		this.looked();
+		if (this.queue !== undefined) this.waiters.wake(this.queue);
+		this.queue = undefined;
+	}
 }
 
 /**
@@ -152,13 +186,13 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
  * poll) before it asks the store. Asking at once, it would take the slot in the meantime, and the
  * waiter, refused, would go to the back of the line, again and again.
  */
-async function waitBehind(ctx: GateContext, queue: string, deadlineAt: number | undefined, waits: Waits): Promise<string> {
+async function waitBehind(ctx: GateContext, queue: string, deadlineAt: number | undefined, waits: Waits): Promise<InLine> {
 	const { runtime } = ctx;
 	const now = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
-	await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now });
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now });
 	waits.concurrency = (waits.concurrency ?? 0) + Math.max(0, runtime.now() - now);
-	return queue;
+	return { queue, woken };
 }
 
 /** Sleeps until `atMs` by the clock as it is now (or the abort: the loop's first check says so). */
@@ -174,8 +208,10 @@ async function sleepUntil(ctx: GateContext, atMs: number): Promise<void> {
 function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go: true }>, request: AdmitRequest, inLine: string | undefined): void {
 	const { runtime, waiters, key } = ctx;
 	// room left: as many waiters as there is room for may go too, together (slow start grows
-	// the window one success at a time); one at a time would chain a round trip per request
-	if (admission.inFlight < admission.window) waiters.wake(queueOf(key, 'concurrency'), admission.window - admission.inFlight);
+	// the window one success at a time); one at a time would chain a round trip per request.
+	// Those woken already and still looking take their share of it
+	const slotQueue = queueOf(key, 'concurrency');
+	if (admission.inFlight < admission.window) waiters.wakeForRoom(slotQueue, admission.window - admission.inFlight);
 	// a first request raises the budget's limit: a retry waiting for it may fit now
 	if (!request.retry) waiters.wake(queueOf(key, 'budget'));
 	// the pause is over: the request that has waited longest for it goes next, then the next
@@ -183,8 +219,10 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 	// the pace's next slot: the longest waiter for it looks then
 	const rateQueue = queueOf(key, 'rate');
 	if (admission.paceAt !== undefined) waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
-	// the next in its line may go too (else it waits again, and its queue's timer with it)
-	if (inLine !== undefined && !(inLine === rateQueue && admission.paceAt !== undefined)) waiters.wake(inLine);
+	// the next in its line may go too (else it waits again, and its queue's timer with it); in the
+	// slot queue, only when none woken is looking already (the room was handed out above)
+	if (inLine === slotQueue) waiters.wakeForRoom(slotQueue, 1);
+	else if (inLine !== undefined && !(inLine === rateQueue && admission.paceAt !== undefined)) waiters.wake(inLine);
 }
 
 /** Waits until the controller lets the request go, or says why it cannot within the item's limits. */
@@ -193,29 +231,30 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	const started = runtime.now();
 	const waits: Waits = {};
 	const waited = () => Math.max(0, runtime.now() - started);
-	// the queue it last waited in: leaving it, it passes the look on to the next in line
-	let inLine: string | undefined;
-	const passOn = () => {
-		if (inLine !== undefined) ctx.waiters.wake(inLine);
-	};
+	const place = new Place(ctx.waiters);
 	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
 	// reserved for it once the pace held it back
 	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
 	const slotQueue = queueOf(ctx.key, 'concurrency');
 	for (;;) {
 		if (signal?.aborted) {
-			passOn();
+			place.passOn();
 			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		}
-		if (inLine === undefined && ctx.waiters.handingOn(slotQueue)) {
-			inLine = await waitBehind(ctx, slotQueue, limits.deadlineAt, waits);
+		if (place.queue === undefined && ctx.waiters.handingOn(slotQueue)) {
+			place.waited(await waitBehind(ctx, slotQueue, limits.deadlineAt, waits));
 			continue;
 		}
 		const now = runtime.now();
-		const admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
+		let admission: Admission;
+		try {
+			admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
+		} finally {
+			place.looked();
+		}
 		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
-			wakeAfterAdmission(ctx, admission, request, inLine);
+			wakeAfterAdmission(ctx, admission, request, place.queue);
 			if (admission.sendAt !== undefined) {
 				// its reserved slot is just ahead: admitted now, it is sent then
 				const before = runtime.now();
@@ -230,7 +269,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		// a time-bound wait ends at `until`; for a wait on a change, `until` is only the latest it may end
 		const tooLate = limits.deadlineAt !== undefined && (admission.wake === 'time' && until !== undefined ? until >= limits.deadlineAt : now >= limits.deadlineAt);
 		if (never || beyondServerLimit || tooLate) {
-			passOn();
+			place.passOn();
 			return { go: false, ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}), waitedMs: waited(), waits };
 		}
 		if (admission.paceSlotAt !== undefined) {
@@ -238,11 +277,10 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			// next in the line it left looks for itself. `until` is the slot, or, for a slot that came
 			// while it slept late, the spacing after the request before it
 			asking = { ...asking, paceSlotAt: admission.paceSlotAt };
-			passOn();
-			inLine = undefined;
+			place.passOn();
 			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));
 		} else {
-			inLine = await waitInLine(ctx, admission, asking, now, limits.deadlineAt);
+			place.waited(await waitInLine(ctx, admission, asking, now, limits.deadlineAt));
 		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}

@@ -4,6 +4,11 @@
  * waiter, one at a time, so a freed slot costs one new look at the state, not one per waiting
  * request; the woken request wakes the next one when it goes.
  *
+ * A woken request counts as looking until it says it has looked (`looked`): room in the window
+ * wakes as many waiters as there is room for less those already looking (`wakeForRoom`), so that
+ * several admissions that each see the same room do not each wake that many. Woken beyond the
+ * room, a request would be refused, go to the back of the line, and cost the store a step.
+ *
  * Looking again without a wake (a pause's end, the next probe, the pace's next slot, or the safety
  * poll for changes made by other processes) is one timer per queue, not one per request: when it
  * fires, the longest waiter looks for all of them (`look`). A waiter's own timer is only its limit
@@ -12,7 +17,8 @@
 
 import { onAbort } from '../abort-listeners';
 
-type Wake = () => void;
+/** Ends a wait; `woken`: by a wake or the queue's look (the request looks now), not its own limit. */
+type Wake = (woken?: boolean) => void;
 
 type StartTimer = (ms: number, fire: () => void) => () => void;
 
@@ -22,6 +28,8 @@ interface Queue {
 	ahead: number;
 	/** Wakes asked for by wakeSoon and not yet given: one timer for all of them. */
 	wakesDue: number;
+	/** Waiters woken that have not said they looked (Waiters.looked). */
+	looking: number;
 	/** The queue's one look-again timer: when it fires (epoch ms of the callers' clock), and its cancel. */
 	lookAt?: number;
 	cancelLook?: () => void;
@@ -37,45 +45,66 @@ export class Waiters {
 	private readonly queues = new Map<string, Queue>();
 
 	/**
-	 * Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects).
-	 * With `look`, the queue's timer is set to that time, unless it is set sooner already. An
-	 * `ahead` waiter goes before every waiter that is not, however long those have waited (among
-	 * themselves, each kind keeps its order).
+	 * Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects):
+	 * true when woken (by a wake or the queue's look), and then the request counts as looking until
+	 * it calls `looked(key)`, which it must, whatever happens next. With `look`, the queue's timer is
+	 * set to that time, unless it is set sooner already. An `ahead` waiter goes before every waiter
+	 * that is not, however long those have waited (among themselves, each kind keeps its order).
 	 */
-	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, ahead = false): Promise<void> {
-		return new Promise<void>((resolve) => {
+	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, ahead = false): Promise<boolean> {
+		return new Promise<boolean>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0, wakesDue: 0 };
+			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0, wakesDue: 0, looking: 0 };
 			this.queues.set(key, queue);
-			const finish = () => {
+			const finish = (woken = false) => {
 				if (done) return;
 				done = true;
+				if (woken) queue.looking++;
 				cancelTimer();
 				unsubscribe();
 				const index = queue.waiters.indexOf(finish);
 				if (index >= 0) queue.waiters.splice(index, 1);
 				if (index >= 0 && index < queue.ahead) queue.ahead--;
 				this.dropIfIdle(key, queue);
-				resolve();
+				resolve(woken);
 			};
 			if (ahead) queue.waiters.splice(queue.ahead++, 0, finish);
 			else queue.waiters.push(finish);
-			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), finish) : () => undefined;
+			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), () => finish()) : () => undefined;
 			if (look) this.lookAt(key, queue, look, startTimer);
-			const unsubscribe = onAbort(signal, finish);
+			const unsubscribe = onAbort(signal, () => finish());
 			if (signal?.aborted) finish();
 		});
 	}
 
 	/** Wakes every waiter of every queue whose key starts with `prefix` (an API's pause or hold ended by hand). */
 	wakeAll(prefix: string): void {
-		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue.waiters]) wake();
+		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue.waiters]) wake(true);
 	}
 
 	/** Wakes the `count` longest waiters for `key`. */
 	wake(key: string, count = 1): void {
 		const queue = this.queues.get(key);
-		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters[0]();
+		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters[0](true);
+	}
+
+	/** Room for `room` more requests: wakes that many waiters of `key`, less those woken already and still looking. */
+	wakeForRoom(key: string, room: number): void {
+		const queue = this.queues.get(key);
+		if (queue) this.wake(key, room - queue.looking);
+	}
+
+	/** A request woken from `key` has looked (it went, waits again, or left): it no longer counts as looking. */
+	looked(key: string): void {
+		const queue = this.queues.get(key);
+		if (!queue || queue.looking === 0) return;
+		queue.looking--;
+		this.dropIfIdle(key, queue);
+	}
+
+	/** Waiters woken from `key` that have not looked yet. */
+	lookingIn(key: string): number {
+		return this.queues.get(key)?.looking ?? 0;
 	}
 
 	/**
@@ -116,7 +145,7 @@ export class Waiters {
 
 	/** A queue nobody waits in, with no timer of its own to fire (a look again, a wake due), is forgotten. */
 	private dropIfIdle(key: string, queue: Queue): void {
-		if (queue.waiters.length === 0 && queue.cancelLook === undefined && queue.wakesDue === 0 && this.queues.get(key) === queue) this.queues.delete(key);
+		if (queue.waiters.length === 0 && queue.cancelLook === undefined && queue.wakesDue === 0 && queue.looking === 0 && this.queues.get(key) === queue) this.queues.delete(key);
 	}
 
 	private lookAt(key: string, queue: Queue, look: LookAgain, startTimer: StartTimer): void {
@@ -126,7 +155,7 @@ export class Waiters {
 		queue.cancelLook = startTimer(Math.max(0, look.atMs - look.nowMs), () => {
 			queue.lookAt = undefined;
 			queue.cancelLook = undefined;
-			if (queue.waiters.length > 0) queue.waiters[0]();
+			if (queue.waiters.length > 0) queue.waiters[0](true);
 			else this.dropIfIdle(key, queue);
 		});
 	}
