@@ -227,11 +227,15 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 
 			await openNode(page, 'Call API');
 			const ndv = page.locator('[data-test-id="ndv"]');
+			// waits until the step's requests include a final answer: a Digest step sends its 401 challenge first,
+			// and a poll that lands between the challenge and the answer must not read the challenge as the result
 			const executeStep = async (prefix) => {
 				const seen = api.requestsTo(prefix).length;
 				await ndv.locator('[data-test-id="node-execute-button"]').first().click();
-				await waitFor(async () => api.requestsTo(prefix).length > seen, { timeoutMs: 30_000, what: 'the request of "Execute step"' });
-				return api.requestsTo(prefix).at(-1);
+				const sent = () => api.requestsTo(prefix).slice(seen);
+				await waitFor(async () => sent().some((r) => r.status !== undefined && r.status !== 401), { timeoutMs: 30_000, what: 'the answer to "Execute step"' }).catch(() => {});
+				assert.ok(sent().length > 0, `"Execute step" sent a request to ${prefix}`);
+				return sent().at(-1);
 			};
 
 			// Predefined: Credential Type is in the panel, searchable; its credential gets a picker
@@ -281,8 +285,10 @@ describe('drop-in for HTTP Request in a real n8n', () => {
 			await page.keyboard.type(`${api.url}/digest/data`);
 			await pickOption(page, generic, 'E2E Digest');
 			await closePopups(page);
+			const seenDigest = api.requestsTo('/digest').length;
 			const digest = await executeStep('/digest');
-			assert.equal(digest.status, 200, 'Digest answered the challenge from the editor too');
+			assert.deepEqual(api.requestsTo('/digest').slice(seenDigest).map((r) => r.status), [401, 200], 'Digest answered the challenge from the editor too');
+			assert.equal(digest.status, 200);
 
 			const saved = await saveAndWaitForNode(page, client, workflow.id, 'Call API', (node) => node.parameters.genericAuthType === 'httpDigestAuth' && node.credentials?.httpDigestAuth, 'the workflow saved with Digest Auth');
 			assert.equal(saved.parameters.authentication, 'genericCredentialType');
