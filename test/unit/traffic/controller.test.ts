@@ -628,6 +628,14 @@ describe('traffic controller: the retry budget waits instead of refusing', () =>
 });
 
 describe('traffic controller: the pace', () => {
+	it('counts successes one bucket per 100 ms, a report on a clock that steps back in the newest (as the sliding window does)', () => {
+		const api = new Api(params());
+		api.call(T0 + 250, OK);
+		api.call(T0 + 120, OK); // another worker's clock, or a step queued behind a later one
+		api.call(T0 + 260, OK);
+		expect(api.data!.rate.successes).toEqual([[(T0 + 200) / 100, 3]]);
+	});
+
 	it('a fixed rate of 10 per second spaces requests 100 ms apart: a request the pace holds back reserves the next slot and goes at it', () => {
 		const api = new Api(params({ rateLimitRps: 10 }));
 		expect(api.admit(T0).go).toBe(true);

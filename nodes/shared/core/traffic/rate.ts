@@ -216,9 +216,11 @@ function bucketOf(nowMs: number): number {
 
 /** Counts a success for the learned rate (mutates). */
 export function countSuccess(data: RateData, nowMs: number): void {
-	const n = bucketOf(nowMs);
-	data.successes = data.successes.filter(([b]) => b > n - HISTORY_BUCKETS);
+	// a clock that steps back (another worker's, or a step queued behind a later one) counts into the
+	// newest bucket, as the sliding window does: one bucket per number
 	const newest = data.successes[data.successes.length - 1];
+	const n = Math.max(bucketOf(nowMs), newest?.[0] ?? -Infinity);
+	data.successes = data.successes.filter(([b]) => b > n - HISTORY_BUCKETS);
 	if (newest && newest[0] === n) newest[1]++;
 	else data.successes.push([n, 1]);
 }
