@@ -862,6 +862,79 @@ describe('traffic controller: properties', () => {
 		);
 	});
 
+	it('a step that says it merges gives the same verdict for every count of requests in flight in its range, and whatever other workers added to the counts', () => {
+		// what a worker that merged its counts may see later than other workers added to them (merges: see Step.merges)
+		const verdictOf = (result: unknown): unknown => {
+			if (Array.isArray(result) || typeof result !== 'object' || result === null) return result;
+			const { inFlight: _inFlight, window: _window, budget: _budget, lease, ...verdict } = result as Record<string, unknown>;
+			if (verdict.reason === 'concurrency') delete verdict.until;
+			return Array.isArray(lease) ? { ...verdict, lease: [lease[0], lease[1], lease[3]] } : verdict;
+		};
+		/** The counts as other workers may have grown them: more in every bucket, a larger window (up to what the verdict allows). */
+		const grown = (data: TrafficData | undefined, more: number, windowAtMost: number | undefined): TrafficData | undefined => {
+			if (!data) return data;
+			const add = (buckets: Array<[number, number, number]>) => buckets.map(([n, a, b]): [number, number, number] => [n, a + more, b]);
+			return {
+				...data,
+				window: { ...data.window, size: Math.min(data.window.size + more, windowAtMost ?? Infinity), starts: data.window.starts + more },
+				rate: { ...data.rate, successes: data.rate.successes.map(([n, c]): [number, number] => [n, c + more]) },
+				...(data.budget ? { budget: { ...data.budget, buckets: add(data.budget.buckets) } } : {}),
+				...(data.hold ? { hold: { ...data.hold, buckets: add(data.hold.buckets) } } : {}),
+			};
+		};
+		let merging = 0;
+		fc.assert(
+			fc.property(p, fc.array(op, { maxLength: 200 }), fc.nat({ max: 1000 }), (settings, ops, salt) => {
+				const tp = paramsOf(settings);
+				let data: TrafficData | undefined;
+				let leases: Lease[] = [];
+				let now = T0;
+				let n = 0;
+				const viewAt = (count: number): LeaseView => ({ count, soonest: Math.min(Infinity, ...leases.filter(([, end]) => end > now).map(([, end]) => end)) });
+				const check = <T,>(run: (d: TrafficData | undefined, l: LeaseView) => Step<T>) => {
+					leases = leases.filter(([, end]) => end > now);
+					const step = run(data, viewAt(leases.length));
+					if (step.merges) {
+						merging++;
+						const [min, max] = step.merges.inFlight;
+						expect(min).toBeLessThanOrEqual(leases.length);
+						expect(max).toBeGreaterThanOrEqual(leases.length);
+						const other = Math.min(max, min + ((salt + n) % 7));
+						const more = 1 + ((salt + n) % 5);
+						expect(verdictOf(run(data, viewAt(other)).result)).toEqual(verdictOf(step.result));
+						expect(verdictOf(run(grown(data, more, step.merges.windowAtMost), viewAt(leases.length)).result)).toEqual(verdictOf(step.result));
+						const room = step.merges.roomGrows;
+						if (room && data) {
+							// a window others grew: as much more room, up to the ceiling
+							const raised = max + Math.min(room.ceiling, room.size + more) - Math.min(room.ceiling, room.size);
+							expect(verdictOf(run(grown(data, more, undefined), viewAt(raised)).result)).toEqual(verdictOf(step.result));
+						}
+					}
+					if (step.changed) data = step.data;
+					if (step.lease && 'add' in step.lease) leases.push(step.lease.add);
+					else if (step.lease) leases = leases.filter(([id]) => id !== (step.lease as { end: string }).end);
+					return step.result;
+				};
+				const live: Lease[] = [];
+				for (const o of ops) {
+					now += o.dt;
+					n++;
+					if (o.kind === 'admit') {
+						const request: AdmitRequest = { id: `m${n}`, retry: o.retry, paced: o.paced };
+						const a = check((d, l) => admit(d, l, now, request, tp));
+						if (a.go) live.push(a.lease);
+					} else if (live.length > 0) {
+						const [lease] = live.splice(o.which % live.length, 1);
+						check((d, l) => complete(d, l, now, lease, o.outcome, tp));
+					}
+				}
+			}),
+			runs,
+		);
+		// the property is about something: many steps merge
+		expect(merging).toBeGreaterThan(300);
+	});
+
 	it('once a probe succeeded, the requests in flight double per round at most (slow start)', () => {
 		fc.assert(
 			fc.property(fc.integer({ min: 1, max: 8 }), fc.integer({ min: 2, max: 40 }), (rounds, waiting) => {

@@ -199,7 +199,21 @@ export interface Step<T> {
 	lease?: { add: Lease } | { end: string };
 	/** Requests waiting elsewhere (other workers) may go now: a slot freed at the limit, a probe answered, a change of state. */
 	frees?: boolean;
+	/**
+	 * The step's verdict reads none of the counts that requests only add to (the window's growth and
+	 * start numbers, the budget's, the hold's and the pace's counts: the counts of state/traffic-counters.ts)
+	 * and holds for any number of requests in flight in [min, max]. A store shared by processes may
+	 * then add the step's counts to theirs instead of comparing the whole state: other workers'
+	 * healthy requests race it no more. `windowAtMost`: a verdict that there is no room holds only
+	 * while the window (WindowData.size, which other workers' successes grow) is at most this.
+	 * `roomGrows`: the most in flight is for a window of this size; one that other workers grew
+	 * (up to the ceiling) has as much more room. Absent: the step needs the exact state.
+	 */
+	merges?: { inFlight: [min: number, max: number]; windowAtMost?: number; roomGrows?: { size: number; ceiling: number } };
 }
+
+/** A verdict that holds whatever the requests in flight. */
+const ANY_IN_FLIGHT: NonNullable<Step<unknown>['merges']> = Object.freeze({ inFlight: Object.freeze([0, Infinity]) as [number, number] });
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
 function holdOf(params: TrafficParams): BreakerParams | undefined {
@@ -384,7 +398,7 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		if (fresh) data.hold = markFreshWaiting(data.hold!, nowMs);
 		const changed = fresh || labelled || events.length > 0;
 		if (changed) data.touchedAt = nowMs;
-		return { data, result: { ...verdict, ...ended }, changed };
+		return { data, result: { ...verdict, ...ended }, changed, ...refusalMerges(verdict, data, params) };
 	}
 	data.touchedAt = nowMs;
 	const { probe } = verdict;
@@ -420,7 +434,31 @@ export function admit(previous: TrafficData | undefined, leases: LeaseView, nowM
 		},
 		changed: true,
 		lease: { add: lease },
+		// a request that takes no retry from the budget and probes nothing needs only room in the window
+		...(!probe && !verdict.pauseProbe && !(params.budget && request.retry && !request.paced) ? { merges: roomMerges(data, params) } : {}),
 	};
+}
+
+/** A request admitted for room in the window: room there was, and there is as much more in a window others grew. */
+function roomMerges(data: TrafficData, params: TrafficParams): NonNullable<Step<unknown>['merges']> {
+	const window = windowSize(data.window, params.window);
+	const grows = params.window.mode === 'adaptive' && window < params.window.ceiling;
+	return { inFlight: [0, window - 1], ...(grows ? { roomGrows: { size: data.window.size, ceiling: params.window.ceiling } } : {}) };
+}
+
+/**
+ * A refusal that reads no count but the requests in flight: the window is full (it stays full as
+ * long as they are at least the window), or the API is paused or held. The budget's refusal reads
+ * its counts: it needs the exact state.
+ */
+function refusalMerges(verdict: Extract<Admission, { go: false }>, data: TrafficData, params: TrafficParams): Pick<Step<unknown>, 'merges'> {
+	if (verdict.reason === 'concurrency') return { merges: { inFlight: [windowSize(data.window, params.window), Infinity], ...noRoomWhile(data, params) } };
+	return verdict.reason === 'paused' || verdict.reason === 'held' ? { merges: ANY_IN_FLIGHT } : {};
+}
+
+/** "No room" holds while the window has not grown: other workers' successes may have grown it, up to the ceiling. */
+function noRoomWhile(data: TrafficData, params: TrafficParams): { windowAtMost?: number } {
+	return windowSize(data.window, params.window) < params.window.ceiling ? { windowAtMost: data.window.size } : {};
 }
 
 /** How often at most a wait for the pace notes that the learned limit is in use. */
@@ -496,8 +534,14 @@ export function complete(previous: TrafficData | undefined, leases: LeaseView, n
 	}
 	// room for a request after this report (a request refused at a smaller window may fit now: the
 	// window grows with successes, so "it was at the limit" is not the test), or news of the API
-	const frees = (live && inFlight < windowSize(data.window, params.window)) || pauseProbe || asking || probeLease === 1 || events.length > 0;
-	return { data, result: events, changed: true, lease: { end: id }, frees };
+	const window = windowSize(data.window, params.window);
+	const frees = (live && inFlight < window) || pauseProbe || asking || probeLease === 1 || events.length > 0;
+	// a plain success: its only verdict is whether it leaves room (a quota it states is counted against the requests in flight).
+	// "Room" may be told when there is none (more in flight than the window, another worker's): one waiter looks in vain;
+	// "no room" must not be told when there is some (a waiter elsewhere would wait on a guess)
+	const plain = outcome.success && !outcome.quota && !outcome.apiQuota && outcome.bucket === undefined && !pauseProbe && !asking && probeLease === 0 && events.length === 0;
+	const merges: Pick<Step<unknown>, 'merges'> = !plain ? {} : !live || frees ? { merges: ANY_IN_FLIGHT } : { merges: { inFlight: [window + 1, Infinity], ...noRoomWhile(data, params) } };
+	return { data, result: events, changed: true, lease: { end: id }, frees, ...merges };
 }
 
 /** What the answer tells the hold (mutates): an item's repeated failure counts in the streak only; any success ends it. */
