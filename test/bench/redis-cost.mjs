@@ -122,6 +122,8 @@ async function runRow(redis, scenario, items, workers, store) {
 	row.scripts = sum('scripts');
 	row.steps = sum('steps');
 	row.lostCas = sum('lostCas');
+	row.lostTo = Object.fromEntries(['state', 'inFlight', 'window', 'counts'].map((cause) => [cause, results.reduce((total, r) => total + (r.stats?.lostTo?.[cause] ?? 0), 0)]));
+	row.merges = sum('merges');
 	row.timeouts = sum('timeouts');
 	row.bytes = sum('bytesSent') + sum('bytesReceived');
 	row.largestCall = results.reduce((most, r) => Math.max(most, r.stats?.largestCall ?? 0), 0);
@@ -162,10 +164,19 @@ function goals(rows) {
 	return ['| Goal | Measured | Verdict |', '|---|---|---|', ...verdicts].join('\n');
 }
 
+/** Why races were lost: the state's version, the leases in flight, a window others grew, counts others added to. */
+function lostWhy(lostTo) {
+	const names = { state: 'state', inFlight: 'in flight', window: 'window', counts: 'counts' };
+	const parts = Object.entries(lostTo ?? {})
+		.filter(([, n]) => n > 0)
+		.map(([cause, n]) => `${names[cause]} ${n}`);
+	return parts.length > 0 ? `: ${parts.join(', ')}` : '';
+}
+
 function table(rows) {
 	const lines = [
-		'| Scenario | Items | Workers | Requests | Round trips / request | Redis commands / request (by command) | Bytes / call | Bytes / step | Largest call | Redis CPU / request | Lost CAS | Fallbacks | Leaked leases | Wall time vs memory |',
-		'|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+		'| Scenario | Items | Workers | Requests | Round trips / request | Redis commands / request (by command) | Bytes / call | Bytes / step | Largest call | Redis CPU / request | Scripts merged | Lost races (why) | Fallbacks | Leaked leases | Wall time vs memory |',
+		'|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
 	];
 	for (const row of rows.filter((r) => r.store === 'redis')) {
 		const memory = rows.find((r) => r.store === 'memory' && r.scenario === row.scenario && r.items === row.items && r.workers === row.workers);
@@ -177,7 +188,7 @@ function table(rows) {
 			.map(([name, calls]) => `${name.replaceAll('|', '\\|')} ${per(calls)}`)
 			.join(', ');
 		lines.push(
-			`| ${row.scenario} | ${row.items} | ${row.workers} | ${row.sent} | ${per(row.scripts)} | ${per(commandsTotal)} (${byCommand}) | ${Math.round(row.bytes / Math.max(1, row.scripts))} | ${Math.round(row.bytes / Math.max(1, row.steps))} | ${row.largestCall} | ${Math.round((row.redisCpuMs * 1000) / row.sent)} µs | ${row.lostCas} (${((100 * row.lostCas) / Math.max(1, row.scripts)).toFixed(1)} %) | ${row.fallbacks} | ${row.leakedLeases} | ${memory ? `${(row.wallMs / memory.wallMs).toFixed(2)}x (${(row.wallMs / 1000).toFixed(1)} s / ${(memory.wallMs / 1000).toFixed(1)} s)` : '-'} |`,
+			`| ${row.scenario} | ${row.items} | ${row.workers} | ${row.sent} | ${per(row.scripts)} | ${per(commandsTotal)} (${byCommand}) | ${Math.round(row.bytes / Math.max(1, row.scripts))} | ${Math.round(row.bytes / Math.max(1, row.steps))} | ${row.largestCall} | ${Math.round((row.redisCpuMs * 1000) / row.sent)} µs | ${((100 * row.merges) / Math.max(1, row.scripts)).toFixed(0)} % | ${row.lostCas} (${((100 * row.lostCas) / Math.max(1, row.scripts)).toFixed(1)} %${lostWhy(row.lostTo)}) | ${row.fallbacks} | ${row.leakedLeases} | ${memory ? `${(row.wallMs / memory.wallMs).toFixed(2)}x (${(row.wallMs / 1000).toFixed(1)} s / ${(memory.wallMs / 1000).toFixed(1)} s)` : '-'} |`,
 		);
 	}
 	return lines.join('\n');
@@ -185,12 +196,15 @@ function table(rows) {
 
 /** What the mean bytes per call is a mean of: said beside the table, for the goal it misses. */
 const MEAN_NOTE =
-	'*Bytes / call* is a mean over three kinds of call: a script that writes the state (its value, a few hundred bytes that grow ' +
-	"as the API's counted history fills over its first minute, and the lease changes of up to 32 steps, about 25 bytes each), " +
-	'one that only refuses (about 200 bytes: a refusal writes nothing), and one that lost a race (it gets the state back). Their ' +
-	"mix follows the run's length, how many items wait and how many workers race, so the mean moves with N. What a call carries " +
-	'does not grow with the requests in flight (no lease list: the store before issue 24 sent 125 KB at 1,000 in flight); ' +
-	'*Largest call* is bounded by the state and 32 steps.';
+	'*Bytes / call* is a mean over the kinds of call: a merge (the counts its steps added, a few fields, and the lease changes of ' +
+	'up to 32 steps, about 25 bytes each), an exact write (the state\'s value, a few hundred bytes, and every count that changed), ' +
+	'one that only refuses (about 200 bytes: a refusal writes nothing), and one that lost a race (it gets the state and its counts ' +
+	"back). Their mix follows the run's length, how many items wait and how many workers race, and batches fill as N grows, so the " +
+	'mean moves with N. What a call carries does not grow with the requests in flight (no lease list: the store before issue 24 ' +
+	'sent 125 KB at 1,000 in flight); *Largest call* is bounded by the state and 32 steps. *Scripts merged*: those that added ' +
+	'their counts to other workers\' (healthy steps) rather than compare the state. *Lost races (why)*: another version of the ' +
+	'state (a pause, a hold, a window halved), leases in flight out of the range the steps\' verdicts hold for (the window is full, ' +
+	'or has room again), a window other workers grew since a "no room" verdict, or counts others added to before an exact write.';
 
 async function main() {
 	execFileSync('redis-server', ['--version'], { stdio: 'ignore' });

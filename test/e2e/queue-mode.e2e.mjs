@@ -432,6 +432,10 @@ test(`queue mode: two workers share each API's traffic controller in Redis (paus
 		assert.equal(await redis.zcount(`${key}:leases`, Date.now(), '+inf'), 0, 'every request reported back: no lease left');
 		if (name === 'outage') assert.equal(state.hold?.state, 'closed', 'the API is not held any more');
 		assert.ok((await redis.pttl(key)) > 0, 'the key expires by itself');
+		// the counts that requests only add to (merged by every worker's healthy steps) are a hash beside it
+		assert.equal(await redis.type(`${key}:counts`), 'hash');
+		assert.ok(Number(await redis.hget(`${key}:counts`, 't')) > 0, 'the last use is counted');
+		assert.ok((await redis.pttl(`${key}:counts`)) > 0, 'the counts expire by themselves');
 	}
 	assert.ok((await redis.keys(`${bullPrefix}:*`)).length > 0, "n8n's queue uses the same Redis");
 

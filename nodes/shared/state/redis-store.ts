@@ -5,21 +5,31 @@
  * request.
  *
  * - One policy, one implementation: a step is the controller's own TypeScript; Redis applies its
- *   result atomically with one Lua script (STEP) that holds no policy: it writes the API's small
- *   state only if its version is still the one the step started from, and adds or ends the step's
- *   lease in a sorted set by expiry. On a lost race it hands back the current state and the step
- *   runs again on it. A refusal writes nothing (the script only checks the version), but the
- *   pace's, once: it reserves the request's slot (and the few the controller writes once, admit).
+ *   result atomically with one Lua script (STEP) that holds no policy. The API's state is kept in
+ *   two parts (state/traffic-counters.ts): the counts that requests only add to (the budget's,
+ *   the hold's and the pace's counts, the window's growth, the last use) in a hash, and the rest
+ *   as one small JSON value with a version.
+ * - Merge or compare. A batch whose steps all say their verdict reads no count (Step.merges: a
+ *   healthy request's admission and success, a refusal for a full window) and that only added to
+ *   counts is a merge: the script checks that the version is the one they started from and that
+ *   the leases in flight are in the range their verdicts hold for, then adds their counts to
+ *   whatever other workers added (HINCRBY). Healthy requests of several workers no longer race
+ *   each other. Any other batch is exact: the version, the counts' sequence and the leases must
+ *   be what the steps saw, and it writes what changed. On a lost race the script hands back the
+ *   current state and the steps run again on it. A refusal writes nothing, but the pace's, once.
+ * - What a merged step reports of counts (requests in flight, the window, the budget) is what its
+ *   worker last saw; its verdict is the one the exact state gives (a test holds both to one pure
+ *   controller).
  * - O(1) per request: the state holds no list of requests in flight (leases are members of the
  *   sorted set, one at a time), so a call's size and Redis's work do not grow with the requests in
  *   flight; the version is a token, compared, never the whole value.
  * - One round trip per step when nothing raced: each process keeps the version and state it last
  *   saw per API. Steps of one process on one API queue up; those that queued while a script ran
  *   go together in the next one (up to maxBatch), so a busy worker makes fewer calls, not more.
- * - Keys `rh:traffic:{<key>}` (the state: "<version>\n<json>") and `rh:traffic:{<key>}:leases`,
- *   with PEXPIREs: a key vanishes `ttlGraceMs` after the controller forgets it or its last lease
- *   ends. The braces are a Redis Cluster hash tag: one API's keys share a slot, so one script
- *   may touch both.
+ * - Keys `rh:traffic:{<key>}` (the state: "<version>\n<json>"), `rh:traffic:{<key>}:counts` (a
+ *   hash) and `rh:traffic:{<key>}:leases`, with PEXPIREs: a key vanishes `ttlGraceMs` after the
+ *   controller forgets it or its last lease ends. The braces are a Redis Cluster hash tag: one
+ *   API's keys share a slot, so one script may touch them all.
  * - Waking other workers: a step that may let a request go (a slot freed at the limit, a probe
  *   answered, a pause or hold ended) publishes on `rh:traffic:{<key>}:free`; a process with
  *   requests waiting on that API subscribes (watch) and wakes one of them.
@@ -33,6 +43,7 @@ import { trafficForgetAt, type LeaseView, type TrafficData, type TrafficParams }
 import { connectionId, RedisStoreError, type RedisConnection } from './redis-connection';
 import { RedisClient, RedisTimeoutError, script, type RedisLike } from './redis-client';
 import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
+import { counterChanges, countersFromHash, joinTraffic, SCALAR_FIELDS, splitTraffic, type Counters } from './traffic-counters';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -66,6 +77,10 @@ interface RedisStoreStats {
 	steps: number;
 	/** Scripts that found another version than the one their steps started from. */
 	lostCas: number;
+	/** Scripts that added their counts to other workers' (Step.merges) rather than compare them. */
+	merges: number;
+	/** Of the lost races, why: another version of the state, leases in flight out of the steps' range, a window others grew, counts others added to (an exact write). */
+	lostTo: { state: number; inFlight: number; window: number; counts: number };
 	/** Scripts that got no answer in time. */
 	timeouts: number;
 	/** Leases ended because the script that added them timed out. */
@@ -78,34 +93,77 @@ interface RedisStoreStats {
 }
 
 /**
- * KEYS[1] the state, KEYS[2] the leases. ARGV: [1] the version the steps started from ('' none),
- * [2] the leases they counted, [3] now (ms), [4] the new value "<version>\n<json>" ('' write
- * nothing, '-' delete), [5] its time to live (ms), [6] the leases' time to live (ms), [7] a
- * channel to publish on ('' none), [8] the message, [9...] lease changes: '+', id, end (ms after
- * [3]: a few digits, not an epoch) | '-', id.
- * Expired leases are dropped first. Returns {1, leases, soonest end} when applied,
- * {0, current value, leases, soonest end} when the state or the count is not what the steps saw.
+ * KEYS[1] the state ("<version>\n<json>" without its counts), KEYS[2] the leases, KEYS[3] the
+ * counts (a hash, traffic-counters.ts). ARGV: [1] 'x' exact | 'm' merge, [2] the version the steps
+ * started from ('' none), [3] the counts' sequence they saw (exact only), [4] [5] the fewest and
+ * most leases in flight their verdicts hold for ('' no most), [6] now (ms), [7] the new value
+ * ('' write nothing, '-' delete; exact only), [8] the state's time to live (ms; a merge only
+ * lengthens it), [9] the leases' time to live (ms), [10] a channel to publish on ('' none), [11]
+ * the message, [12] the largest window size (the count `ws`) the verdicts hold for ('' any; a
+ * merge only), [13] [14] the window size the most in flight [5] is for and its ceiling ('' none):
+ * a window others grew raises it as much (a merge only), [15] k, the number of arguments of count
+ * changes that follow: 'a' field n (add) |
+ * 'x' field n (the larger) | 's' field n (set) | 'd' field; then lease changes: '+', id, end (ms
+ * after [6]: a few digits, not an epoch) | '-', id.
+ * Expired leases are dropped first. An exact write needs the version, the counts' sequence and the
+ * leases the steps saw; a merge needs the version and the leases in its range, and adds its counts
+ * to whatever other workers added. Returns {1, leases, soonest end, the counts' sequence, ws, wt,
+ * wn, t} when applied, {0, current value, leases, soonest end, sequence, every count} when not.
  */
 const STEP = script(`
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
 local current = redis.call('GET', KEYS[1])
 if current == false then current = '' end
 local version = string.match(current, '^[^\\n]*')
 local count = redis.call('ZCARD', KEYS[2])
-if version ~= ARGV[1] or count ~= tonumber(ARGV[2]) then
+local sequence = redis.call('HGET', KEYS[3], '_')
+if sequence == false then sequence = '' end
+local exact = ARGV[1] == 'x'
+local ws = tonumber(redis.call('HGET', KEYS[3], 'ws') or '0')
+local grown = ARGV[12] ~= '' and ws > tonumber(ARGV[12])
+local most = math.huge
+if ARGV[5] ~= '' then most = tonumber(ARGV[5]) end
+if ARGV[13] ~= '' then
+  local ceiling = tonumber(ARGV[14])
+  most = most + math.max(0, math.min(ceiling, ws) - math.min(ceiling, tonumber(ARGV[13])))
+end
+if version ~= ARGV[2] or count < tonumber(ARGV[4]) or count > most or (exact and sequence ~= ARGV[3]) or grown then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {0, current, count, first[2] or ''}
+  return {0, current, count, first[2] or '', sequence, redis.call('HGETALL', KEYS[3])}
 end
-if ARGV[4] == '-' then
-  redis.call('DEL', KEYS[1])
-elseif ARGV[4] ~= '' then
-  redis.call('SET', KEYS[1], ARGV[4], 'PX', ARGV[5])
+local ttl = tonumber(ARGV[8])
+local k = tonumber(ARGV[15])
+if ARGV[7] == '-' then
+  redis.call('DEL', KEYS[1], KEYS[3])
+else
+  if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[7], 'PX', ttl) end
+  local i = 16
+  while i <= 15 + k do
+    local op = ARGV[i]
+    if op == 'd' then
+      redis.call('HDEL', KEYS[3], ARGV[i + 1])
+      i = i + 2
+    else
+      if op == 'a' then
+        redis.call('HINCRBY', KEYS[3], ARGV[i + 1], ARGV[i + 2])
+      elseif op == 's' or tonumber(redis.call('HGET', KEYS[3], ARGV[i + 1]) or '0') < tonumber(ARGV[i + 2]) then
+        redis.call('HSET', KEYS[3], ARGV[i + 1], ARGV[i + 2])
+      end
+      i = i + 3
+    end
+  end
+  if k > 0 then sequence = tostring(redis.call('HINCRBY', KEYS[3], '_', 1)) end
+  if k > 0 or ARGV[7] ~= '' then
+    for _, key in ipairs({KEYS[1], KEYS[3]}) do
+      if exact or redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
+    end
+  end
 end
-local i = 9
+local i = 16 + k
 local added = false
 while i <= #ARGV do
   if ARGV[i] == '+' then
-    redis.call('ZADD', KEYS[2], tonumber(ARGV[3]) + tonumber(ARGV[i + 2]), ARGV[i + 1])
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[6]) + tonumber(ARGV[i + 2]), ARGV[i + 1])
     added = true
     i = i + 3
   else
@@ -113,31 +171,43 @@ while i <= #ARGV do
     i = i + 2
   end
 end
-if added and redis.call('PTTL', KEYS[2]) < tonumber(ARGV[6]) then redis.call('PEXPIRE', KEYS[2], ARGV[6]) end
-if ARGV[7] ~= '' then redis.call('PUBLISH', ARGV[7], ARGV[8]) end
+if added and redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then redis.call('PEXPIRE', KEYS[2], ARGV[9]) end
+if ARGV[10] ~= '' then redis.call('PUBLISH', ARGV[10], ARGV[11]) end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-return {1, redis.call('ZCARD', KEYS[2]), first[2] or ''}
+local scalars = redis.call('HMGET', KEYS[3], 'ws', 'wt', 'wn', 't')
+return {1, redis.call('ZCARD', KEYS[2]), first[2] or '', sequence, scalars[1], scalars[2], scalars[3], scalars[4]}
 `);
 
-/** KEYS[1] the state, KEYS[2] the leases; ARGV[1] now (ms). Returns {the state's value, leases in flight}. */
+/** KEYS[1] the state, KEYS[2] the leases, KEYS[3] the counts; ARGV[1] now (ms). Returns {the state's value, leases in flight, every count}. */
 const READ = script(`
 local value = redis.call('GET', KEYS[1])
 if value == false then value = '' end
-return {value, redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf')}
+return {value, redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf'), redis.call('HGETALL', KEYS[3])}
 `);
 
 /** What this process last saw of an API: its version, state and leases. */
 interface Seen {
 	version: string;
+	/** The state without its counts, canonical JSON ('' none). */
+	base: string;
 	data: TrafficData | undefined;
+	counters: Counters;
+	/**
+	 * The counts' sequence in Redis when `counters` were all of them; STALE once another worker
+	 * added to them since (an exact write then fetches them first).
+	 */
+	sequence: string;
 	count: number;
 	soonest: number;
 }
 
+const STALE = '\u0000stale';
+const NO_COUNTERS: Counters = new Map();
+
 /** Nothing seen yet: an API Redis does not hold costs no extra round trip. */
-const NOTHING: Seen = Object.freeze({ version: '', data: undefined, count: 0, soonest: Infinity });
+const NOTHING: Seen = Object.freeze({ version: '', base: '', data: undefined, counters: NO_COUNTERS, sequence: '', count: 0, soonest: Infinity });
 /** After a timeout: what Redis holds is unknown, the next script fetches it. */
-const UNKNOWN: Seen = Object.freeze({ version: '\u0000unknown', data: undefined, count: -1, soonest: Infinity });
+const UNKNOWN: Seen = Object.freeze({ version: '\u0000unknown', base: '', data: undefined, counters: NO_COUNTERS, sequence: STALE, count: -1, soonest: Infinity });
 
 interface Pending {
 	nowMs: number;
@@ -160,22 +230,128 @@ interface Lane {
 interface Plan {
 	args: string[];
 	results: unknown[];
+	/** What this process sees once it applies (a merge: before the counts Redis hands back). */
 	seen: Seen;
+	merge: boolean;
+	/** The counts' sequence the script leaves when no other worker added to them meanwhile. */
+	nextSequence: string;
 	added: string[];
 }
 
-/** A state a key holds ("<version>\n<json>"), or NOTHING for none (or something that is no state of ours). */
-function parseSeen(raw: string, count: number, soonest: string): Seen {
+/** A state a key holds ("<version>\n<json>") and its counts, or NOTHING for none (or something that is no state of ours). */
+function parseSeen(raw: string, count: number, soonest: string, sequence: string, hash: unknown): Seen {
 	const newline = raw.indexOf('\n');
-	const leases = { count, soonest: soonest === '' ? Infinity : Number(soonest) };
-	if (raw === '' || newline < 0) return { ...NOTHING, ...leases, version: raw === '' ? '' : raw };
+	const counters = Array.isArray(hash) ? countersFromHash(hash) : NO_COUNTERS;
+	const rest = { counters, sequence, count, soonest: soonest === '' ? Infinity : Number(soonest) };
+	if (raw === '' || newline < 0) return { ...NOTHING, ...rest, version: raw === '' ? '' : raw };
+	const version = raw.slice(0, newline);
 	try {
-		const data = JSON.parse(raw.slice(newline + 1)) as TrafficData;
-		const valid = typeof data === 'object' && data !== null && typeof data.window === 'object' && typeof data.rate === 'object';
-		return { version: raw.slice(0, newline), data: valid ? data : undefined, ...leases };
+		const data = joinTraffic(JSON.parse(raw.slice(newline + 1)), counters);
+		return { version, base: data ? raw.slice(newline + 1) : '', data, ...rest };
 	} catch {
-		return { version: raw.slice(0, newline), data: undefined, ...leases };
+		return { version, base: '', data: undefined, ...rest };
 	}
+}
+
+/** What this process sees once a script applied its plan: the leases Redis counts, and after a merge the window's counts others added to. */
+function applied(plan: Plan, reply: unknown[]): Seen {
+	const leases = { count: Number(reply[1]), soonest: reply[2] === '' ? Infinity : Number(reply[2]) };
+	const sequence = typeof reply[3] === 'string' ? reply[3] : '';
+	if (!plan.merge) return { ...plan.seen, ...leases, sequence };
+	// nobody else added to the counts since this process last had them all: it still has them all
+	const complete = sequence === plan.nextSequence;
+	const data = plan.seen.data;
+	if (!data) return { ...plan.seen, ...leases, sequence: complete ? sequence : STALE };
+	const counters = new Map(plan.seen.counters);
+	SCALAR_FIELDS.forEach((field, i) => {
+		const value = reply[4 + i];
+		if (value !== null && value !== undefined && Number.isFinite(Number(value))) counters.set(field, Number(value));
+	});
+	const window = { ...data.window, size: counters.get('ws') ?? data.window.size, toward: counters.get('wt') ?? data.window.toward, starts: counters.get('wn') ?? data.window.starts };
+	return { ...plan.seen, ...leases, data: { ...data, window, touchedAt: counters.get('t') ?? data.touchedAt }, counters, sequence: complete ? sequence : STALE };
+}
+
+/** Why a script's check failed, from its arguments and the reply that handed back the current state. */
+function lostTo(args: readonly string[], reply: readonly unknown[]): keyof RedisStoreStats['lostTo'] {
+	const current = typeof reply[1] === 'string' ? reply[1] : '';
+	const newline = current.indexOf('\n');
+	if ((newline < 0 ? current : current.slice(0, newline)) !== args[1]) return 'state';
+	const count = Number(reply[2]);
+	if (count < Number(args[3]) || (args[4] !== '' && count > Number(args[4]))) return 'inFlight';
+	return args[0] === 'x' ? 'counts' : 'window';
+}
+
+/** Bytes of a script's reply (strings and numbers, nested lists included). */
+function replyBytes(reply: unknown): number {
+	if (Array.isArray(reply)) return reply.reduce<number>((sum, part) => sum + replyBytes(part), 0);
+	return reply === null || reply === undefined ? 0 : Buffer.byteLength(String(reply));
+}
+
+/** What a batch's steps did, run in order on what this process last saw. */
+interface Ran {
+	results: unknown[];
+	/** The state after them; params: those of the last step that changed it (none: nothing changed). */
+	data: TrafficData | undefined;
+	params: TrafficParams | undefined;
+	count: number;
+	soonest: number;
+	nowMs: number;
+	frees: boolean;
+	/** Lease changes ('+', id, end | '-', id), the ids added, and the latest end of one. */
+	ops: Array<string | number>;
+	added: string[];
+	leasesUntil: number;
+	/**
+	 * Every step merges (Step.merges), for any leases in flight in [fewest, most] and a window of at
+	 * most windowAtMost; `most` is for a window of roomSize, and grows with it up to roomCeiling.
+	 */
+	mergeable: boolean;
+	fewest: number;
+	most: number;
+	windowAtMost: number;
+	roomSize: number;
+	roomCeiling: number;
+	/** No step has a most in flight that a grown window leaves as it is (a fixed window, one at its ceiling). */
+	roomGrows: boolean;
+}
+
+function runSteps(seen: Seen, batch: readonly Pending[]): Ran {
+	const ran: Ran = { results: [], data: seen.data, params: undefined, count: seen.count, soonest: seen.soonest, nowMs: -Infinity, frees: false, ops: [], added: [], leasesUntil: -Infinity, mergeable: seen.version !== '', fewest: -Infinity, most: Infinity, windowAtMost: Infinity, roomSize: -Infinity, roomCeiling: Infinity, roomGrows: true };
+	for (const pending of batch) {
+		ran.nowMs = Math.max(ran.nowMs, pending.nowMs);
+		const view: LeaseView = { count: Math.max(0, ran.count), soonest: ran.soonest };
+		const step = pending.step(ran.data, view);
+		ran.results.push(step.result);
+		if (step.merges) {
+			// the step saw the leases seen plus those the steps before it added or ended
+			ran.fewest = Math.max(ran.fewest, step.merges.inFlight[0] - (view.count - seen.count));
+			ran.most = Math.min(ran.most, step.merges.inFlight[1] - (view.count - seen.count));
+			ran.windowAtMost = Math.min(ran.windowAtMost, step.merges.windowAtMost ?? Infinity);
+			// the largest window a step's room was for and the smallest ceiling: the growth counted is never more than a step's
+			if (step.merges.roomGrows) {
+				ran.roomSize = Math.max(ran.roomSize, step.merges.roomGrows.size);
+				ran.roomCeiling = Math.min(ran.roomCeiling, step.merges.roomGrows.ceiling);
+			} else if (Number.isFinite(step.merges.inFlight[1])) ran.roomGrows = false;
+		} else ran.mergeable = false;
+		if (step.changed) {
+			ran.data = step.data;
+			ran.params = pending.params;
+		}
+		if (step.lease && 'add' in step.lease) {
+			const [id, end] = step.lease.add;
+			ran.ops.push('+', id, end);
+			ran.added.push(id);
+			ran.count++;
+			ran.soonest = Math.min(ran.soonest, end);
+			ran.leasesUntil = Math.max(ran.leasesUntil, end);
+		} else if (step.lease) {
+			ran.ops.push('-', step.lease.end);
+			ran.count = Math.max(0, ran.count - 1);
+		}
+		if (step.frees) ran.frees = true;
+	}
+	ran.mergeable &&= ran.fewest <= seen.count && seen.count <= ran.most;
+	return ran;
 }
 
 /** A store error that says how many steps it failed (the fallback answers them). */
@@ -198,7 +374,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	private readonly lanes = new Map<string, Lane>();
 	private readonly versionPrefix = randomBytes(6).toString('base64url');
 	private versions = 0;
-	private readonly counters: RedisStoreStats = { scripts: 0, steps: 0, lostCas: 0, timeouts: 0, leasesReleased: 0, bytesSent: 0, bytesReceived: 0, largestCall: 0 };
+	private readonly counters: RedisStoreStats = { scripts: 0, steps: 0, merges: 0, lostTo: { state: 0, inFlight: 0, window: 0, counts: 0 }, lostCas: 0, timeouts: 0, leasesReleased: 0, bytesSent: 0, bytesReceived: 0, largestCall: 0 };
 	private readonly watchers = new Map<string, Set<() => void>>();
 	private subscriber: Promise<RedisLike> | undefined;
 
@@ -218,7 +394,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 
 	/** What this store sent so far. */
 	stats(): RedisStoreStats {
-		return { ...this.counters };
+		return { ...this.counters, lostTo: { ...this.counters.lostTo } };
 	}
 
 	/**
@@ -274,11 +450,12 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 
 	private async commit(key: string, lane: Lane, batch: Pending[]): Promise<unknown[]> {
 		const redisKey = this.keyFor(key);
-		const keys = [redisKey, `${redisKey}:leases`];
+		const keys = [redisKey, `${redisKey}:leases`, `${redisKey}:counts`];
 		for (let attempt = 0; attempt < this.options.maxCasAttempts; attempt++) {
 			const plan = this.plan(lane, batch, `${redisKey}:free`);
 			this.counters.scripts++;
-			const sent = plan.args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0) + keys[0].length * 2 + 8;
+			if (plan.merge) this.counters.merges++;
+			const sent = plan.args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0) + keys.reduce((sum, k) => sum + k.length, 0);
 			this.counters.bytesSent += sent;
 			const reply: unknown = await this.client.run(STEP, keys, plan.args).catch((error: unknown) => {
 				if (error instanceof RedisTimeoutError) {
@@ -290,19 +467,20 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 				return Promise.reject(error);
 			});
 			if (!Array.isArray(reply)) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(reply)}`);
-			const received = reply.reduce<number>((sum, part) => sum + String(part).length, 0);
+			const received = replyBytes(reply);
 			this.counters.bytesReceived += received;
 			this.counters.largestCall = Math.max(this.counters.largestCall, sent + received);
 			if (Number(reply[0]) === 1) {
 				this.counters.steps += batch.length;
 				this.counters.leasesReleased += lane.doubtful.length;
 				lane.doubtful = [];
-				lane.seen = { ...plan.seen, count: Number(reply[1]), soonest: reply[2] === '' ? Infinity : Number(reply[2]) };
+				lane.seen = applied(plan, reply);
 				return plan.results;
 			}
-			// another worker wrote the key in between (or leases expired): the steps run again on what it holds now
+			// another worker changed the state in between (or leases expired): the steps run again on what it holds now
 			this.counters.lostCas++;
-			lane.seen = parseSeen(typeof reply[1] === 'string' ? reply[1] : '', Number(reply[2]), typeof reply[3] === 'string' ? reply[3] : '');
+			this.counters.lostTo[lostTo(plan.args, reply)]++;
+			lane.seen = parseSeen(typeof reply[1] === 'string' ? reply[1] : '', Number(reply[2]), typeof reply[3] === 'string' ? reply[3] : '', typeof reply[4] === 'string' ? reply[4] : '', reply[5]);
 		}
 		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on these steps`);
 	}
@@ -315,59 +493,55 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		const prefix = `${this.options.keyPrefix}traffic:{`;
 		const found: Array<{ key: string; data: TrafficData; inFlight: number }> = [];
 		for (const redisKey of await this.client.scan(`${prefix}*}`)) {
-			const reply: unknown = await this.client.run(READ, [redisKey, `${redisKey}:leases`], [String(Math.floor(nowMs))]);
+			const reply: unknown = await this.client.run(READ, [redisKey, `${redisKey}:leases`, `${redisKey}:counts`], [String(Math.floor(nowMs))]);
 			if (!Array.isArray(reply)) continue;
-			const { data } = parseSeen(typeof reply[0] === 'string' ? reply[0] : '', 0, '');
+			const { data } = parseSeen(typeof reply[0] === 'string' ? reply[0] : '', 0, '', '', reply[2]);
 			if (data) found.push({ key: redisKey.slice(prefix.length, -1), data, inFlight: Number(reply[1]) || 0 });
 		}
 		return found;
 	}
 
-	/** Runs the batch's steps, in order, on what this process last saw: the script that applies them. */
+	/**
+	 * Runs the batch's steps, in order, on what this process last saw: the script that applies them.
+	 * A merge when every step says its verdict reads no count (Step.merges) and the steps only added
+	 * to counts: then other workers' healthy requests, which only add to counts too, race it no more.
+	 */
 	private plan(lane: Lane, batch: Pending[], channel: string): Plan {
 		const seen = lane.seen;
-		let { data, count, soonest } = seen;
-		let changed = false;
-		let frees = false;
-		let forgetAt = -Infinity;
-		let leasesUntil = -Infinity;
-		let nowMs = -Infinity;
-		const results: unknown[] = [];
-		// a lease's end as an epoch for now; sent as ms after the script's now (fewer bytes per step)
-		const ops: Array<string | number> = [];
-		const added: string[] = [];
-		for (const pending of batch) {
-			nowMs = Math.max(nowMs, pending.nowMs);
-			const view: LeaseView = { count: Math.max(0, count), soonest };
-			const step = pending.step(data, view);
-			results.push(step.result);
-			if (step.changed) {
-				data = step.data;
-				changed = true;
-				forgetAt = trafficForgetAt(step.data, pending.params);
-			}
-			if (step.lease && 'add' in step.lease) {
-				const [id, end] = step.lease.add;
-				ops.push('+', id, end);
-				added.push(id);
-				count++;
-				soonest = Math.min(soonest, end);
-				leasesUntil = Math.max(leasesUntil, end);
-			} else if (step.lease) {
-				ops.push('-', step.lease.end);
-				count = Math.max(0, count - 1);
-			}
-			if (step.frees) frees = true;
-		}
+		const ran = runSteps(seen, batch);
+		const { data, count, soonest, nowMs, results, added } = ran;
+		const ops = [...ran.ops];
 		for (const id of lane.doubtful) ops.push('-', id);
-		const ttlMs = Math.ceil(forgetAt - nowMs + this.options.ttlGraceMs);
-		const version = changed ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
-		const value = !changed ? '' : ttlMs > 0 ? `${version}\n${JSON.stringify(data)}` : '-';
-		const leaseTtlMs = Math.max(1, Math.ceil(leasesUntil - nowMs + this.options.ttlGraceMs));
 		const base = Math.floor(nowMs);
 		const leaseOps = ops.map((op) => (typeof op === 'number' ? String(op - base) : op));
-		const args = [seen.version, String(seen.count), String(base), value, String(Math.max(1, ttlMs)), String(leaseTtlMs), frees ? channel : '', this.versionPrefix, ...leaseOps];
-		return { args, results, seen: { version: value === '-' ? '' : version, data: value === '-' ? undefined : data, count, soonest }, added };
+		const leaseTtlMs = Math.max(1, Math.ceil(ran.leasesUntil - nowMs + this.options.ttlGraceMs));
+		const publish = [ran.frees ? channel : '', this.versionPrefix];
+		const next = { ...seen, data, count, soonest };
+		// a window others grew raises the most in flight, when every step with a most said so (refusals have none)
+		const room = ran.roomGrows && Number.isFinite(ran.roomSize) ? [String(ran.roomSize), String(ran.roomCeiling)] : ['', ''];
+		const windowChecks = [Number.isFinite(ran.windowAtMost) ? String(ran.windowAtMost) : '', ...room];
+		const mergeCheck = () => ['m', seen.version, '', String(Math.max(0, ran.fewest)), Number.isFinite(ran.most) ? String(ran.most) : ''];
+		const exactCheck = () => ['x', seen.version, seen.sequence, String(seen.count), String(seen.count)];
+		if (!ran.params || !data) {
+			// nothing to write: the check that the verdicts still hold, and the leases
+			const check = ran.mergeable ? mergeCheck() : exactCheck();
+			return { args: [...check, String(base), '', '1', String(leaseTtlMs), ...publish, ...(ran.mergeable ? windowChecks : ['', '', '']), '0', ...leaseOps], results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, added };
+		}
+		const split = splitTraffic(data);
+		const changes = counterChanges(seen.counters, split.counters);
+		const ttlMs = Math.ceil(trafficForgetAt(data, ran.params) - nowMs + this.options.ttlGraceMs);
+		const merge = ran.mergeable && split.base === seen.base && changes.merge !== undefined && ttlMs > 0;
+		const counterOps = (merge ? changes.merge : changes.exact)!.flatMap((op) => op.map(String));
+		const nextSequence = counterOps.length === 0 ? seen.sequence : /^\d+$/.test(seen.sequence) ? String(Number(seen.sequence) + 1) : seen.sequence === '' ? '1' : STALE;
+		if (merge) {
+			return { args: [...mergeCheck(), String(base), '', String(ttlMs), String(leaseTtlMs), ...publish, ...windowChecks, String(counterOps.length), ...counterOps, ...leaseOps], results, seen: { ...next, counters: split.counters }, merge, nextSequence, added };
+		}
+		const rewrite = split.base !== seen.base;
+		const version = rewrite ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
+		const value = ttlMs <= 0 ? '-' : rewrite ? `${version}\n${split.base}` : '';
+		const args = [...exactCheck(), String(base), value, String(Math.max(1, ttlMs)), String(leaseTtlMs), ...publish, '', '', '', String(counterOps.length), ...counterOps, ...leaseOps];
+		const after: Seen = value === '-' ? { ...NOTHING, count, soonest } : { ...next, version, base: split.base, counters: split.counters };
+		return { args, results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, added };
 	}
 
 	/**

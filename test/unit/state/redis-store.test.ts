@@ -27,6 +27,7 @@ import { connectionId, redisConnectionFromCredential, RedisStoreError, type Redi
 import { testRedisCredential } from '../../../nodes/shared/state/redis-credential-test';
 import { closeRedisStateStores, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
+import { countersFromHash, joinTraffic } from '../../../nodes/shared/state/traffic-counters';
 import { FC_OPTIONS, T0 } from './fc-options';
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;
@@ -56,6 +57,18 @@ function connectionFromUrl(url: string): RedisConnection {
 const P: TrafficParams = { window: { ceiling: 100_000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };
 const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
 const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
+
+/**
+ * An admission without what it only reports (requests in flight, the window, the budget's counts,
+ * the start number, a full window's soonest end): what a worker that merged its counts may see
+ * later than another worker added to them. Reports (event lists) stay whole.
+ */
+function verdictOf(result: unknown): unknown {
+	if (Array.isArray(result) || typeof result !== 'object' || result === null) return result;
+	const { inFlight: _inFlight, window: _window, budget: _budget, lease, ...verdict } = result as Record<string, unknown>;
+	if (verdict.reason === 'concurrency') delete verdict.until;
+	return Array.isArray(lease) ? { ...verdict, lease: [lease[0], lease[1], lease[3]] } : verdict;
+}
 
 let ids = 0;
 const request = (retry = false, paced = false): AdmitRequest => ({ id: `r${process.pid}-${ids++}`, retry, paced });
@@ -344,12 +357,17 @@ describeRedis(redisTitle, () => {
 		expect(await call(workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
 	});
 
-	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks)', async () => {
+	let differentialSeries = 0;
+
+	/**
+	 * Random steps of two workers on three APIs, time moving on, against one pure controller.
+	 * `same(actual, expected)` compares a step's results.
+	 */
+	async function againstOneController(params: TrafficParams, same: (actual: unknown, expected: unknown) => void): Promise<void> {
 		type Op = { kind: 'advance'; ms: number } | { kind: 'admit'; key: number; worker: number; retry: boolean; paced: boolean } | { kind: 'complete'; key: number; worker: number; which: number; outcome: number };
 		const outcomes: Outcome[] = [OK, DOWN, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 700, header: 'retry-after' } }, { ...OK, quota: { remaining: 1, resetAt: 0 } }];
 		// the quota's reset is an instant: 500 ms after the answer that states it
 		const outcomeAt = (n: number, at: number): Outcome => (outcomes[n].quota ? { ...outcomes[n], quota: { remaining: 1, resetAt: at + 500 } } : outcomes[n]);
-		const params: TrafficParams = { window: { ceiling: 4, mode: 'adaptive' }, leaseMs: 2_000, budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 }, hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 300, maxBreakMs: 2_000 }, rateLimitRps: 50 };
 		const key = fc.integer({ min: 0, max: 2 });
 		const worker = fc.integer({ min: 0, max: 1 });
 		const op: fc.Arbitrary<Op> = fc.oneof(
@@ -358,6 +376,7 @@ describeRedis(redisTitle, () => {
 			fc.record({ kind: fc.constant('complete' as const), key, worker, which: fc.nat({ max: 10 }), outcome: fc.nat({ max: outcomes.length - 1 }) }),
 		);
 		let run = 0;
+		const series = ++differentialSeries;
 		await fc.assert(
 			fc.asyncProperty(fc.array(op, { maxLength: 120 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), async (ops, start) => {
 				run++;
@@ -377,13 +396,13 @@ describeRedis(redisTitle, () => {
 						now += o.ms;
 						continue;
 					}
-					const k = `run${run}-api${o.key}`;
+					const k = `series${series}-run${run}-api${o.key}`;
 					const at = now;
 					if (o.kind === 'admit') {
 						const r = request(o.retry, o.paced);
 						const step = admit(states.get(o.key), viewOf(o.key, at), at, r, params);
 						if (step.changed) states.set(o.key, step.data);
-						expect(await workers[o.worker].traffic(k, at, params, (d, l) => admit(d, l, at, r, params))).toEqual(step.result);
+						same(await workers[o.worker].traffic(k, at, params, (d, l) => admit(d, l, at, r, params)), step.result);
 						if (step.result.go) {
 							live.set(o.key, [...(live.get(o.key) ?? []), step.result.lease]);
 							leases.get(o.key)!.push(step.result.lease);
@@ -396,12 +415,25 @@ describeRedis(redisTitle, () => {
 						const step = complete(states.get(o.key), viewOf(o.key, at), at, lease, outcome, params);
 						states.set(o.key, step.data);
 						leases.set(o.key, (leases.get(o.key) ?? []).filter(([id]) => id !== lease[0]));
-						expect(await workers[o.worker].traffic(k, at, params, (d, l) => complete(d, l, at, lease, outcome, params))).toEqual(step.result);
+						same(await workers[o.worker].traffic(k, at, params, (d, l) => complete(d, l, at, lease, outcome, params)), step.result);
 					}
 				}
 			}),
 			{ ...FC_OPTIONS, numRuns: process.env.FC_RUNS ? FC_OPTIONS.numRuns : 60 },
 		);
+	}
+
+	const SMALL: TrafficParams = { window: { ceiling: 4, mode: 'adaptive' }, leaseMs: 2_000, budget: { ratio: 0.2, minRetriesPerWindow: 2, windowMs: 1_000 }, hold: { consecutiveFailures: 3, failureRatio: 0.5, minimumCalls: 4, windowMs: 1_000, breakMs: 300, maxBreakMs: 2_000 } };
+
+	it('two workers on one Redis give the answers one pure controller gives (time moving on, both workers\' clocks; a pace, so every step needs the exact state)', async () => {
+		await againstOneController({ ...SMALL, rateLimitRps: 50 }, (actual, expected) => expect(actual).toEqual(expected));
+	});
+
+	it('without a pace healthy steps merge their counts: the same verdicts as one pure controller, counts reported as the worker last saw them', async () => {
+		const merges = workerA.stats().merges + workerB.stats().merges;
+		await againstOneController(SMALL, (actual, expected) => expect(verdictOf(actual)).toEqual(verdictOf(expected)));
+		// (the fixed seed's cases are short: a few steps per API, so most are an API's first or a failure's)
+		expect(workerA.stats().merges + workerB.stats().merges - merges).toBeGreaterThan(10);
 	});
 
 	describe('O(1) per request: leases one entry at a time, a refusal writes nothing, other workers woken by pub/sub', () => {
@@ -545,6 +577,50 @@ describeRedis(redisTitle, () => {
 	});
 
 	describe('atomic under concurrent steps from two clients', () => {
+		/** Waves of 100 healthy requests, half on each worker, on one API whose state exists: what the stores did. */
+		async function healthyWaves(key: string, params: TrafficParams, waves: number) {
+			await call(workerA, key, T0, OK, false, params);
+			const before = [workerA.stats(), workerB.stats()];
+			let inFlight = 0;
+			let most = 0;
+			const one = async (worker: RedisStateStore, i: number) => {
+				const r = request();
+				const at = T0 + 1 + i;
+				const admission = await worker.traffic(key, at, params, (d, l) => admit(d, l, at, r, params));
+				if (!admission.go) return false;
+				most = Math.max(most, ++inFlight);
+				await new Promise((resolve) => setImmediate(resolve));
+				inFlight--;
+				await worker.traffic(key, at, params, (d, l) => complete(d, l, at, admission.lease, OK, params));
+				return true;
+			};
+			let sent = 0;
+			for (let wave = 0; wave < waves; wave++) sent += (await Promise.all(Array.from({ length: 100 }, (_, i) => one(i % 2 ? workerA : workerB, i)))).filter(Boolean).length;
+			const after = [workerA.stats(), workerB.stats()];
+			const delta = (field: 'scripts' | 'merges' | 'lostCas') => after[0][field] + after[1][field] - before[0][field] - before[1][field];
+			// the shared budget's first attempts, as Redis counts them (not a worker's view)
+			const counts = await admin.hgetall(`${workerA.keyFor(key)}:counts`);
+			const firstAttempts = Object.entries(counts).reduce((sum, [field, value]) => sum + (/^f\d+$/.test(field) ? Number(value) : 0), 0);
+			return { sent, most, firstAttempts, scripts: delta('scripts'), merges: delta('merges'), lost: delta('lostCas') };
+		}
+
+		it('healthy requests of two workers at once add their counts: none lost, no race lost', async () => {
+			const run = await healthyWaves('merged', { ...P, window: { ceiling: 1_000, mode: 'fixed' } }, 5);
+			expect(run.sent).toBe(500);
+			expect(run.firstAttempts).toBe(1 + 500);
+			// the one race lost: worker B's first script, before it has seen the API's state
+			expect(run.lost).toBeLessThanOrEqual(1);
+			expect(run.merges).toBe(run.scripts - run.lost);
+		});
+
+		it('at the window\'s limit they still merge, and never exceed it: a race lost there is the count that decides', async () => {
+			const run = await healthyWaves('merged-limit', { ...P, window: { ceiling: 50, mode: 'adaptive' } }, 5);
+			expect(run.most).toBeLessThanOrEqual(50);
+			expect(run.sent).toBeGreaterThan(300);
+			expect(run.firstAttempts).toBe(1 + run.sent);
+			expect(run.merges / run.scripts).toBeGreaterThan(0.9);
+		});
+
 		it('1,000 concurrent retries (500 per worker) on one API grant exactly the floor (40)', async () => {
 			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('race', T0, P, (d, l) => admit(d, l, T0, request(true), P))));
 			const granted = admissions.filter((a) => a.go);
@@ -572,12 +648,15 @@ describeRedis(redisTitle, () => {
 			const key = workerA.keyFor('ttl');
 			expect(key).toBe(`${prefix}traffic:{ttl}`);
 			expect(await admin.type(key)).toBe('string');
+			expect(await admin.type(`${key}:counts`)).toBe('hash');
 			const raw = (await admin.get(key)) ?? '';
-			const data = JSON.parse(raw.slice(raw.indexOf('\n') + 1)) as TrafficData;
+			const data = joinTraffic(JSON.parse(raw.slice(raw.indexOf('\n') + 1)), countersFromHash(await admin.hgetall(`${key}:counts`).then((hash) => Object.entries(hash).flat())))!;
 			const expected = trafficForgetAt(data, P) - now + REDIS_STORE_DEFAULTS.ttlGraceMs;
-			const ttl = await admin.pttl(key);
-			expect(ttl).toBeLessThanOrEqual(expected);
-			expect(ttl).toBeGreaterThan(expected - 1_000);
+			for (const k of [key, `${key}:counts`]) {
+				const ttl = await admin.pttl(k);
+				expect(ttl).toBeLessThanOrEqual(expected);
+				expect(ttl).toBeGreaterThan(expected - 1_000);
+			}
 		});
 
 		it('a state another tool left in the key, or garbage, is taken as none', async () => {
