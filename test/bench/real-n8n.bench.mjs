@@ -318,8 +318,9 @@ function redisClient(redisUrl) {
 async function forgetControllers(redisUrl, urls) {
 	const redis = redisClient(redisUrl);
 	try {
-		const keys = urls.map((url) => `rh:traffic:api:${createHash('sha256').update(`origin:${new URL(url).origin}|none`).digest('hex').slice(0, 32)}`);
-		await redis.del(...keys);
+		// the store's key is rh:traffic:{<key>} (a Cluster hash tag), beside its :leases and :counts
+		const keys = urls.map((url) => `rh:traffic:{api:${createHash('sha256').update(`origin:${new URL(url).origin}|none`).digest('hex').slice(0, 32)}}`);
+		await redis.del(...keys.flatMap((key) => [key, `${key}:leases`, `${key}:counts`]));
 	} finally {
 		redis.disconnect();
 	}
