@@ -94,7 +94,7 @@ interface RedisStoreStats {
 
 /**
  * KEYS[1] the state ("<version>\n<json>" without its counts), KEYS[2] the leases, KEYS[3] the
- * counts (a hash, traffic-counters.ts). ARGV: [1] 'x' exact | 'm' merge, [2] the version the steps
+ * counts (a hash, state/traffic-counters.ts). ARGV: [1] 'x' exact | 'm' merge, [2] the version the steps
  * started from ('' none), [3] the counts' sequence they saw (exact only), [4] [5] the fewest and
  * most leases in flight their verdicts hold for ('' no most), [6] now (ms), [7] the new value
  * ('' write nothing, '-' delete; exact only), [8] the state's time to live (ms; a merge only
@@ -102,9 +102,8 @@ interface RedisStoreStats {
  * the message, [12] the largest window size (the count `ws`) the verdicts hold for ('' any; a
  * merge only), [13] [14] the window size the most in flight [5] is for and its ceiling ('' none):
  * a window others grew raises it as much (a merge only), [15] k, the number of arguments of count
- * changes that follow: 'a' field n (add) |
- * 'x' field n (the larger) | 's' field n (set) | 'd' field; then lease changes: '+', id, end (ms
- * after [6]: a few digits, not an epoch) | '-', id.
+ * changes that follow: 'a' field n (add) | 'x' field n (the larger) | 's' field n (set) | 'd'
+ * field; then lease changes: '+', id, end (ms after [6]: a few digits, not an epoch) | '-', id.
  * Expired leases are dropped first. An exact write needs the version, the counts' sequence and the
  * leases the steps saw; a merge needs the version and the leases in its range, and adds its counts
  * to whatever other workers added. Returns {1, leases, soonest end, the counts' sequence, ws, wt,
