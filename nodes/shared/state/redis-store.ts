@@ -43,7 +43,7 @@ import { trafficForgetAt, type LeaseView, type TrafficData, type TrafficParams }
 import { connectionId, RedisStoreError, type RedisConnection } from './redis-connection';
 import { RedisClient, RedisTimeoutError, script, type RedisLike } from './redis-client';
 import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
-import { counterChanges, countersFromHash, joinTraffic, SCALAR_FIELDS, splitTraffic, type Counters } from './traffic-counters';
+import { counterChanges, countersFromHash, joinTraffic, SCALAR_FIELDS, splitTraffic, withScalarCounts, type Counters } from './traffic-counters';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -107,7 +107,9 @@ interface RedisStoreStats {
  * Expired leases are dropped first. An exact write needs the version, the counts' sequence and the
  * leases the steps saw; a merge needs the version and the leases in its range, and adds its counts
  * to whatever other workers added. Returns {1, leases, soonest end, the counts' sequence, ws, wt,
- * wn, t} when applied, {0, current value, leases, soonest end, sequence, every count} when not.
+ * wn, t} when applied, {0, current value, leases, soonest end, sequence, every count, why} when
+ * not (why: 'state' another version, 'inFlight' leases out of the range, 'window' a window others
+ * grew, 'counts' counts others added to before an exact write).
  */
 const STEP = script(`
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
@@ -126,9 +128,14 @@ if ARGV[13] ~= '' then
   local ceiling = tonumber(ARGV[14])
   most = most + math.max(0, math.min(ceiling, ws) - math.min(ceiling, tonumber(ARGV[13])))
 end
-if version ~= ARGV[2] or count < tonumber(ARGV[4]) or count > most or (exact and sequence ~= ARGV[3]) or grown then
+local lost = false
+if version ~= ARGV[2] then lost = 'state'
+elseif count < tonumber(ARGV[4]) or count > most then lost = 'inFlight'
+elseif grown then lost = 'window'
+elseif exact and sequence ~= ARGV[3] then lost = 'counts' end
+if lost then
   local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {0, current, count, first[2] or '', sequence, redis.call('HGETALL', KEYS[3])}
+  return {0, current, count, first[2] or '', sequence, redis.call('HGETALL', KEYS[3]), lost}
 end
 local ttl = tonumber(ARGV[8])
 local k = tonumber(ARGV[15])
@@ -266,18 +273,7 @@ function applied(plan: Plan, reply: unknown[]): Seen {
 		const value = reply[4 + i];
 		if (value !== null && value !== undefined && Number.isFinite(Number(value))) counters.set(field, Number(value));
 	});
-	const window = { ...data.window, size: counters.get('ws') ?? data.window.size, toward: counters.get('wt') ?? data.window.toward, starts: counters.get('wn') ?? data.window.starts };
-	return { ...plan.seen, ...leases, data: { ...data, window, touchedAt: counters.get('t') ?? data.touchedAt }, counters, sequence: complete ? sequence : STALE };
-}
-
-/** Why a script's check failed, from its arguments and the reply that handed back the current state. */
-function lostTo(args: readonly string[], reply: readonly unknown[]): keyof RedisStoreStats['lostTo'] {
-	const current = typeof reply[1] === 'string' ? reply[1] : '';
-	const newline = current.indexOf('\n');
-	if ((newline < 0 ? current : current.slice(0, newline)) !== args[1]) return 'state';
-	const count = Number(reply[2]);
-	if (count < Number(args[3]) || (args[4] !== '' && count > Number(args[4]))) return 'inFlight';
-	return args[0] === 'x' ? 'counts' : 'window';
+	return { ...plan.seen, ...leases, data: { ...data, ...withScalarCounts(data.window, data.touchedAt, counters) }, counters, sequence: complete ? sequence : STALE };
 }
 
 /** Bytes of a script's reply (strings and numbers, nested lists included). */
@@ -478,7 +474,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 			}
 			// another worker changed the state in between (or leases expired): the steps run again on what it holds now
 			this.counters.lostCas++;
-			this.counters.lostTo[lostTo(plan.args, reply)]++;
+			const why: unknown = reply[6];
+			if (why === 'state' || why === 'inFlight' || why === 'window' || why === 'counts') this.counters.lostTo[why]++;
 			lane.seen = parseSeen(typeof reply[1] === 'string' ? reply[1] : '', Number(reply[2]), typeof reply[3] === 'string' ? reply[3] : '', typeof reply[4] === 'string' ? reply[4] : '', reply[5]);
 		}
 		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on these steps`);
@@ -519,12 +516,22 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		// a window others grew raises the most in flight, when every step with a most said so (refusals have none)
 		const room = ran.roomGrows && Number.isFinite(ran.roomSize) ? [String(ran.roomSize), String(ran.roomCeiling)] : ['', ''];
 		const windowChecks = [Number.isFinite(ran.windowAtMost) ? String(ran.windowAtMost) : '', ...room];
-		const mergeCheck = () => ['m', seen.version, '', String(Math.max(0, ran.fewest)), Number.isFinite(ran.most) ? String(ran.most) : ''];
-		const exactCheck = () => ['x', seen.version, seen.sequence, String(seen.count), String(seen.count)];
+		// STEP's arguments, in its order: the check (a merge's or an exact write's), what to write, the count and lease changes
+		const argsFor = (merge: boolean, value: string, ttlMs: number, counterOps: readonly string[]): string[] => [
+			...(merge ? ['m', seen.version, '', String(Math.max(0, ran.fewest)), Number.isFinite(ran.most) ? String(ran.most) : ''] : ['x', seen.version, seen.sequence, String(seen.count), String(seen.count)]),
+			String(base),
+			value,
+			String(Math.max(1, ttlMs)),
+			String(leaseTtlMs),
+			...publish,
+			...(merge ? windowChecks : ['', '', '']),
+			String(counterOps.length),
+			...counterOps,
+			...leaseOps,
+		];
 		if (!ran.params || !data) {
 			// nothing to write: the check that the verdicts still hold, and the leases
-			const check = ran.mergeable ? mergeCheck() : exactCheck();
-			return { args: [...check, String(base), '', '1', String(leaseTtlMs), ...publish, ...(ran.mergeable ? windowChecks : ['', '', '']), '0', ...leaseOps], results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, added };
+			return { args: argsFor(ran.mergeable, '', 1, []), results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, added };
 		}
 		const split = splitTraffic(data);
 		const changes = counterChanges(seen.counters, split.counters);
@@ -533,14 +540,13 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		const counterOps = (merge ? changes.merge : changes.exact)!.flatMap((op) => op.map(String));
 		const nextSequence = counterOps.length === 0 ? seen.sequence : /^\d+$/.test(seen.sequence) ? String(Number(seen.sequence) + 1) : seen.sequence === '' ? '1' : STALE;
 		if (merge) {
-			return { args: [...mergeCheck(), String(base), '', String(ttlMs), String(leaseTtlMs), ...publish, ...windowChecks, String(counterOps.length), ...counterOps, ...leaseOps], results, seen: { ...next, counters: split.counters }, merge, nextSequence, added };
+			return { args: argsFor(true, '', ttlMs, counterOps), results, seen: { ...next, counters: split.counters }, merge, nextSequence, added };
 		}
 		const rewrite = split.base !== seen.base;
 		const version = rewrite ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
 		const value = ttlMs <= 0 ? '-' : rewrite ? `${version}\n${split.base}` : '';
-		const args = [...exactCheck(), String(base), value, String(Math.max(1, ttlMs)), String(leaseTtlMs), ...publish, '', '', '', String(counterOps.length), ...counterOps, ...leaseOps];
 		const after: Seen = value === '-' ? { ...NOTHING, count, soonest } : { ...next, version, base: split.base, counters: split.counters };
-		return { args, results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, added };
+		return { args: argsFor(false, value, ttlMs, counterOps), results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, added };
 	}
 
 	/**

@@ -83,12 +83,10 @@ export function joinTraffic(base: unknown, counters: Counters): TrafficData | un
 	const byNumber = (x: [number, ...number[]], y: [number, ...number[]]) => x[0] - y[0];
 	// a count the hash does not hold is read from the JSON, where a state written before the split
 	// kept it (an upgrade); else it starts again: a window of one, in slow start
-	const window = b.window as Partial<TrafficData['window']>;
 	const data: TrafficData = {
 		...(b as TrafficData),
-		window: { ...b.window, size: counters.get('ws') ?? window.size ?? 1, toward: counters.get('wt') ?? window.toward ?? 0, starts: counters.get('wn') ?? window.starts ?? 0 },
+		...withScalarCounts(b.window, b.touchedAt, counters),
 		rate: { ...b.rate, successes: successes.length > 0 || !Array.isArray(b.rate.successes) ? successes.sort(byNumber) : b.rate.successes },
-		touchedAt: counters.get('t') ?? b.touchedAt ?? 0,
 	};
 	if (b.budget) data.budget = { ...b.budget, buckets: budgetBuckets.length > 0 || !Array.isArray(b.budget.buckets) ? budgetBuckets.sort(byNumber) : b.budget.buckets };
 	if (b.hold) data.hold = { ...b.hold, buckets: holdBuckets.length > 0 || !Array.isArray(b.hold.buckets) ? holdBuckets.sort(byNumber) : b.hold.buckets };
@@ -134,6 +132,14 @@ export function countersFromHash(flat: readonly unknown[]): Counters {
 
 /** The window's counts and the last use, which every merge hands back (so a worker sees the window others grew). */
 export const SCALAR_FIELDS = Object.freeze(['ws', 'wt', 'wn', 't'] as const);
+
+/** The window and the last use with the counts `counters` holds; those it does not hold are the given ones (or start again). */
+export function withScalarCounts(window: Partial<TrafficData['window']>, touchedAt: number | undefined, counters: Counters): Pick<TrafficData, 'window' | 'touchedAt'> {
+	return {
+		window: { ...(window as TrafficData['window']), size: counters.get('ws') ?? window.size ?? 1, toward: counters.get('wt') ?? window.toward ?? 0, starts: counters.get('wn') ?? window.starts ?? 0 },
+		touchedAt: counters.get('t') ?? touchedAt ?? 0,
+	};
+}
 
 function putBuckets(counters: Counters, buckets: readonly Bucket[], a: string, b: string): void {
 	for (const [n, first, second] of buckets) {
