@@ -29,6 +29,7 @@ import { closeRedisStateStores, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisS
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
 import { countersFromHash, joinTraffic } from '../../../nodes/shared/state/traffic-counters';
 import { FC_OPTIONS, T0 } from './fc-options';
+import { verdictOf } from '../traffic/verdict';
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;
 const NO_REDIS = 'skipped: RH_TEST_REDIS_URL not set, no Redis server (export "$(bash scripts/redis-test-server.sh start)")';
@@ -57,18 +58,6 @@ function connectionFromUrl(url: string): RedisConnection {
 const P: TrafficParams = { window: { ceiling: 100_000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };
 const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
 const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
-
-/**
- * An admission without what it only reports (requests in flight, the window, the budget's counts,
- * the start number, a full window's soonest end): what a worker that merged its counts may see
- * later than another worker added to them. Reports (event lists) stay whole.
- */
-function verdictOf(result: unknown): unknown {
-	if (Array.isArray(result) || typeof result !== 'object' || result === null) return result;
-	const { inFlight: _inFlight, window: _window, budget: _budget, lease, ...verdict } = result as Record<string, unknown>;
-	if (verdict.reason === 'concurrency') delete verdict.until;
-	return Array.isArray(lease) ? { ...verdict, lease: [lease[0], lease[1], lease[3]] } : verdict;
-}
 
 let ids = 0;
 const request = (retry = false, paced = false): AdmitRequest => ({ id: `r${process.pid}-${ids++}`, retry, paced });

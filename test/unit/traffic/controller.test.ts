@@ -13,6 +13,7 @@ import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
 import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
+import { verdictOf } from './verdict';
 const SEED = Number(process.env.FC_SEED ?? 20261201);
 const T0 = 1_800_000_000_000;
 
@@ -863,13 +864,6 @@ describe('traffic controller: properties', () => {
 	});
 
 	it('a step that says it merges gives the same verdict for every count of requests in flight in its range, and whatever other workers added to the counts', () => {
-		// what a worker that merged its counts may see later than other workers added to them (merges: see Step.merges)
-		const verdictOf = (result: unknown): unknown => {
-			if (Array.isArray(result) || typeof result !== 'object' || result === null) return result;
-			const { inFlight: _inFlight, window: _window, budget: _budget, lease, ...verdict } = result as Record<string, unknown>;
-			if (verdict.reason === 'concurrency') delete verdict.until;
-			return Array.isArray(lease) ? { ...verdict, lease: [lease[0], lease[1], lease[3]] } : verdict;
-		};
 		/** The counts as other workers may have grown them: more in every bucket, a larger window (up to what the verdict allows). */
 		const grown = (data: TrafficData | undefined, more: number, windowAtMost: number | undefined): TrafficData | undefined => {
 			if (!data) return data;
