@@ -197,7 +197,7 @@ function table(rows) {
 /** What the mean bytes per call is a mean of: said beside the table, for the goal it misses. */
 const MEAN_NOTE =
 	'*Bytes / call* is a mean over the kinds of call: a merge (the counts its steps added, a few fields, and the lease changes of ' +
-	'up to 32 steps, about 25 bytes each), an exact write (the state\'s value, a few hundred bytes, and every count that changed), ' +
+	'up to 32 steps: those added as one range, those ended as short numbers of about 3 bytes each), an exact write (the state\'s value, a few hundred bytes, and every count that changed), ' +
 	'one that only refuses (about 200 bytes: a refusal writes nothing), and one that lost a race (it gets the state and its counts ' +
 	"back). Their mix follows the run's length, how many items wait and how many workers race, and batches fill as N grows, so the " +
 	'mean moves with N. What a call carries does not grow with the requests in flight (no lease list: the store before issue 24 ' +

@@ -22,7 +22,9 @@
  *   controller).
  * - O(1) per request: the state holds no list of requests in flight (leases are members of the
  *   sorted set, one at a time), so a call's size and Redis's work do not grow with the requests in
- *   flight; the version is a token, compared, never the whole value.
+ *   flight; the version is a token, compared, never the whole value. A lease's name in Redis is
+ *   the process's prefix and a number (state/lease-names.ts): a batch's added leases go as one
+ *   range, its ended ones as short numbers.
  * - One round trip per step when nothing raced: each process keeps the version and state it last
  *   saw per API. Steps of one process on one API queue up; those that queued while a script ran
  *   go together in the next one (up to maxBatch), so a busy worker makes fewer calls, not more.
@@ -35,14 +37,15 @@
  *   requests waiting on that API subscribes (watch) and wakes one of them.
  * - The caller's clock: `nowMs` is the calling worker's. Workers' clocks must be roughly in sync
  *   (n8n's queue mode needs that anyway); a skew of up to `ttlGraceMs` never drops live state.
- * - A script that timed out may still run on Redis: the leases it may have added are ended by the
- *   next script on that API, so none is left counting as in flight.
+ * - A script that timed out may still run on Redis: the leases it may have added, and those it was
+ *   to end, are ended by the next script on that API, so none is left counting as in flight.
  */
 import { randomBytes } from 'node:crypto';
 import { trafficForgetAt, type LeaseView, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { connectionId, RedisStoreError, type RedisConnection } from './redis-connection';
 import { RedisClient, RedisTimeoutError, script, type RedisLike } from './redis-client';
 import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
+import { LeaseNames, type LeaseChanges } from './lease-names';
 import { counterChanges, countersFromHash, joinTraffic, SCALAR_FIELDS, splitTraffic, withScalarCounts, type Counters } from './traffic-counters';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
@@ -83,7 +86,7 @@ interface RedisStoreStats {
 	lostTo: { state: number; inFlight: number; window: number; counts: number };
 	/** Scripts that got no answer in time. */
 	timeouts: number;
-	/** Leases ended because the script that added them timed out. */
+	/** Leases a timed-out script may have added (or was to end) that a later script ended. */
 	leasesReleased: number;
 	/** Bytes of the scripts' arguments and answers. */
 	bytesSent: number;
@@ -103,7 +106,10 @@ interface RedisStoreStats {
  * merge only), [13] [14] the window size the most in flight [5] is for and its ceiling ('' none):
  * a window others grew raises it as much (a merge only), [15] k, the number of arguments of count
  * changes that follow: 'a' field n (add) | 'x' field n (the larger) | 's' field n (set) | 'd'
- * field; then lease changes: '+', id, end (ms after [6]: a few digits, not an epoch) | '-', id.
+ * field; then the lease changes, in four arguments whatever the number of steps: [16+k] this
+ * process's prefix of lease names, [17+k] [18+k] the first number of the leases added and how
+ * many (numbered on: prefix .. first, prefix .. first + 1, ...), [19+k] their end (ms after [6]: a
+ * few digits, not an epoch), [20+k] the numbers of the leases ended ('a,b,c'; '' none).
  * Expired leases are dropped first. An exact write needs the version, the counts' sequence and the
  * leases the steps saw; a merge needs the version and the leases in its range, and adds its counts
  * to whatever other workers added. Returns {1, leases, soonest end, the counts' sequence, ws, wt,
@@ -166,18 +172,24 @@ else
   end
 end
 local i = 16 + k
-local added = false
-while i <= #ARGV do
-  if ARGV[i] == '+' then
-    redis.call('ZADD', KEYS[2], tonumber(ARGV[6]) + tonumber(ARGV[i + 2]), ARGV[i + 1])
-    added = true
-    i = i + 3
-  else
-    redis.call('ZREM', KEYS[2], ARGV[i + 1])
-    i = i + 2
+local prefix = ARGV[i]
+local adds = tonumber(ARGV[i + 2])
+if adds > 0 then
+  local score = tonumber(ARGV[6]) + tonumber(ARGV[i + 3])
+  local first = tonumber(ARGV[i + 1])
+  local members = {}
+  for j = 0, adds - 1 do
+    members[#members + 1] = score
+    members[#members + 1] = prefix .. (first + j)
   end
+  redis.call('ZADD', KEYS[2], unpack(members))
+  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then redis.call('PEXPIRE', KEYS[2], ARGV[9]) end
 end
-if added and redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then redis.call('PEXPIRE', KEYS[2], ARGV[9]) end
+if ARGV[i + 4] ~= '' then
+  local members = {}
+  for number in string.gmatch(ARGV[i + 4], '[^,]+') do members[#members + 1] = prefix .. number end
+  redis.call('ZREM', KEYS[2], unpack(members))
+end
 if ARGV[10] ~= '' then redis.call('PUBLISH', ARGV[10], ARGV[11]) end
 local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
 local scalars = redis.call('HMGET', KEYS[3], 'ws', 'wt', 'wn', 't')
@@ -228,8 +240,8 @@ interface Lane {
 	pending: Pending[];
 	running: boolean;
 	seen: Seen;
-	/** Leases a timed-out script may have added: the next script ends them. */
-	doubtful: string[];
+	/** This process's leases on the API as Redis names them (and those a timed-out script may have left). */
+	names: LeaseNames;
 }
 
 /** One script's arguments, and what the steps answered if it applies. */
@@ -241,7 +253,7 @@ interface Plan {
 	merge: boolean;
 	/** The counts' sequence the script leaves when no other worker added to them meanwhile. */
 	nextSequence: string;
-	added: string[];
+	leases: LeaseChanges;
 }
 
 /** A state a key holds ("<version>\n<json>") and its counts, or NOTHING for none (or something that is no state of ours). */
@@ -292,9 +304,9 @@ interface Ran {
 	soonest: number;
 	nowMs: number;
 	frees: boolean;
-	/** Lease changes ('+', id, end | '-', id), the ids added, and the latest end of one. */
-	ops: Array<string | number>;
-	added: string[];
+	/** The leases added (id, end) and ended (id), and the latest end of one added. */
+	added: Array<[string, number]>;
+	ended: string[];
 	leasesUntil: number;
 	/**
 	 * Every step merges (Step.merges), for any leases in flight in [fewest, most] and a window of at
@@ -311,7 +323,7 @@ interface Ran {
 }
 
 function runSteps(seen: Seen, batch: readonly Pending[]): Ran {
-	const ran: Ran = { results: [], data: seen.data, params: undefined, count: seen.count, soonest: seen.soonest, nowMs: -Infinity, frees: false, ops: [], added: [], leasesUntil: -Infinity, mergeable: seen.version !== '', fewest: -Infinity, most: Infinity, windowAtMost: Infinity, roomSize: -Infinity, roomCeiling: Infinity, roomGrows: true };
+	const ran: Ran = { results: [], data: seen.data, params: undefined, count: seen.count, soonest: seen.soonest, nowMs: -Infinity, frees: false, added: [], ended: [], leasesUntil: -Infinity, mergeable: seen.version !== '', fewest: -Infinity, most: Infinity, windowAtMost: Infinity, roomSize: -Infinity, roomCeiling: Infinity, roomGrows: true };
 	for (const pending of batch) {
 		ran.nowMs = Math.max(ran.nowMs, pending.nowMs);
 		const view: LeaseView = { count: Math.max(0, ran.count), soonest: ran.soonest };
@@ -334,13 +346,12 @@ function runSteps(seen: Seen, batch: readonly Pending[]): Ran {
 		}
 		if (step.lease && 'add' in step.lease) {
 			const [id, end] = step.lease.add;
-			ran.ops.push('+', id, end);
-			ran.added.push(id);
+			ran.added.push([id, end]);
 			ran.count++;
 			ran.soonest = Math.min(ran.soonest, end);
 			ran.leasesUntil = Math.max(ran.leasesUntil, end);
 		} else if (step.lease) {
-			ran.ops.push('-', step.lease.end);
+			ran.ended.push(step.lease.end);
 			ran.count = Math.max(0, ran.count - 1);
 		}
 		if (step.frees) ran.frees = true;
@@ -408,12 +419,12 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	private laneOf(key: string): Lane {
 		let lane = this.lanes.get(key);
 		if (lane) return lane;
-		lane = { pending: [], running: false, seen: NOTHING, doubtful: [] };
+		lane = { pending: [], running: false, seen: NOTHING, names: new LeaseNames() };
 		this.lanes.set(key, lane);
 		// bounded: the least recently created idle lane goes (its next step costs one extra round trip)
 		if (this.lanes.size > 10_000) {
 			for (const [oldKey, old] of this.lanes) {
-				if (!old.running && old.doubtful.length === 0) {
+				if (!old.running && old.names.idle()) {
 					this.lanes.delete(oldKey);
 					break;
 				}
@@ -456,7 +467,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 				if (error instanceof RedisTimeoutError) {
 					// it may still run: its leases are ended by the next script, and what Redis holds is unknown
 					this.counters.timeouts++;
-					lane.doubtful.push(...plan.added);
+					lane.names.timedOut(plan.leases);
 					lane.seen = UNKNOWN;
 				}
 				return Promise.reject(error);
@@ -467,8 +478,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 			this.counters.largestCall = Math.max(this.counters.largestCall, sent + received);
 			if (Number(reply[0]) === 1) {
 				this.counters.steps += batch.length;
-				this.counters.leasesReleased += lane.doubtful.length;
-				lane.doubtful = [];
+				this.counters.leasesReleased += lane.names.pendingEnds;
+				lane.names.applied(plan.leases);
 				lane.seen = applied(plan, reply);
 				return plan.results;
 			}
@@ -505,11 +516,10 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	private plan(lane: Lane, batch: Pending[], channel: string): Plan {
 		const seen = lane.seen;
 		const ran = runSteps(seen, batch);
-		const { data, count, soonest, nowMs, results, added } = ran;
-		const ops = [...ran.ops];
-		for (const id of lane.doubtful) ops.push('-', id);
+		const { data, count, soonest, nowMs, results } = ran;
 		const base = Math.floor(nowMs);
-		const leaseOps = ops.map((op) => (typeof op === 'number' ? String(op - base) : op));
+		const leases = lane.names.changes(ran.added, ran.ended, nowMs);
+		const leaseArgs = [this.versionPrefix, String(leases.first), String(leases.added.length), String(leases.added.length > 0 ? Math.ceil(ran.leasesUntil - base) : 0), leases.endNumbers.join(',')];
 		const leaseTtlMs = Math.max(1, Math.ceil(ran.leasesUntil - nowMs + this.options.ttlGraceMs));
 		const publish = [ran.frees ? channel : '', this.versionPrefix];
 		const next = { ...seen, data, count, soonest };
@@ -527,11 +537,11 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 			...(merge ? windowChecks : ['', '', '']),
 			String(counterOps.length),
 			...counterOps,
-			...leaseOps,
+			...leaseArgs,
 		];
 		if (!ran.params || !data) {
 			// nothing to write: the check that the verdicts still hold, and the leases
-			return { args: argsFor(ran.mergeable, '', 1, []), results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, added };
+			return { args: argsFor(ran.mergeable, '', 1, []), results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, leases };
 		}
 		const split = splitTraffic(data);
 		const changes = counterChanges(seen.counters, split.counters);
@@ -540,13 +550,13 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		const counterOps = (merge ? changes.merge : changes.exact)!.flatMap((op) => op.map(String));
 		const nextSequence = counterOps.length === 0 ? seen.sequence : /^\d+$/.test(seen.sequence) ? String(Number(seen.sequence) + 1) : seen.sequence === '' ? '1' : STALE;
 		if (merge) {
-			return { args: argsFor(true, '', ttlMs, counterOps), results, seen: { ...next, counters: split.counters }, merge, nextSequence, added };
+			return { args: argsFor(true, '', ttlMs, counterOps), results, seen: { ...next, counters: split.counters }, merge, nextSequence, leases };
 		}
 		const rewrite = split.base !== seen.base;
 		const version = rewrite ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
 		const value = ttlMs <= 0 ? '-' : rewrite ? `${version}\n${split.base}` : '';
 		const after: Seen = value === '-' ? { ...NOTHING, count, soonest } : { ...next, version, base: split.base, counters: split.counters };
-		return { args: argsFor(false, value, ttlMs, counterOps), results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, added };
+		return { args: argsFor(false, value, ttlMs, counterOps), results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, leases };
 	}
 
 	/**
