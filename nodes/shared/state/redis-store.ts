@@ -389,7 +389,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		this.connection = Object.freeze({ ...connection });
 		this.options = { ...REDIS_STORE_DEFAULTS, ...options };
 		if (!this.options.keyPrefix) throw new RedisStoreError('keyPrefix must not be empty');
-		if (!(Number.isInteger(this.options.maxBatch) && this.options.maxBatch >= 1)) throw new RedisStoreError(`maxBatch must be a whole number of at least 1, not ${this.options.maxBatch}`);
+		// the script passes a batch's leases to one ZADD (Lua's unpack takes a few thousand values at most)
+		if (!(Number.isInteger(this.options.maxBatch) && this.options.maxBatch >= 1 && this.options.maxBatch <= 1_000)) throw new RedisStoreError(`maxBatch must be a whole number from 1 to 1000, not ${this.options.maxBatch}`);
 		this.client = new RedisClient(this.connection, this.options);
 	}
 

@@ -230,6 +230,12 @@ describe('RedisStateStore without a Redis server', () => {
 		expect(() => redisConnectionFromCredential({ database: -1 })).toThrow(/Database Number/);
 	});
 
+	it('rejects a batch size the script cannot take', () => {
+		expect(() => new RedisStateStore(UNREACHABLE, { maxBatch: 0 })).toThrow(/maxBatch must be a whole number from 1 to 1000, not 0/);
+		expect(() => new RedisStateStore(UNREACHABLE, { maxBatch: 1_001 })).toThrow(/maxBatch/);
+		expect(() => new RedisStateStore(UNREACHABLE, { maxBatch: 2.5 })).toThrow(/maxBatch/);
+	});
+
 	it('tells connections apart without keeping the password in the id', () => {
 		const a = connectionId({ ...UNREACHABLE, password: 'one' });
 		expect(a).not.toContain('one');
@@ -481,6 +487,23 @@ describeRedis(redisTitle, () => {
 			// each request's own name (and end) cost 8 to 15 bytes a step more before: 433 bytes for these 30 admissions, 243 for their reports
 			expect(admitted.batch - admitted.single).toBeLessThan(64);
 			expect(completed.batch - completed.single).toBeLessThan(64 + 30 * 3);
+		});
+
+		it('the largest batch allowed (1,000 steps) adds and ends its leases in one script each', async () => {
+			const big = new RedisStateStore(connection, { keyPrefix: prefix, maxBatch: 1_000 });
+			const params: TrafficParams = { ...P, window: { ceiling: 5_000, mode: 'fixed' } };
+			try {
+				await call(big, 'big-batch', T0);
+				const scripts = big.stats().scripts;
+				const admissions = await Promise.all(Array.from({ length: 1_001 }, () => request()).map((r) => big.traffic('big-batch', T0, params, (d, l) => admit(d, l, T0, r, params))));
+				expect(big.stats().scripts - scripts).toBe(2);
+				expect(await admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(1_001);
+				await Promise.all(admissions.map((a) => (a.go ? big.traffic('big-batch', T0 + 1, params, (d, l) => complete(d, l, T0 + 1, a.lease, OK, params)) : undefined)));
+				expect(big.stats().scripts - scripts).toBe(4);
+				expect(await admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(0);
+			} finally {
+				await big.close();
+			}
 		});
 
 		it('a refusal writes nothing: the state and its time to live stay as they were', async () => {
