@@ -14,14 +14,19 @@ step() { printf '\n=== %s ===\n' "$*"; }
 work_dir="$(mktemp -d)"
 install_pid=""
 cleanup() {
-  if [ -n "$install_pid" ]; then kill "$install_pid" 2>/dev/null || true; fi
+  # The install runs in its own process group (setsid below): stopping only its shell left npm
+  # writing into the cache while a failed run's caller deleted it ("Directory not empty").
+  if [ -n "$install_pid" ]; then
+    kill -- -"$install_pid" 2>/dev/null || true
+    wait "$install_pid" 2>/dev/null || true
+  fi
   rm -rf "$work_dir"
 }
 trap cleanup EXIT
 
 step "Node 24 and n8n for the end-to-end tests: installing in the background (log: $work_dir/install-n8n.log)"
 install_started=$(date +%s)
-bash scripts/install-n8n.sh > "$work_dir/install-n8n.log" 2>&1 &
+setsid bash scripts/install-n8n.sh > "$work_dir/install-n8n.log" 2>&1 &
 install_pid=$!
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -661,7 +661,11 @@ describeRedis(redisTitle, () => {
 		it('at the window\'s limit they still merge, and never exceed it: a race lost there is the count that decides', async () => {
 			const run = await healthyWaves('merged-limit', { ...P, window: { ceiling: 50, mode: 'adaptive' } }, 5);
 			expect(run.most).toBeLessThanOrEqual(50);
-			expect(run.sent).toBeGreaterThan(300);
+			// The window grew through merged successes: slow start adds one per success, so each wave
+			// admits at least the window it starts with (11 after the first call, then 22, 44, 50, 50),
+			// whatever the timing; more when answers free room within a wave (about 390 on an idle
+			// machine, 295 in a loaded CI run, where a fixed 300 failed).
+			expect(run.sent).toBeGreaterThanOrEqual(11 + 22 + 44 + 50 + 50);
 			expect(run.firstAttempts).toBe(1 + run.sent);
 			expect(run.merges / run.scripts).toBeGreaterThan(0.9);
 		});
