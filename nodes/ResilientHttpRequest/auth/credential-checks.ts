@@ -10,7 +10,7 @@
 import type { ICredentialDataDecryptedObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { assertUrlAllowed, getCredentialAllowedDomains, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
-import { RequestRejection } from '../output/request-rejection';
+import { RequestRejection } from '../types';
 
 /** Each header-carried field: the credential's label, the field's display name, and what is wrong with a value. */
 const HEADER_FIELDS: Partial<Record<string, { label: string; fields: Array<{ key: string; displayName: string; problem: (value: string) => string | undefined }> }>> = {

@@ -1,7 +1,7 @@
 /** What an item's answer looks like: Options > Response (format, full response, Never Error) and where the retry story goes. */
 import type { IDataObject } from 'n8n-workflow';
 import { RETRY_DEFAULTS, type RetryStoryPlacement } from '../../shared/core/defaults';
-import type { ResponseSettings } from '../output/response';
+import type { ResponseSettings } from '../types';
 
 export interface OutputSettings {
 	response: ResponseSettings;

@@ -9,17 +9,7 @@ import { setPath } from '../../shared/core/json-path';
 import { httpRequestParameterError, parameterError } from '../../shared/n8n/parameters';
 import { stringifyForm } from '../transport/form-urlencoded';
 import { encodeMultipart, type MultipartPart } from '../transport/multipart';
-
-export interface RequestSpec {
-	method: IHttpRequestMethods;
-	url: string;
-	qs: IDataObject;
-	headers: Record<string, string>;
-	body?: string | Buffer;
-	arrayFormat?: 'indices' | 'brackets' | 'repeat';
-	/** The Accept header is HTTP Request's default, not the user's (n8n's OAuth1 helper replaces it). */
-	acceptIsDefault?: true;
-}
+import { headerValue, type RequestSpec } from '../types';
 
 interface KeyValue {
 	name?: string;
@@ -103,12 +93,6 @@ function defaultAccept(format: unknown): string {
 	if (format === 'json') return 'application/json,text/*;q=0.99';
 	if (format === 'text') return 'application/json,text/html,application/xhtml+xml,application/xml,text/*;q=0.9, */*;q=0.1';
 	return 'application/json,text/html,application/xhtml+xml,application/xml,text/*;q=0.9, image/*;q=0.8, */*;q=0.7';
-}
-
-/** A header's value, whatever the case of its name; undefined when absent. */
-export function headerValue(headers: Record<string, string>, name: string): string | undefined {
-	const key = Object.keys(headers).find((h) => h.toLowerCase() === name.toLowerCase());
-	return key === undefined ? undefined : headers[key];
 }
 
 /** What a URL error may show of the value: never its query string, which may hold an API key (deviation url-errors-without-query). */

@@ -10,7 +10,7 @@ import { bodyFields } from '../transport/body-fields';
 import { checkCredential } from '../auth/credential-checks';
 import { DEFAULT_MAX_REDIRECTS, MAX_REDIRECTS_LIMIT } from '../descriptions/options.description';
 import { normalizePem } from '../auth/pem';
-import type { RequestSpec } from './request-spec';
+import type { RequestSpec } from '../types';
 import type { TlsOptions, TransportSettings } from '../transport/send-attempt';
 
 /** Parses `http://user:pass@host:port` into n8n's proxy option. */

@@ -7,7 +7,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptResult } from '../../shared/core/retry-loop';
-import type { RequestSpec } from '../config/request-spec';
+import type { RequestSpec } from '../types';
 import type { ItemScope } from '../config/item-scope';
 
 /** The start of a text body shown in the console; binary bodies are shown by their size. */

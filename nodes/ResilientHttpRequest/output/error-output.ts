@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { RetryStory } from '../../shared/core/retry-story';
 import { decodeBody } from './response';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 
 /** The response a failed status attempt carried, if any. */
 export function responseOf(failure: AttemptFailure): HttpResponse | undefined {

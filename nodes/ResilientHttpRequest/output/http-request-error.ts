@@ -7,7 +7,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
-import type { ResponseFormat } from './response';
+import type { ResponseFormat } from '../types';
 import { charsetOf } from './text-decoding';
 
 /**

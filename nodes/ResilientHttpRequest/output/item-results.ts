@@ -12,14 +12,14 @@ import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse, ToolAnswer } from '../types';
 import { headersFor } from '../auth/auth-transport';
 import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
 import type { OutputSettings } from '../config/output-settings';
-import { toolFailure, toolSuccessItems, type FailedRequest, type ToolAnswer } from '../tool/tool-answer';
+import { toolFailure, toolSuccessItems, type FailedRequest } from '../tool/tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));

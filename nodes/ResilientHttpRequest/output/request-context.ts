@@ -4,7 +4,7 @@
  * HTTP Request hides the credential's keys.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { RequestSpec } from '../config/request-spec';
+import type { RequestSpec } from '../types';
 import type { OutputSettings } from '../config/output-settings';
 
 /** The body as HTTP Request's options hold it: a JSON body as its object, a form as `form`; other bodies are left out. */

@@ -11,10 +11,8 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { jsonParse } from 'n8n-workflow';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse, ResponseFormat } from '../types';
 import { charsetOf, decodeAs, decodeText } from './text-decoding';
-
-export type ResponseFormat = 'autodetect' | 'json' | 'text' | 'file';
 
 /** How the items are built (HTTP Request's responseFormat after autodetection) and from what. */
 export type ResponseBody = { format: 'json' | 'text'; value: unknown } | { format: 'file' };

@@ -6,7 +6,7 @@
  */
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { Readable } from 'node:stream';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 import { contentTypeOf } from './response-body';
 
 /** `a=1; b="x y"` parameters as n8n's parseIncomingMessage reads them (keys lowercased, values URI-decoded). */

@@ -5,19 +5,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import type { HttpResponse } from '../transport/send-attempt';
-import { contentTypeOf, isBlank, readResponseBody, type BodySource, type ResponseFormat } from './response-body';
+import type { HttpResponse, ResponseFormat, ResponseSettings } from '../types';
+import { contentTypeOf, isBlank, readResponseBody, type BodySource } from './response-body';
 import { prepareResponseFile } from './response-file';
-
-export type { ResponseFormat } from './response-body';
-
-export interface ResponseSettings {
-	format: ResponseFormat;
-	fullResponse: boolean;
-	outputPropertyName: string;
-	/** Options > Response > Never Error: also an invalid JSON body is an answer ({}), as in HTTP Request. */
-	neverError: boolean;
-}
 
 function looksTextual(contentType: string): boolean {
 	return contentType === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded|yaml|csv|html/.test(contentType);

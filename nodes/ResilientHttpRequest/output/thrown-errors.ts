@@ -10,7 +10,7 @@ import { redactError } from '../../shared/core/redact';
 import type { ItemScope } from '../config/item-scope';
 import { answersFailuresAsItems, runsAsTool } from '../tool/tool-answer';
 import { failedItem, inputItemWithError, ItemFailedError } from './error-output';
-import { RequestRejection } from './request-rejection';
+import { RequestRejection } from '../types';
 
 type ThrownOutcome = { items: INodeExecutionData[] } | { error: Error };
 

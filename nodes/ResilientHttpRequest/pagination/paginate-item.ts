@@ -8,9 +8,9 @@ import { ownResumePoint } from '../../shared/core/pagination';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { PaginationSettings } from '../config/pagination-settings';
-import type { ItemSender, SendContext } from '../transport/item-sender';
+import type { SendContext } from '../transport/item-sender';
 import { requestContext } from '../output/request-context';
-import { RequestRejection } from '../output/request-rejection';
+import { RequestRejection, type ItemSender } from '../types';
 import { fetchPages } from './paginate';
 import { paginatedResult } from './paginated-result';
 

@@ -19,12 +19,12 @@ import type { RetryStory } from '../../shared/core/retry-story';
 import { parameterError } from '../../shared/n8n/parameters';
 import { responseOf } from '../output/error-output';
 import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
-import { headerValue, type RequestSpec } from '../config/request-spec';
-import type { ResponseFormat } from '../output/response';
+import { headerValue, type RequestSpec } from '../types';
+import type { ResponseFormat } from '../types';
 import { readResponseBody, type ResponseBody } from '../output/response-body';
-import { RequestRejection } from '../output/request-rejection';
+import { RequestRejection } from '../types';
 import { stringifyForm } from '../transport/form-urlencoded';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
 export interface FetchedPage {

@@ -14,7 +14,8 @@ import { responseToItems } from '../output/response';
 import type { ItemConfig } from '../config/item-config';
 import type { OutputSettings } from '../config/output-settings';
 import type { ItemScope } from '../config/item-scope';
-import { toolSuccessItems, type ToolAnswer } from '../tool/tool-answer';
+import { toolSuccessItems } from '../tool/tool-answer';
+import type { ToolAnswer } from '../types';
 
 
 /** A page's items; a page that is an empty array adds none, as in HTTP Request (the last page often is one). */

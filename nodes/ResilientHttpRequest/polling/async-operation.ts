@@ -17,10 +17,10 @@ import type { RetryStory } from '../../shared/core/retry-story';
 import type { ItemConfig } from '../config/item-config';
 import type { RetrySettings } from '../config/retry-settings';
 import type { ItemScope } from '../config/item-scope';
-import type { RequestSpec } from '../config/request-spec';
+import type { RequestSpec } from '../types';
 import { decodeBody } from '../output/response';
 import { itemSender, notYetFailure, type SendContext } from '../transport/item-sender';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 
 /** The status URL's header, in the order Azure's SDKs look for them. */
 const MONITOR_HEADERS = ['operation-location', 'azure-asyncoperation', 'location'] as const;

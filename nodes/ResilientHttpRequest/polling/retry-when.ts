@@ -10,10 +10,10 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { RETRY_PARAMETERS } from '../../shared/core/defaults';
 import { parameterError } from '../../shared/n8n/parameters';
 import type { AuthPlan } from '../auth/auth-plan';
-import type { RequestSpec } from '../config/request-spec';
-import type { ResponseFormat } from '../output/response';
+import type { RequestSpec } from '../types';
+import type { ResponseFormat } from '../types';
 import { answerView, type PaginatedHelper } from '../pagination/paginate';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 
 /** The helper asked for a second page: the condition held. */
 class ConditionHeld extends Error {}

@@ -14,25 +14,14 @@ import { formatDuration, storyCounts } from '../../shared/core/retry-story';
 import type { StopReason } from '../../shared/core/stop-reasons';
 import { inputItemWithError, ItemFailedError } from '../output/error-output';
 import { getPath, setPath, unsetPath } from '../../shared/core/json-path';
-import { responseToItems, type ResponseSettings } from '../output/response';
+import { responseToItems } from '../output/response';
 import { readResponseBody } from '../output/response-body';
 import type { Redactor } from '../../shared/core/redact';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse, JsonOptimizer, ResponseSettings, ToolAnswer } from '../types';
 
 /** n8n names a node's tool variant `<name>Tool` (convertNodeToAiTool) and shows `@tool` parameters on it alone. */
 export function runsAsTool(node: Pick<INode, 'type'>): boolean {
 	return node.type.endsWith('Tool');
-}
-
-export interface JsonOptimizer {
-	dataField: string;
-	fieldsToInclude: 'all' | 'selected' | 'except';
-	fields: string[];
-}
-
-export interface ToolAnswer {
-	/** HTTP Request Tool's *Optimize Response* (JSON), when on. */
-	optimize?: JsonOptimizer;
 }
 
 /** What the optimizer gives: the records, or why the response cannot be optimized (the item's error). */

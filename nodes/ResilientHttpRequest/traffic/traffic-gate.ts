@@ -17,7 +17,7 @@ import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traf
 import { getProcessWaiters } from '../../shared/core/traffic/waiters';
 import type { StateStore } from '../../shared/core/traffic/store';
 import type { TrafficControl } from '../config/traffic-settings';
-import type { HttpResponse } from '../transport/send-attempt';
+import type { HttpResponse } from '../types';
 
 /**
  * The safety poll of a Redis-kept controller: another worker's report wakes this one's waiting

@@ -4,7 +4,7 @@
  * Only a JSON object body, a form-urlencoded body, or no body can take fields.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { headerValue } from '../config/request-spec';
+import { headerValue } from '../types';
 import { stringifyForm } from './form-urlencoded';
 
 type BodyFields = { kind: 'none' } | { kind: 'json' | 'form'; fields: IDataObject } | { kind: 'unsupported'; why: string };

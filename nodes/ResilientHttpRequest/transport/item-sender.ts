@@ -5,13 +5,13 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { classifyNetworkError, type AttemptFailure } from '../../shared/core/classify';
-import { runWithRetry, type AttemptContext, type AttemptResult, type RetryOutcome } from '../../shared/core/retry-loop';
+import { runWithRetry, type AttemptContext, type AttemptResult } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import { classifyResponse } from '../../shared/core/server-signals';
 import type { StateStore } from '../../shared/core/traffic/store';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
-import { headerValue, type RequestSpec } from '../config/request-spec';
+import { headerValue, type HttpResponse, type ItemSender, type RequestSpec } from '../types';
 import { errorBodyValue } from '../output/error-output';
 import { decodeBody } from '../output/response';
 import { contentTypeOf } from '../output/response-body';
@@ -21,7 +21,7 @@ import { thrownShape } from '../output/http-request-error';
 import { meetsRetryWhen, retryWhenError } from '../polling/retry-when';
 import { createTrafficGate, trafficRequest } from '../traffic/traffic-gate';
 import { serverRequestedDelay } from '../../shared/core/retry-after';
-import { errorCodeOf, sendAttempt, TooManyRedirectsError, type HttpResponse } from './send-attempt';
+import { errorCodeOf, sendAttempt, TooManyRedirectsError } from './send-attempt';
 
 /** What every item of a run is sent with. */
 export interface SendContext {
@@ -31,8 +31,6 @@ export interface SendContext {
 	/** Counts the retries of the run's items, for the output panel's hint. */
 	tally: RetryTally;
 }
-
-export type ItemSender = (request: RequestSpec) => Promise<RetryOutcome<HttpResponse>>;
 
 /** A 3xx that was not followed: final (the same request would get the same answer). */
 function redirectNotFollowed(response: HttpResponse): AttemptFailure {

@@ -9,20 +9,8 @@ import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import type { AttemptContext } from '../../shared/core/retry-loop';
 import type { AuthPlan } from '../auth/auth-plan';
 import { headersFor, sendAuthenticated, type HopFacts, type RawResponse } from '../auth/auth-transport';
-import type { RequestSpec } from '../config/request-spec';
+import type { HttpResponse, RequestSpec } from '../types';
 import { responseUrl } from './response-url';
-
-export interface HttpResponse {
-	statusCode: number;
-	statusMessage: string;
-	headers: Record<string, unknown>;
-	body: Buffer;
-	/**
-	 * The URL that answered: the last hop's, after redirects, query included. Absent where a
-	 * response was rebuilt from a failure; n8n names a downloaded file after it.
-	 */
-	url?: string;
-}
 
 /** TLS options of an SSL Certificates credential: the CA for every hop, the client certificate only where credentials go. */
 export interface TlsOptions {
