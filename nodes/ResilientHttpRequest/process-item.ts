@@ -6,7 +6,7 @@ import type { RunPlan } from './config/run-plan';
 import { itemResult } from './output/item-results';
 import { paginateItem } from './pagination/paginate-item';
 import { followOperation } from './polling/async-operation';
-import { itemSender } from './transport/item-sender';
+import { itemSender } from './send-with-retries';
 
 export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, { run, sending }: RunPlan): Promise<INodeExecutionData[]> {
 	const send = itemSender(ctx, scope, config, sending);

@@ -9,7 +9,7 @@ import type { StateStore } from '../../shared/core/traffic/store';
 import { RetryTally } from '../output/retry-tally';
 import { runsAsTool } from '../tool/tool-answer';
 import { selectStateStore } from '../traffic/state-store';
-import type { SendContext } from '../transport/item-sender';
+import type { SendContext } from '../send-with-retries';
 import { IdempotencyKeys } from './idempotency-keys';
 import type { RunSettings } from './item-config';
 import { runParameters } from './run-parameters';

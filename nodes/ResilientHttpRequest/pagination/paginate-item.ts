@@ -8,7 +8,7 @@ import { ownResumePoint } from '../../shared/core/pagination';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { PaginationSettings } from '../config/pagination-settings';
-import type { SendContext } from '../transport/item-sender';
+import type { SendContext } from '../send-with-retries';
 import { requestContext } from '../output/request-context';
 import { RequestRejection, type ItemSender } from '../types';
 import { fetchPages } from './paginate';

@@ -19,7 +19,7 @@ import type { RetrySettings } from '../config/retry-settings';
 import type { ItemScope } from '../config/item-scope';
 import type { RequestSpec } from '../types';
 import { decodeBody } from '../output/response';
-import { itemSender, notYetFailure, type SendContext } from '../transport/item-sender';
+import { itemSender, notYetFailure, type SendContext } from '../send-with-retries';
 import type { HttpResponse } from '../types';
 
 /** The status URL's header, in the order Azure's SDKs look for them. */

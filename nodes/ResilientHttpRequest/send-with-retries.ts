@@ -4,24 +4,24 @@
  * controller. One sender serves the item's request and each of its pages.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { classifyNetworkError, type AttemptFailure } from '../../shared/core/classify';
-import { runWithRetry, type AttemptContext, type AttemptResult } from '../../shared/core/retry-loop';
-import type { Runtime } from '../../shared/core/runtime';
-import { classifyResponse } from '../../shared/core/server-signals';
-import type { StateStore } from '../../shared/core/traffic/store';
-import type { ItemConfig } from '../config/item-config';
-import type { ItemScope } from '../config/item-scope';
-import { headerValue, type HttpResponse, type ItemSender, type RequestSpec } from '../types';
-import { errorBodyValue } from '../output/error-output';
-import { decodeBody } from '../output/response';
-import { contentTypeOf } from '../output/response-body';
-import type { RetryTally } from '../output/retry-tally';
-import { consoleReporter } from '../output/console-requests';
-import { thrownShape } from '../output/http-request-error';
-import { meetsRetryWhen, retryWhenError } from '../polling/retry-when';
-import { createTrafficGate, trafficRequest } from '../traffic/traffic-gate';
-import { serverRequestedDelay } from '../../shared/core/retry-after';
-import { errorCodeOf, sendAttempt, TooManyRedirectsError } from './send-attempt';
+import { classifyNetworkError, type AttemptFailure } from '../shared/core/classify';
+import { runWithRetry, type AttemptContext, type AttemptResult } from '../shared/core/retry-loop';
+import type { Runtime } from '../shared/core/runtime';
+import { classifyResponse } from '../shared/core/server-signals';
+import type { StateStore } from '../shared/core/traffic/store';
+import type { ItemConfig } from './config/item-config';
+import type { ItemScope } from './config/item-scope';
+import { headerValue, type HttpResponse, type ItemSender, type RequestSpec } from './types';
+import { errorBodyValue } from './output/error-output';
+import { decodeBody } from './output/response';
+import { contentTypeOf } from './output/response-body';
+import type { RetryTally } from './output/retry-tally';
+import { consoleReporter } from './output/console-requests';
+import { thrownShape } from './output/http-request-error';
+import { meetsRetryWhen, retryWhenError } from './polling/retry-when';
+import { createTrafficGate, trafficRequest } from './traffic/traffic-gate';
+import { serverRequestedDelay } from '../shared/core/retry-after';
+import { errorCodeOf, sendAttempt, TooManyRedirectsError } from './transport/send-attempt';
 
 /** What every item of a run is sent with. */
 export interface SendContext {
