@@ -12,6 +12,6 @@ export async function processItem(ctx: IExecuteFunctions, scope: ItemScope, conf
 	const send = itemSender(ctx, scope, config, sending);
 	if (config.pagination) return await paginateItem(ctx, scope, { ...config, pagination: config.pagination }, send, run.keys.owner, sending);
 	const outcome = await send(config.request);
-	const final = config.retry.followOperations ? await followOperation(ctx, scope, config, outcome, sending) : outcome;
+	const final = config.retry.followOperations ? await followOperation(config, outcome, { runtime: sending.runtime, senderFor: (followed) => itemSender(ctx, scope, followed, sending) }) : outcome;
 	return await itemResult(ctx, scope, config, final, sending.runtime);
 }

@@ -18,9 +18,8 @@ import { contentTypeOf } from './output/response-body';
 import type { RetryTally } from './output/retry-tally';
 import { consoleReporter } from './output/console-requests';
 import { thrownShape } from './output/http-request-error';
-import { meetsRetryWhen, retryWhenError } from './polling/retry-when';
+import { meetsRetryWhen, notYetFailure, retryWhenError } from './polling/retry-when';
 import { createTrafficGate, trafficRequest } from './traffic/traffic-gate';
-import { serverRequestedDelay } from '../shared/core/retry-after';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError } from './transport/send-attempt';
 
 /** What every item of a run is sent with. */
@@ -79,13 +78,6 @@ async function answered(ctx: IExecuteFunctions, i: number, request: RequestSpec,
 	if ('wrong' in verdict) return { ok: false, failure: { kind: 'network', code: WRONG_RETRY_WHEN, message: verdict.wrong, reachedServer: 'yes', transient: false } };
 	if (!verdict.holds) return done;
 	return { ok: false, failure: notYetFailure(response, runtime) };
-}
-
-/** A 2xx answer that says "not yet", with the pace the server gave (Retry-After, retry-after-ms). */
-export function notYetFailure(response: HttpResponse, runtime: Runtime): AttemptFailure {
-	const { statusCode: status, statusMessage: statusText, headers } = response;
-	const serverDelay = serverRequestedDelay(headers, runtime.now(), { readRateLimitHeaders: false, status });
-	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: true, notYet: true, ...(serverDelay ? { serverDelay } : {}), headers, body: response.body };
 }
 
 /** One attempt as the retry loop sees it: a 2xx response is a success (or "not yet"), anything else a classified failure. */

@@ -6,7 +6,6 @@
  * names (`resourceLocation`, Azure's final GET), or the last answer. Credentials follow the status
  * URL only on the request's own origin, as on redirects.
  */
-import type { IExecuteFunctions } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import { decideAfterFailure } from '../../shared/core/decide';
 import { pollParamsAfter } from '../../shared/core/poll';
@@ -14,13 +13,12 @@ import { normalizeHeaders } from '../../shared/core/retry-after';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { RetryStory } from '../../shared/core/retry-story';
+import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { RetrySettings } from '../config/retry-settings';
-import type { ItemScope } from '../config/item-scope';
-import type { RequestSpec } from '../types';
 import { decodeBody } from '../output/response';
-import { itemSender, notYetFailure, type SendContext } from '../send-with-retries';
-import type { HttpResponse } from '../types';
+import { notYetFailure } from './retry-when';
+import type { HttpResponse, ItemSender, RequestSpec } from '../types';
 
 /** The status URL's header, in the order Azure's SDKs look for them. */
 const MONITOR_HEADERS = ['operation-location', 'azure-asyncoperation', 'location'] as const;
@@ -111,8 +109,7 @@ function resourceOf(response: HttpResponse, monitor: Monitor, request: RequestSp
  * guidelines and SDKs do), not at once, and the pace goes on from there. When even that first wait
  * would end past the deadline, the status is asked for once at once, and the loop judges it.
  */
-function statusPolicy(accepted: HttpResponse, policy: RetrySettings['policy'], remainingMs: number, sending: SendContext): RetrySettings['policy'] {
-	const { runtime } = sending;
+function statusPolicy(accepted: HttpResponse, policy: RetrySettings['policy'], remainingMs: number, runtime: Runtime): RetrySettings['policy'] {
 	const within = { ...policy, totalDeadlineMs: remainingMs };
 	const now = runtime.now();
 	const safety = { method: 'GET', hasIdempotencyKey: false, allowUnsafeRetries: false };
@@ -121,17 +118,23 @@ function statusPolicy(accepted: HttpResponse, policy: RetrySettings['policy'], r
 	return { ...within, ...(policy.poll ? { poll: pollParamsAfter(policy.poll, 1) } : {}), ...(waitBeforeFirst ? { waitBeforeFirst } : {}) };
 }
 
-export async function followOperation(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig, first: RetryOutcome<HttpResponse>, sending: SendContext): Promise<RetryOutcome<HttpResponse>> {
+/** What an operation is followed with: the run's clock, and the item's sender under a config of the status or result request's own. */
+interface Following {
+	runtime: Runtime;
+	senderFor: (config: ItemConfig) => ItemSender;
+}
+
+export async function followOperation(config: ItemConfig, first: RetryOutcome<HttpResponse>, { runtime, senderFor }: Following): Promise<RetryOutcome<HttpResponse>> {
 	if (!first.ok) return first;
 	const monitor = monitorOf(first.value, config.request.url);
 	if (!monitor) return first;
 	const policy = config.retry.policy;
 	const remainingMs = Math.max(1, policy.totalDeadlineMs - first.story.elapsedMs);
 	const within = (c: ItemConfig, retryWhen: string | undefined): ItemConfig =>
-		Object.freeze({ ...c, retry: { ...c.retry, ...(retryWhen !== undefined ? { retryWhen } : {}), followOperations: false, policy: statusPolicy(first.value, policy, remainingMs, sending) } });
+		Object.freeze({ ...c, retry: { ...c.retry, ...(retryWhen !== undefined ? { retryWhen } : {}), followOperations: false, policy: statusPolicy(first.value, policy, remainingMs, runtime) } });
 	// the user's Retry When, when set, judges the status answers in place of the built-in one
 	const status = getSpec(config.request, monitor.url, config);
-	const polled = await itemSender(ctx, scope, within(status.config, config.retry.retryWhen ?? STILL_RUNNING[monitor.header]), sending)(status.spec);
+	const polled = await senderFor(within(status.config, config.retry.retryWhen ?? STILL_RUNNING[monitor.header]))(status.spec);
 	const story = joined(first.story, polled.story);
 	if (!polled.ok) return { ...polled, story };
 	const state = stateOf(polled.value)?.toLowerCase();
@@ -144,6 +147,6 @@ export async function followOperation(ctx: IExecuteFunctions, scope: ItemScope, 
 	const final = getSpec(config.request, resource, config);
 	// the result is fetched as any request: no condition on it
 	const { retryWhen: _condition, ...retry } = final.config.retry;
-	const fetched = await itemSender(ctx, scope, Object.freeze({ ...final.config, retry: { ...retry, followOperations: false, policy: { ...policy, totalDeadlineMs: Math.max(1, remainingMs - polled.story.elapsedMs) } } }), sending)(final.spec);
+	const fetched = await senderFor(Object.freeze({ ...final.config, retry: { ...retry, followOperations: false, policy: { ...policy, totalDeadlineMs: Math.max(1, remainingMs - polled.story.elapsedMs) } } }))(final.spec);
 	return { ...fetched, story: joined(story, fetched.story) };
 }

@@ -10,10 +10,11 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { RETRY_PARAMETERS } from '../../shared/core/defaults';
 import { parameterError } from '../../shared/n8n/parameters';
 import type { AuthPlan } from '../auth/auth-plan';
-import type { RequestSpec } from '../types';
-import type { ResponseFormat } from '../types';
+import type { AttemptFailure } from '../../shared/core/classify';
+import { serverRequestedDelay } from '../../shared/core/retry-after';
+import type { Runtime } from '../../shared/core/runtime';
+import type { HttpResponse, RequestSpec, ResponseFormat } from '../types';
 import { answerView, type PaginatedHelper } from '../pagination/paginate';
-import type { HttpResponse } from '../types';
 
 /** The helper asked for a second page: the condition held. */
 class ConditionHeld extends Error {}
@@ -52,4 +53,11 @@ export async function meetsRetryWhen(ctx: IExecuteFunctions, i: number, when: Re
 		if (error instanceof ConditionHeld) return { holds: true };
 		return { wrong: error instanceof Error ? error.message : String(error) };
 	}
+}
+
+/** A 2xx answer that says "not yet", with the pace the server gave (Retry-After, retry-after-ms). */
+export function notYetFailure(response: HttpResponse, runtime: Runtime): AttemptFailure {
+	const { statusCode: status, statusMessage: statusText, headers } = response;
+	const serverDelay = serverRequestedDelay(headers, runtime.now(), { readRateLimitHeaders: false, status });
+	return { kind: 'status', status, statusText, message: `${status}${statusText ? ` ${statusText}` : ''}`, reachedServer: 'yes', transient: true, notYet: true, ...(serverDelay ? { serverDelay } : {}), headers, body: response.body };
 }
