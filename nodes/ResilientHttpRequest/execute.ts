@@ -10,7 +10,7 @@ import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/core/traffic/store';
 import { readItemConfig, type ItemConfig } from './config/item-config';
 import { itemScope, type ItemScope } from './config/item-scope';
-import { planRun, type RunPlan } from './config/run-plan';
+import { planRun, type RunPlan } from './run-plan';
 import { settleThrown } from './output/thrown-errors';
 import { processItem } from './process-item';
 

@@ -2,7 +2,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import type { ItemConfig } from './config/item-config';
 import type { ItemScope } from './config/item-scope';
-import type { RunPlan } from './config/run-plan';
+import type { RunPlan } from './run-plan';
 import { itemResult } from './output/item-results';
 import { paginateItem } from './pagination/paginate-item';
 import { followOperation } from './polling/async-operation';

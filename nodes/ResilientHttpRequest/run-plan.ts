@@ -4,16 +4,16 @@
  * the tally of retries.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { Runtime } from '../../shared/core/runtime';
-import type { StateStore } from '../../shared/core/traffic/store';
-import { RetryTally } from '../output/retry-tally';
-import { runsAsTool } from '../tool/tool-answer';
-import { selectStateStore } from '../traffic/state-store';
-import type { SendContext } from '../send-with-retries';
-import { IdempotencyKeys } from './idempotency-keys';
-import type { RunSettings } from './item-config';
-import { runParameters } from './run-parameters';
-import { readScheduleSettings } from './schedule-settings';
+import type { Runtime } from '../shared/core/runtime';
+import type { StateStore } from '../shared/core/traffic/store';
+import { RetryTally } from './output/retry-tally';
+import { runsAsTool } from './tool/tool-answer';
+import { selectStateStore } from './traffic/state-store';
+import type { SendContext } from './send-with-retries';
+import { IdempotencyKeys } from './config/idempotency-keys';
+import type { RunSettings } from './config/item-config';
+import { runParameters } from './config/run-parameters';
+import { readScheduleSettings } from './config/schedule-settings';
 
 export interface RunPlan {
 	run: RunSettings;
