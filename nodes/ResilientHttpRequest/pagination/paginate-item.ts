@@ -5,16 +5,16 @@
  */
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { ownResumePoint } from '../../shared/core/pagination';
+import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { PaginationSettings } from '../config/pagination-settings';
-import type { SendContext } from '../send-with-retries';
 import { requestContext } from '../output/request-context';
 import { RequestRejection, type ItemSender } from '../types';
 import { fetchPages } from './paginate';
 import { paginatedResult } from './paginated-result';
 
-export async function paginateItem(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig & { pagination: PaginationSettings }, send: ItemSender, owner: string, { runtime, signal }: SendContext): Promise<INodeExecutionData[]> {
+export async function paginateItem(ctx: IExecuteFunctions, scope: ItemScope, config: ItemConfig & { pagination: PaginationSettings }, send: ItemSender, owner: string, { runtime, signal }: { runtime: Runtime; signal: AbortSignal | undefined }): Promise<INodeExecutionData[]> {
 	const { idempotency } = config;
 	const resume = ownResumePoint(scope.json, owner);
 	const run = await fetchPages(ctx, scope.index, {
