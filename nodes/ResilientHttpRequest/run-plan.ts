@@ -7,7 +7,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/core/traffic/store';
 import { RetryTally } from './output/retry-tally';
-import { runsAsTool } from './tool/tool-answer';
+import { runsAsTool } from './output/tool-answer';
 import { selectStateStore } from './traffic/state-store';
 import type { SendContext } from './send-with-retries';
 import { IdempotencyKeys } from './config/idempotency-keys';

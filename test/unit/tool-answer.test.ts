@@ -1,6 +1,6 @@
 import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest, TOOL_DESCRIPTION } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
-import { optimizeJson, runsAsTool, toolFailureAccount } from '../../nodes/ResilientHttpRequest/tool/tool-answer';
+import { optimizeJson, runsAsTool, toolFailureAccount } from '../../nodes/ResilientHttpRequest/output/tool-answer';
 import type { JsonOptimizer } from '../../nodes/ResilientHttpRequest/types';
 
 const all = (dataField = ''): JsonOptimizer => ({ dataField, fieldsToInclude: 'all', fields: [] });

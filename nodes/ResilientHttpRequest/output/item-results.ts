@@ -19,7 +19,7 @@ import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf }
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
 import type { OutputSettings } from '../config/output-settings';
-import { toolFailure, toolSuccessItems, type FailedRequest } from '../tool/tool-answer';
+import { toolFailure, toolSuccessItems, type FailedRequest } from './tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));

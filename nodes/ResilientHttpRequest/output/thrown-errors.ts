@@ -8,7 +8,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, type NodeOperationError } from 'n8n-workflow';
 import { redactError } from '../../shared/core/redact';
 import type { ItemScope } from '../config/item-scope';
-import { answersFailuresAsItems, runsAsTool } from '../tool/tool-answer';
+import { answersFailuresAsItems, runsAsTool } from './tool-answer';
 import { failedItem, inputItemWithError, ItemFailedError } from './error-output';
 import { RequestRejection } from '../types';
 

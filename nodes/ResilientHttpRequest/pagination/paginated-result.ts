@@ -14,7 +14,7 @@ import { responseToItems } from '../output/response';
 import type { ItemConfig } from '../config/item-config';
 import type { OutputSettings } from '../config/output-settings';
 import type { ItemScope } from '../config/item-scope';
-import { toolSuccessItems } from '../tool/tool-answer';
+import { toolSuccessItems } from '../output/tool-answer';
 import type { ToolAnswer } from '../types';
 
 

@@ -12,10 +12,10 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { RetryStory } from '../../shared/core/retry-story';
 import { formatDuration, storyCounts } from '../../shared/core/retry-story';
 import type { StopReason } from '../../shared/core/stop-reasons';
-import { inputItemWithError, ItemFailedError } from '../output/error-output';
+import { inputItemWithError, ItemFailedError } from './error-output';
 import { getPath, setPath, unsetPath } from '../../shared/core/json-path';
-import { responseToItems } from '../output/response';
-import { readResponseBody } from '../output/response-body';
+import { responseToItems } from './response';
+import { readResponseBody } from './response-body';
 import type { Redactor } from '../../shared/core/redact';
 import type { HttpResponse, JsonOptimizer, ResponseSettings, ToolAnswer } from '../types';
 
