@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import { isLoopRetry } from '../../shared/core/item-records';
 import { readAuthSelection } from '../auth/auth-plan';
 import type { TransportSettings } from '../transport/send-attempt';
-import { readToolAnswer } from '../output/tool-answer';
+import { readToolAnswer } from './tool-settings';
 import { readIdempotencySettings, type IdempotencyKeys } from './idempotency-keys';
 import type { ItemScope } from './item-scope';
 import { quotedOptions, type QuotedOptions } from '../output/request-context';
