@@ -10,7 +10,7 @@ import type { TransportSettings } from '../transport/send-attempt';
 import { readToolAnswer } from './tool-settings';
 import { readIdempotencySettings, type IdempotencyKeys } from './idempotency-keys';
 import type { ItemScope } from './item-scope';
-import { quotedOptions, type QuotedOptions } from '../output/request-context';
+import { quotedOptions, type QuotedOptions } from './quoted-options';
 import { readOutputSettings, type OutputSettings } from './output-settings';
 import { readPaginationSettings, type PaginationSettings } from './pagination-settings';
 import { readRequestSpec } from './request-spec';
