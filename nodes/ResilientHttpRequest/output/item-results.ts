@@ -13,7 +13,7 @@ import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
 import type { ItemScope } from '../config/item-scope';
 import type { HttpResponse, ToolAnswer } from '../types';
-import { headersFor } from '../auth/auth-transport';
+import { headersFor } from '../transport/auth-transport';
 import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';

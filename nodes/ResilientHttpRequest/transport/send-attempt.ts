@@ -8,7 +8,7 @@ import { isErrorCode } from '../../shared/core/classify';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import type { AttemptContext } from '../../shared/core/retry-loop';
 import type { AuthPlan } from '../auth/auth-plan';
-import { headersFor, sendAuthenticated, type HopFacts, type RawResponse } from '../auth/auth-transport';
+import { headersFor, sendAuthenticated, type HopFacts, type RawResponse } from './auth-transport';
 import type { HttpResponse, RequestSpec } from '../types';
 import { responseUrl } from './response-url';
 

@@ -14,8 +14,8 @@
 // them; they are the only helpers that apply n8n's generic OAuth types, and HTTP Request calls them
 // eslint-disable-next-line @n8n/community-nodes/no-deprecated-workflow-functions
 import type { IExecuteFunctions, IHttpRequestOptions, IRequestOptions } from 'n8n-workflow';
-import type { AuthPlan } from './auth-plan';
-import { bodyFields, bodyWithFields } from '../transport/body-fields';
+import type { AuthPlan } from '../auth/auth-plan';
+import { bodyFields, bodyWithFields } from './body-fields';
 
 /** What the credential needs to know of the request beyond its options. */
 export interface HopFacts {
