@@ -6,7 +6,7 @@
  * with the reason; what behaves differently is noted. Pure: no files, no n8n.
  */
 import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
-import { isGenericAuthType } from '../nodes/ResilientHttpRequest/descriptions/auth.description';
+import { isGenericAuthType } from '../nodes/ResilientHttpRequest/auth/generic-auth-types';
 import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
 
 export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';

@@ -9,7 +9,7 @@ import { jsonParse, NodeOperationError } from 'n8n-workflow';
 import { headerNameProblem, headerValueProblem } from '../../shared/core/idempotency';
 import { parameterError } from '../../shared/n8n/parameters';
 import { checkCredential } from './credential-checks';
-import { isGenericAuthType, type GenericAuthType } from '../descriptions/auth.description';
+import { isGenericAuthType, type GenericAuthType } from './generic-auth-types';
 import { PREDEFINED_CREDENTIAL_TYPES } from './generated/predefined-credentials';
 import type { PredefinedCredentialType } from './predefined-credential-type';
 

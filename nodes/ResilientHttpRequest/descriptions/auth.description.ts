@@ -1,28 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { PREDEFINED_CREDENTIAL_TYPES } from '../auth/generated/predefined-credentials';
 
-/**
- * The generic kinds HTTP Request offers (its "Generic Auth Type": n8n's credential types marked
- * `genericAuth`), plus this package's OAuth2 type, kept for workflows that use it.
- */
-export const GENERIC_AUTH_TYPES = [
-	'httpBasicAuth',
-	'httpBearerAuth',
-	'httpCustomAuth',
-	'httpDigestAuth',
-	'httpHeaderAuth',
-	'httpQueryAuth',
-	'httpTemplatedCustomAuth',
-	'oAuth1Api',
-	'oAuth2Api',
-	'resilientHttpOAuth2Api',
-] as const;
-export type GenericAuthType = (typeof GENERIC_AUTH_TYPES)[number];
-
-export function isGenericAuthType(value: unknown): value is GenericAuthType {
-	return (GENERIC_AUTH_TYPES as readonly unknown[]).includes(value);
-}
-
 /** The values of Authentication other than the one named: what hides the other path's parameters and credentials. */
 const AUTHENTICATION_VALUES = ['none', 'predefinedCredentialType', 'genericCredentialType'] as const;
 type AuthenticationValue = (typeof AUTHENTICATION_VALUES)[number];

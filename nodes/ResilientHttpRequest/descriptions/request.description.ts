@@ -1,8 +1,6 @@
 import type { INodeProperties, INodePropertyOptions } from 'n8n-workflow';
 import { authenticationProperties } from './auth.description';
 
-export { GENERIC_AUTH_TYPES, type GenericAuthType } from './auth.description';
-
 /** HTTP Request's WebDAV methods: listed once Options > Enable WebDAV Methods is on (a chosen one stays listed). */
 const WEBDAV_METHODS = ['COPY', 'MKCOL', 'MOVE', 'PROPFIND', 'REPORT'] as const;
 const webdavMethodOptions: INodePropertyOptions[] = WEBDAV_METHODS.flatMap((method) => [
