@@ -19,12 +19,9 @@ import type { RetryStory } from '../../shared/core/retry-story';
 import { parameterError } from '../../shared/n8n/parameters';
 import { responseOf } from '../output/error-output';
 import type { PageParameter, PaginationSettings } from '../config/pagination-settings';
-import { headerValue, type RequestSpec } from '../types';
-import type { ResponseFormat } from '../types';
+import { headerValue, RequestRejection, type HttpResponse, type RequestSpec, type ResponseFormat } from '../types';
 import { readResponseBody, type ResponseBody } from '../output/response-body';
-import { RequestRejection } from '../types';
 import { stringifyForm } from '../transport/form-urlencoded';
-import type { HttpResponse } from '../types';
 
 /** One page as fetched: its request and its last response (a page that failed may have none). */
 export interface FetchedPage {
