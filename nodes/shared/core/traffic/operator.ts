@@ -6,54 +6,32 @@
  * Flight, Rate Limit, the budget's share) are theirs, not the state's, so the window is the learned
  * one (a node's Max Items in Flight caps it), the pace the learned one, the budget its counts.
  */
-import { breakerSnapshot, HOLD_DEFAULTS } from './breaker';
-import { BUDGET_DEFAULTS, budgetSnapshot } from './budget';
-import { freshRate, learnedRps } from './rate';
-import { freshWindow, restart } from './window';
+import { freshRate } from './rate';
+import { freshWindow } from './window';
 import type { TrafficData, TrafficEvent } from './controller';
+import { isoTime } from './limits/limit';
+import { TRAFFIC_LIMITS } from './limits/registry';
 
 /** One API's controller as an n8n item shows it (times as ISO strings). */
-interface TrafficView {
+export interface TrafficView {
 	api: string;
 	/** The host (or "its scope"): what the log calls it. */
 	label: string | null;
 	paused: { until: string; by: string; probeFrom?: string; bucket?: string } | null;
 	buckets: Array<{ bucket: string; remaining: number; resetAt: string; spent: boolean }>;
 	held: { state: 'open' | 'half-open'; nextProbeAt: string | null; openings: number } | null;
-	window: { size: number; inFlight: number; slowStart: boolean };
+	/** Null: no limit on requests in flight. */
+	window: { size: number; inFlight: number; slowStart: boolean } | null;
 	pace: { learnedPerSecond: number | null; nextAt: string | null };
 	budget: { firstAttempts: number; retries: number; windowMs: number } | null;
 	lastRequestAt: string;
 }
 
-const iso = (ms: number) => new Date(Math.min(ms, 8.64e15)).toISOString();
-
-function pausedView(data: TrafficData, nowMs: number): TrafficView['paused'] {
-	if (data.pausedUntil > nowMs) {
-		const probe = data.pauseProbeAt !== undefined ? { probeFrom: iso(data.pauseProbeAt) } : {};
-		return { until: iso(data.pausedUntil), by: data.pausedBy ?? 'Retry-After', ...probe };
-	}
-	const quota = data.rate.quota;
-	if (quota && quota.resetAt > nowMs && quota.remaining - quota.sentSince <= 0) return { until: iso(quota.resetAt), by: 'quota' };
-	return null;
-}
-
-/** One API's view; `inFlight`: its requests in flight, as the store counts them (leases are not in the state). */
+/** One API's view, each limit's part by the limit; `inFlight`: its requests in flight, as the store counts them (leases are not in the state). */
 export function trafficView(key: string, data: TrafficData, inFlight: number, nowMs: number): TrafficView {
-	const hold = data.hold ? breakerSnapshot(data.hold, nowMs, { ...HOLD_DEFAULTS, windowMs: data.hold.windowMs, maxBreakMs: Infinity, probeTimeoutMs: Infinity }) : undefined;
-	const learned = learnedRps(data.rate, nowMs);
-	const budget = data.budget ? budgetSnapshot(data.budget, nowMs, { ...BUDGET_DEFAULTS, windowMs: data.budget.windowMs }) : undefined;
-	return {
-		api: key,
-		label: data.label ?? null,
-		paused: pausedView(data, nowMs),
-		buckets: Object.entries(data.buckets?.quotas ?? {}).map(([bucket, q]) => ({ bucket, remaining: Math.max(0, q.remaining - q.sentSince), resetAt: iso(q.resetAt), spent: q.resetAt > nowMs && q.remaining - q.sentSince <= 0 })),
-		held: hold && hold.state !== 'closed' ? { state: hold.state, nextProbeAt: hold.openUntil !== undefined && Number.isFinite(hold.openUntil) ? iso(hold.openUntil) : null, openings: hold.openings } : null,
-		window: { size: data.window.size, inFlight, slowStart: data.window.slowStart },
-		pace: { learnedPerSecond: learned !== undefined ? Math.round(learned * 10) / 10 : null, nextAt: data.rate.nextAt > nowMs ? iso(data.rate.nextAt) : null },
-		budget: budget ? { firstAttempts: budget.firstAttempts, retries: budget.retries, windowMs: budget.windowMs } : null,
-		lastRequestAt: iso(data.touchedAt),
-	};
+	const view: TrafficView = { api: key, label: data.label ?? null, paused: null, buckets: [], held: null, window: null, pace: { learnedPerSecond: null, nextAt: null }, budget: null, lastRequestAt: isoTime(data.touchedAt) };
+	for (const limit of TRAFFIC_LIMITS) limit.view?.(data, nowMs, view, inFlight);
+	return view;
 }
 
 /** What to end by hand. */
@@ -74,26 +52,6 @@ export function resumeTraffic(previous: TrafficData | undefined, nowMs: number, 
 	if (!previous) return { data: { window: freshWindow({ ceiling: 1, mode: 'adaptive' }), rate: freshRate(), pausedUntil: 0, touchedAt: -Infinity }, events: [] };
 	const data = JSON.parse(JSON.stringify(previous)) as TrafficData;
 	const events: TrafficEvent[] = [];
-	if (what.pause) {
-		if (data.pausedUntil > nowMs || data.rate.quota) {
-			events.push({ kind: 'resumed', by: data.pausedUntil > nowMs ? (data.pausedBy ?? 'Retry-After') : 'quota', how: 'hand' });
-		}
-		data.pausedUntil = 0;
-		delete data.pausedBy;
-		delete data.pauseProbeAt;
-		delete data.pauseProbeMs;
-		delete data.pauseProbeId;
-		delete data.retriesFirst;
-		delete data.rate.quota;
-		for (const bucket of Object.keys(data.buckets?.quotas ?? {})) {
-			events.push({ kind: 'resumed', by: 'quota', how: 'hand', bucket });
-			delete data.buckets!.quotas[bucket];
-		}
-	}
-	if (what.hold && data.hold && data.hold.state !== 'closed') {
-		delete data.hold;
-		restart(data.window);
-		events.push({ kind: 'resumed', by: 'outage hold', how: 'hand' });
-	}
+	for (const limit of TRAFFIC_LIMITS) limit.resume?.(data, nowMs, what, events);
 	return { data, events };
 }

@@ -179,12 +179,12 @@ export function reserveSlot(data: RateData, nowMs: number, fixedRps: number | un
 }
 
 /**
- * A request goes (mutates): the next one waits the spacing. `leaseEnd`: when its lease ends.
- * `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none now.
- * `sendAt`: when it is sent, if later than now (a reserved slot just ahead, or the spacing after
- * the request before it).
+ * A request goes (mutates): the next one waits the spacing (its count against the quota is
+ * countSent's). `reserved`: its slot was reserved while it waited (reserveSlot), so it takes none
+ * now. `sendAt`: when it is sent, if later than now (a reserved slot just ahead, or the spacing
+ * after the request before it).
  */
-export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, id: string, leaseEnd: number, reserved = false, sendAt = nowMs): void {
+export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undefined, reserved = false, sendAt = nowMs): void {
 	const spacing = spacingMs(data, nowMs, fixedRps);
 	// no pace in force: the next request may go at once, whatever its clock says. Moving nextAt to
 	// this request's time would hold back a request whose time was read a moment earlier (another
@@ -196,7 +196,6 @@ export function takeSlot(data: RateData, nowMs: number, fixedRps: number | undef
 		// slot to a spacing after it
 		data.nextAt = reserved ? Math.max(data.nextAt, sendAt + spacing) : Math.max(data.nextAt, sendAt) + spacing;
 	}
-	countSent(data, nowMs, id, leaseEnd);
 }
 
 /** A request goes (mutates): it counts against the quota. `leaseEnd`: when its lease ends. */
