@@ -5,6 +5,8 @@
  * The view shows what the state holds: the settings of the nodes that call the API (Max Items in
  * Flight, Rate Limit, the budget's share) are theirs, not the state's, so the window is the learned
  * one (a node's Max Items in Flight caps it), the pace the learned one, the budget its counts.
+ * Each part is its limit's (limits/limit.ts view and resume), for the package's limits: the
+ * operator is handed no TrafficParams, so a list a caller passes there is not shown.
  */
 import { freshRate } from './rate';
 import { freshWindow } from './window';
