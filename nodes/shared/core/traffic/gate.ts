@@ -11,6 +11,7 @@ import type { GateStop } from '../retry-loop';
 import { formatDuration } from '../retry-story';
 import { admit, complete, type Admission, type AdmitRequest, type Lease, type Outcome, type TrafficEvent, type TrafficParams, type WaitReason } from './controller';
 import type { Waiters } from './waiters';
+import { queueOf, wakeOneOfEachQueue } from './wait-queues';
 
 export interface GateContext {
 	store: StateStore;
@@ -44,22 +45,6 @@ export type GateResult =
 	| { go: true; probe: boolean; waitedMs: number; waits: Waits; admission: Extract<Admission, { go: true }> }
 	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; waitedMs: number; waits: Waits };
 
-/**
- * Waiters queue by what frees them: a report frees a slot or ends a probe (`held` and
- * `concurrency` wait in one queue); a first request makes room in the budget. A bucket's pause
- * (`bucket`) is not the API's: the API's requests going on must not wake its waiters. Every queue
- * of an API starts with its key and `|` (the Traffic Control node wakes them all).
- */
-function queueOf(key: string, reason: WaitReason | 'bucket'): string {
-	if (reason === 'bucket') return `${key}|bucket`;
-	if (reason === 'budget') return `${key}|budget`;
-	if (reason === 'paused') return `${key}|paused`;
-	if (reason === 'rate') return `${key}|rate`;
-	return `${key}|slot`;
-}
-
-const WAIT_REASONS: Array<WaitReason | 'bucket'> = ['concurrency', 'paused', 'budget', 'rate', 'bucket'];
-
 /** Stores (shared by processes) whose news of a key this process already listens to. */
 const watched = new WeakMap<object, Set<string>>();
 
@@ -76,9 +61,7 @@ function watchOnce(ctx: GateContext): void {
 	keys.add(ctx.key);
 	const waiters = ctx.waiters;
 	const key = ctx.key;
-	store.watch(key, () => {
-		for (const reason of WAIT_REASONS) waiters.wake(queueOf(key, reason));
-	});
+	store.watch(key, () => wakeOneOfEachQueue(waiters, key));
 }
 
 /** A wait that ends at a known time lasts that long, plus a little spread so waiters do not return in one wave. */
