@@ -265,6 +265,11 @@ describe('the source tree', () => {
 		expect(unresolved).toEqual([]);
 	});
 
+	it('has no node folder that the layer orders leave out', () => {
+		const folders = readdirSync(path.join(REPO, 'nodes'), { withFileTypes: true }).filter((entry) => entry.isDirectory());
+		expect(folders.map((entry) => `nodes/${entry.name}/`).sort()).toEqual(LAYERED.map((area) => area.root).sort());
+	});
+
 	it('has no import cycle', () => {
 		expect(importCycles(graph).map((cycle) => cycle.join(' -> '))).toEqual([]);
 	});
