@@ -7,26 +7,23 @@ import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } f
 import type { Runtime } from '../shared/core/runtime';
 import { HOLD_DEFAULTS } from '../shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../shared/core/traffic/budget';
-import type { TrafficData, TrafficParams } from '../shared/core/traffic/controller';
+import type { TrafficData, TrafficEvent, TrafficParams } from '../shared/core/traffic/controller';
 import { resumeTraffic, trafficView, type ResumeRequest } from '../shared/core/traffic/operator';
-import type { StateStore, TrafficInspector } from '../shared/core/traffic/store';
+import { wakeAllQueuesOf } from '../shared/core/traffic/wait-queues';
 import { getProcessWaiters } from '../shared/core/traffic/waiters';
-import { redisConnectionFromCredential } from '../shared/state/redis-connection';
-import { getRedisStateStore } from '../shared/state/redis-store';
+import { isApiKey } from '../shared/n8n/traffic/api-name';
+import { selectStateStore, type OperatorStore } from '../shared/n8n/traffic/state-store';
+import { getProcessTrafficEvents } from '../shared/n8n/traffic/traffic-events';
+import { logNameOf } from '../shared/n8n/traffic/traffic-log';
+
+/** How the log lines of this node name it: its display name (TrafficControl.node.ts). */
+const NODE_DISPLAY_NAME = 'Resilient HTTP Traffic Control';
 
 /**
  * The store needs params only to know when a state may be dropped: the nodes' own settings are not
  * known here, so the defaults stand in until the API's next request writes it with its own.
  */
 const OPERATOR_PARAMS: TrafficParams = Object.freeze({ window: { ceiling: 1000, mode: 'adaptive' as const }, leaseMs: 600_000, hold: { ...HOLD_DEFAULTS }, budget: { ...BUDGET_DEFAULTS } });
-
-type OperatorStore = StateStore & TrafficInspector;
-
-async function operatorStore(ctx: IExecuteFunctions, memoryStore: OperatorStore): Promise<OperatorStore> {
-	if ((ctx.getNodeParameter('stateStore', 0, 'memory') as string) !== 'redis') return memoryStore;
-	// no fallback to memory here: an operator must know that Redis did not answer
-	return getRedisStateStore(redisConnectionFromCredential(await ctx.getCredentials('resilientHttpRedis', 0)));
-}
 
 /** The API parameter: a key (api:…), or a host, read from a URL when it is one. */
 function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): string | undefined {
@@ -37,7 +34,7 @@ function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): string
 		if (required) throw new NodeOperationError(ctx.getNode(), 'The parameter "API" must name an API: its host (e.g. api.github.com), a URL on it, or a key from Get State', { itemIndex: i });
 		return undefined;
 	}
-	if (/^api:[0-9a-f]{32}$/.test(value)) return value;
+	if (isApiKey(value)) return value;
 	try {
 		return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? new URL(value).host.toLowerCase() : value.toLowerCase();
 	} catch {
@@ -57,20 +54,26 @@ function endOf(ctx: IExecuteFunctions, i: number): ResumeRequest {
 
 /** Ends what `what` names on one API; returns the item that says what was ended, and the state after. */
 async function resumeOne(ctx: IExecuteFunctions, store: OperatorStore, key: string, nowMs: number, what: ResumeRequest): Promise<Record<string, unknown>> {
+	let events: TrafficEvent[] = [];
 	const result = await store.traffic(key, nowMs, OPERATOR_PARAMS, (data, leases) => {
 		const none = { ended: [] as string[], after: undefined as TrafficData | undefined, inFlight: leases.count };
 		if (!data) return { data: resumeTraffic(undefined, nowMs, what).data, result: none, changed: false };
 		const step = resumeTraffic(data, nowMs, what);
+		events = step.events;
 		const ended = step.events.map((e) => (e.kind === 'resumed' && e.bucket !== undefined ? `bucket ${e.bucket}` : e.kind === 'resumed' ? e.by : e.kind));
 		// nothing ended: nothing written; something ended: the other workers' waiting requests are told (Redis publishes)
 		const changed = ended.length > 0;
 		return { data: changed ? step.data : data, result: { ended, after: changed ? step.data : data, inFlight: leases.count }, changed, frees: changed };
 	});
 	// requests of this process waiting on the API look again now (other workers' on the store's news, or at their next look)
-	getProcessWaiters().wakeAll(`${key}|`);
-	const name = `Resilient HTTP Traffic Control "${ctx.getNode().name}"`;
+	wakeAllQueuesOf(getProcessWaiters(), key);
+	const name = logNameOf(ctx, NODE_DISPLAY_NAME);
 	const label = result.after?.label ?? key;
-	if (result.ended.length > 0) ctx.logger.info(`${name}: the API ${label}'s ${result.ended.join(', ')} ended by hand: its requests go again`);
+	if (result.ended.length > 0) {
+		// counted with the requests' events; the log has this node's one line for all it ended
+		getProcessTrafficEvents().publish({ key, label, node: ctx.getNode().name, nodeType: NODE_DISPLAY_NAME }, events, nowMs);
+		ctx.logger.info(`${name}: the API ${label}'s ${result.ended.join(', ')} ended by hand: its requests go again`);
+	}
 	return { ...(result.after ? trafficView(key, result.after, result.inFlight, nowMs) : { api: key }), ended: result.ended };
 }
 
@@ -83,7 +86,7 @@ export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Run
 	let store: OperatorStore;
 	let states: Array<{ key: string; data: TrafficData; inFlight: number }>;
 	try {
-		store = await operatorStore(ctx, memoryStore);
+		store = await selectStateStore(ctx, memoryStore, NODE_DISPLAY_NAME, 'no fallback');
 		states = await store.list(runtime.now());
 	} catch (error) {
 		throw new NodeOperationError(ctx.getNode(), `The shared state cannot be read: ${(error as Error).message}`);

@@ -1,21 +1,17 @@
 /**
- * The Traffic Control parameters of one item, read into the key and limits of its API's traffic
- * controller. The key is a hash: a scope may hold an API key, and the default scope holds the
- * credential's id.
+ * The Traffic Control parameters of one item, read into the name and limits of its API's traffic
+ * controller (the name as every node makes it: nodes/shared/n8n/traffic/api-name.ts).
  */
-import { hash } from 'node:crypto';
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
 
-export interface TrafficControl {
-	key: string;
-	/** How the log names the API: its host, or "its scope" (a scope may hold a secret). */
-	label: string;
+export interface TrafficControl extends ApiName {
 	params: TrafficParams;
 }
 
@@ -23,25 +19,6 @@ export interface TrafficControl {
 const LEASE_MARGIN_MS = 10_000;
 /** Without an attempt timeout, a request in flight holds its slot at most this long. */
 const LEASE_WITHOUT_TIMEOUT_MS = 600_000;
-
-/** The key hashed last: the items of a run mostly call one API (one hash per run, not per item). */
-let lastHashed: { scope: string; key: string } | undefined;
-
-function hashed(scope: string): string {
-	if (lastHashed?.scope !== scope) lastHashed = { scope, key: `api:${hash('sha256', scope, 'hex').slice(0, 32)}` };
-	return lastHashed.key;
-}
-
-/**
- * The credential a request goes out with: its type and id (another key has other limits). Read from
- * the parameters as they stand; they were checked when the item's credential was read.
- */
-function credentialIdentity(node: Readonly<INode>, auth: AuthSelection): string {
-	const type = selectedCredentialType(auth);
-	if (type === undefined) return 'none';
-	const credential = node.credentials?.[type];
-	return `${type}:${credential?.id ?? credential?.name ?? ''}`;
-}
 
 /** What the traffic settings depend on, already read by the item's config. */
 interface TrafficInputs {
@@ -89,7 +66,8 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
-	const label = scope === '' ? parsed.host : 'its scope';
-	params.label = label;
-	return { key: hashed(scope === '' ? `origin:${parsed.origin}|${credentialIdentity(node, auth)}` : `scope:${scope}`), label, params };
+	// the credential as the parameters stand; they were checked when the item's credential was read
+	const api = nameApi(parsed, node, selectedCredentialType(auth), scope);
+	params.label = api.label;
+	return { ...api, params };
 }

@@ -1,0 +1,108 @@
+/**
+ * The retry loop's gate for one item of any node that sends attempts to an API: each attempt passes
+ * the API's traffic controller before it is sent (nodes/shared/core/traffic/gate.ts) and reports
+ * what its result says of the API after. What a result says is the node's to read (an HTTP answer's
+ * status and headers, say): the node passes that reading in. The controller's events go to the
+ * process's event bus, once, from the request that caused them.
+ */
+import type { IExecuteFunctions } from 'n8n-workflow';
+import type { AttemptFailure } from '../../core/classify';
+import type { AttemptGate, AttemptResult, GateNote } from '../../core/retry-loop';
+import type { Runtime } from '../../core/runtime';
+import type { Outcome, TrafficEvent, TrafficParams } from '../../core/traffic/controller';
+import type { TrafficEventSource } from '../../core/traffic/events';
+import { passGate, reportOutcome, type GateContext, type GateResult } from '../../core/traffic/gate';
+import { newLeaseId } from '../../core/traffic/lease-id';
+import type { StateStore } from '../../core/traffic/store';
+import { getProcessWaiters } from '../../core/traffic/waiters';
+import type { ApiName } from './api-name';
+import { getProcessTrafficEvents } from './traffic-events';
+
+/**
+ * The safety poll of a Redis-kept controller: another worker's report wakes this one's waiting
+ * requests by pub/sub; if that news is lost, one waiting request per API looks again this often.
+ */
+const REDIS_POLL_MS = 2_000;
+/** The memory store changes only in this process, which wakes its waiters: this is a safety net. */
+const MEMORY_POLL_MS = 5_000;
+
+/** What a node reads of its attempts' results for the API's controller. */
+interface AttemptReading<T> {
+	/** What one attempt's result tells the API's controller (`nowMs`: the clock as it is read). */
+	outcomeOf(result: AttemptResult<T>, nowMs: number): Outcome;
+	/** The previous attempt was throttled and told when to come back: the retry is the server's pace. */
+	wasPaced(last: AttemptFailure | undefined): boolean;
+}
+
+interface TrafficGateOptions<T> {
+	/** The node's display name, for the log lines of its events. */
+	nodeType: string;
+	/** The item's first attempt is a retry too (it came back through a Backoff Delay loop). */
+	loopRetry: boolean;
+	/** The attempt's route (hashed), which names its bucket once an answer said; none: the API's only. */
+	route?: string;
+	maxServerDelayMs: number;
+	reading: AttemptReading<T>;
+}
+
+/**
+ * What the attempt's record says of the API's traffic controller: only what explains a wait
+ * before it (how long and why; the slots in flight for a slot, the budget's counters for the
+ * budget) or that it was the probe after an outage. The controller's own step (a store's round
+ * trip, no reason) is no wait a person needs to read of.
+ */
+function noteOf(result: GateResult): GateNote {
+	const admission = result.go ? result.admission : undefined;
+	const waited = Object.keys(result.waits).length > 0;
+	const probe = result.go && result.probe;
+	if (!waited && !probe) return {};
+	const slots = result.waits.concurrency !== undefined && admission ? { inFlight: admission.inFlight, window: admission.window } : {};
+	const note: GateNote = { traffic: { waitedMs: result.waitedMs, ...(waited ? { waitedFor: result.waits } : {}), ...(probe ? { probe: true as const } : {}), ...slots } };
+	if (result.waits.budget !== undefined && admission?.budget) {
+		const b = admission.budget;
+		note.budget = { firstAttempts: b.firstAttempts, retries: b.retries, available: b.available, windowMs: b.windowMs };
+	}
+	return note;
+}
+
+function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams }, runtime: Runtime, signal: AbortSignal | undefined, nodeType: string): GateContext {
+	const source: TrafficEventSource = { key: api.key, label: api.label, node: ctx.getNode().name, nodeType };
+	const events = getProcessTrafficEvents();
+	return {
+		store,
+		key: api.key,
+		params: api.params,
+		runtime,
+		waiters: getProcessWaiters(),
+		...(signal ? { signal } : {}),
+		pollMs: store.kind === 'redis' ? REDIS_POLL_MS : MEMORY_POLL_MS,
+		onEvents: (reported: TrafficEvent[]) => events.publish(source, reported, runtime.now()),
+	};
+}
+
+export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams }, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions<T>): AttemptGate<T> {
+	const gate = gateContext(ctx, store, api, runtime, signal, options.nodeType);
+	const { reading } = options;
+	return {
+		async enter(attempt, last, deadlineAt) {
+			const id = newLeaseId();
+			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
+			const failedBefore = attempt > 1 && last?.notYet !== true;
+			const retry = failedBefore || options.loopRetry;
+			const paced = reading.wasPaced(last);
+			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs };
+			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}) }, limits);
+			const note = noteOf(result);
+			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
+			const lease = result.admission.lease;
+			return {
+				go: true,
+				note,
+				done: async (attemptResult) => {
+					const outcome = reading.outcomeOf(attemptResult, runtime.now());
+					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
+				},
+			};
+		},
+	};
+}

@@ -1,0 +1,66 @@
+/**
+ * The log lines of the APIs' traffic controllers, each naming the node that wrote it by its own
+ * display name and its name in the workflow. The events are written by a reader of the process's
+ * event bus (traffic-events.ts), through n8n's LoggerProxy: n8n's root Logger installs itself
+ * there, and it is the logger a node's `this.logger` returns.
+ */
+import { LoggerProxy, type IExecuteFunctions } from 'n8n-workflow';
+import { formatDuration } from '../../core/retry-story';
+import type { TrafficEvent } from '../../core/traffic/controller';
+import type { TrafficEventRecord } from '../../core/traffic/events';
+
+/** How a log line names a node: its display name, then its name in the workflow. */
+function nodeLogName(nodeType: string, node: string): string {
+	return `${nodeType} "${node}"`;
+}
+
+/** The node running in `ctx`, named for its log lines. */
+export function logNameOf(ctx: IExecuteFunctions, nodeType: string): string {
+	return nodeLogName(nodeType, ctx.getNode().name);
+}
+
+/** A time for the log; a server's absurd wait stays a valid date (the latest JavaScript has). */
+function isoTime(ms: number): string {
+	return new Date(Math.min(ms, 8.64e15)).toISOString();
+}
+
+function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paused' }>, nowMs: number): string {
+	const until = `${formatDuration(event.until - nowMs)} (${isoTime(event.until)})`;
+	if (event.bucket !== undefined) return `the API ${label}'s rate-limit bucket "${event.bucket}" is spent: requests to it wait for its reset in ${until}; its other endpoints go on`;
+	if (event.by === 'quota') return `the API ${label}'s rate-limit quota is spent: its requests wait for its reset in ${until}`;
+	if (event.probedFrom === undefined) return `the API ${label} asked to wait (${event.by}): its requests are paused for ${until}`;
+	return `the API ${label} throttled without saying until when (${event.by}): its requests are paused for at most ${until}, one request probing from ${isoTime(event.probedFrom)}`;
+}
+
+function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'resumed' }>): string {
+	if (event.how === 'refilled') return event.bucket !== undefined ? `the API ${label}'s rate-limit bucket "${event.bucket}" is refilled: requests to it go again` : `the API ${label}'s rate-limit quota is refilled: its requests go again`;
+	if (event.how === 'probe') return `the API ${label} takes requests again (a probe of the pause by ${event.by} was answered): the pause ends`;
+	return `the API ${label}'s pause (${event.by}) is over: its requests go again`;
+}
+
+/** Writes one event's line (a reader of the event bus). */
+export function logTrafficEvent(record: TrafficEventRecord): void {
+	const node = nodeLogName(record.nodeType, record.node);
+	const label = record.label;
+	switch (record.kind) {
+		case 'paused':
+			LoggerProxy.info(`${node}: ${pausedMessage(label, record, record.at)}`);
+			break;
+		case 'resumed':
+			// what an operator ended by hand, the Traffic Control node logs itself: one line for all it ended
+			if (record.how !== 'hand') LoggerProxy.info(`${node}: ${resumedMessage(label, record)}`);
+			break;
+		case 'down':
+			LoggerProxy.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(record.nextProbeAt).toISOString()}`);
+			break;
+		case 'recovered':
+			LoggerProxy.info(`${node}: the API ${label} answers again: the held requests come back gradually`);
+			break;
+		case 'window':
+			LoggerProxy.debug(`${node}: requests in flight to ${label} ${record.decrease.from} -> ${record.decrease.to}`);
+			break;
+		case 'rate-learned':
+			LoggerProxy.info(`${node}: the API ${label} throttles: its requests are paced at ${Math.round(record.rps * 10) / 10} per second`);
+			break;
+	}
+}
