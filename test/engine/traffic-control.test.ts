@@ -11,6 +11,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
+import { getProcessTrafficEventCounts } from '../../nodes/shared/n8n/traffic/traffic-events';
 import { admissionWatchingStore } from './admission-watch';
 import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
 import { startFlakyServer } from '../support/flaky-upstream';
@@ -79,6 +80,9 @@ describe('the API asks everyone to wait', () => {
 		expect(failed.map((f) => errorOf(f).code)).toEqual(['ERR_BAD_REQUEST', 'EPAUSED', 'EPAUSED']);
 		for (const f of failed) expect(Date.parse(String(errorOf(f).retryAt)) - started).toBeGreaterThan(110_000);
 		expect(String(storyOf(errorOf(failed[1])).summary)).toMatch(/^Not sent: The API paused all requests: for 2 min .*it asked to wait \(retry-after\).*more than Max Server-Requested Delay \(1 min\)/);
+		// the pause is an event of the process's bus: counted once, for its API
+		const counted = getProcessTrafficEventCounts().all().filter((c) => c.label === new URL(api.url).host);
+		expect(counted.map((c) => c.counts)).toEqual([{ paused: 1 }]);
 	});
 
 	it("a daily limit without a reset time (HubSpot's DAILY 429) is probed after a minute, and the API is used again as soon as a probe gets through", async () => {
