@@ -66,8 +66,11 @@ function noteOf(result: GateResult): GateNote {
 }
 
 function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams }, runtime: Runtime, signal: AbortSignal | undefined, nodeType: string): GateContext {
-	const source: TrafficEventSource = { key: api.key, label: api.label, node: ctx.getNode().name, nodeType };
-	const events = getProcessTrafficEvents();
+	// the events' source is made only when there are events: a healthy request makes none
+	const publish = (reported: TrafficEvent[]) => {
+		const source: TrafficEventSource = { key: api.key, label: api.label, node: ctx.getNode().name, nodeType };
+		getProcessTrafficEvents().publish(source, reported, runtime.now());
+	};
 	return {
 		store,
 		key: api.key,
@@ -76,7 +79,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 		waiters: getProcessWaiters(),
 		...(signal ? { signal } : {}),
 		pollMs: store.kind === 'redis' ? REDIS_POLL_MS : MEMORY_POLL_MS,
-		onEvents: (reported: TrafficEvent[]) => events.publish(source, reported, runtime.now()),
+		onEvents: publish,
 	};
 }
 
