@@ -6,6 +6,7 @@
  */
 import type { IDataObject, INode } from 'n8n-workflow';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
+import { getProcessTrafficEventCounts } from '../../nodes/shared/n8n/traffic/traffic-events';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
 import { runWorkflow, type WorkflowJson } from './harness';
@@ -148,6 +149,10 @@ describe('the Traffic Control node', () => {
 		await runHttp(wf, Array.from({ length: 5 }, (_, k) => ({ json: { k } })), systemRuntime, { store });
 		const [held] = await trafficControl(store, { operation: 'getState' });
 		expect(held).toMatchObject({ held: { state: 'open', openings: 1 } });
+		// the hold, and then its end by hand, are events of the process's bus, counted for the API
+		const counted = () => getProcessTrafficEventCounts().countsOf(String(held.api));
+		expect(counted()).toMatchObject({ down: 1 });
+		expect(counted().resumed).toBeUndefined();
 		expect(Date.parse(String((held.held as IDataObject).nextProbeAt)) - Date.now()).toBeGreaterThan(500_000);
 		// while held, a request leaves unsent (its next probe comes after its deadline)
 		down = false;
@@ -157,6 +162,7 @@ describe('the Traffic Control node', () => {
 
 		const [ended] = await trafficControl(store, { operation: 'resume', api: new URL(api.url).host, end: 'hold' });
 		expect(ended).toMatchObject({ ended: ['outage hold'], held: null, window: { size: 1, slowStart: true } });
+		expect(counted()).toMatchObject({ down: 1, resumed: 1 });
 		const after = await runHttp(wf, [{ json: {} }], systemRuntime, { store });
 		expect(after.jsonOf('HTTP', 0)).toHaveLength(1);
 		expect(api.requests).toHaveLength(6);

@@ -42,7 +42,7 @@ describe('the event bus', () => {
 		const bus = new TrafficEventBus();
 		const read: TrafficEventRecord[] = [];
 		bus.subscribe((record) => read.push(record));
-		bus.publish(source, [{ kind: 'rate-learned', rps: 2 }, { kind: 'window', decrease: { from: 10, to: 5 } as never }], 1_000);
+		bus.publish(source, [{ kind: 'rate-learned', rps: 2 }, { kind: 'window', decrease: { from: 10, to: 5 } }], 1_000);
 		expect(read).toEqual([
 			{ kind: 'rate-learned', rps: 2, ...source, at: 1_000 },
 			{ kind: 'window', decrease: { from: 10, to: 5 }, ...source, at: 1_000 },
@@ -113,3 +113,26 @@ describe("a node's gate publishes to the process's bus", () => {
 		expect(getProcessTrafficEventCounts().countsOf('api:events-healthy')).toEqual({});
 	});
 });
+
+describe("the log, a reader of the process's bus", () => {
+	const source = { key: 'api:log', label: 'api.example.com', node: 'Fetch', nodeType: 'Resilient HTTP Request' };
+
+	it('writes each event as it always read, at its level', () => {
+		const log = captureLog();
+		getProcessTrafficEvents().publish(source, [{ kind: 'resumed', by: 'retry-after', how: 'time' }, { kind: 'rate-learned', rps: 2.345 }, { kind: 'window', decrease: { from: 20, to: 10 } }, { kind: 'recovered', change: {} as never }], 0);
+		expect(log).toEqual([
+			['info', `Resilient HTTP Request "Fetch": the API api.example.com's pause (retry-after) is over: its requests go again`],
+			['info', 'Resilient HTTP Request "Fetch": the API api.example.com throttles: its requests are paced at 2.3 per second'],
+			['debug', 'Resilient HTTP Request "Fetch": requests in flight to api.example.com 20 -> 10'],
+			['info', 'Resilient HTTP Request "Fetch": the API api.example.com answers again: the held requests come back gradually'],
+		]);
+	});
+
+	it("counts what an operator ended by hand, and leaves its line to the operator's node (one line for all it ended)", () => {
+		const log = captureLog();
+		getProcessTrafficEvents().publish({ ...source, key: 'api:log-hand', nodeType: 'Resilient HTTP Traffic Control' }, [{ kind: 'resumed', by: 'outage hold', how: 'hand' }], 0);
+		expect(log).toEqual([]);
+		expect(getProcessTrafficEventCounts().countsOf('api:log-hand')).toEqual({ resumed: 1 });
+	});
+});
+
