@@ -3,7 +3,7 @@
  * reports reaches the process's bus as a plain record, where the log writes its line (as it always
  * read) and a counter counts it per API and kind.
  */
-import { LoggerProxy, type IExecuteFunctions, type Logger } from 'n8n-workflow';
+import type { IExecuteFunctions, Logger } from 'n8n-workflow';
 import type { AttemptFailure } from '../../../nodes/shared/core/classify';
 import type { AttemptGate, AttemptResult } from '../../../nodes/shared/core/retry-loop';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
@@ -11,20 +11,21 @@ import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/
 import { TrafficEventBus, TrafficEventCounter, type TrafficEventRecord } from '../../../nodes/shared/core/traffic/events';
 import { createTrafficGate } from '../../../nodes/shared/n8n/traffic/traffic-gate';
 import { getProcessTrafficEventCounts, getProcessTrafficEvents } from '../../../nodes/shared/n8n/traffic/traffic-events';
+import { logTrafficEvent } from '../../../nodes/shared/n8n/traffic/traffic-log';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { createHttpTrafficGate, trafficRequest } from '../../../nodes/ResilientHttpRequest/traffic/traffic-gate';
 import type { HttpResponse } from '../../../nodes/ResilientHttpRequest/types';
 import { FakeRuntime } from '../fake-runtime';
 
-const ctxOf = (name: string) => ({ getNode: () => ({ name }) }) as unknown as IExecuteFunctions;
-
-/** Every line the log was given, by level. */
-function captureLog(): Array<[string, string]> {
+/** A logger that keeps every line it was given, by level. */
+function captureLog(): { lines: Array<[string, string]>; logger: Logger } {
 	const lines: Array<[string, string]> = [];
 	const write = (level: string) => (message: string) => lines.push([level, message]);
-	LoggerProxy.init({ error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') } as unknown as Logger);
-	return lines;
+	return { lines, logger: { error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') } as unknown as Logger };
 }
+
+/** A node's context: its name, and its own logger (a fresh one that nobody reads, if not given). */
+const ctxOf = (name: string, logger: Logger = captureLog().logger) => ({ getNode: () => ({ name }), logger }) as unknown as IExecuteFunctions;
 
 /** One attempt through the gate, answered with `result`. */
 async function attempt<T>(gate: AttemptGate<T>, result: AttemptResult<T>): Promise<void> {
@@ -80,12 +81,12 @@ describe("a node's gate publishes to the process's bus", () => {
 		const runtime = new FakeRuntime();
 		const key = 'api:events-http';
 		const request = trafficRequest('GET', 'https://api.example.com/items');
-		const gate = createHttpTrafficGate(ctxOf('Fetch'), new MemoryStateStore(), { key, label: 'api.example.com', params: params() }, runtime, undefined, { loopRetry: false, request, maxServerDelayMs: 60_000, readRateLimitHeaders: true });
+		const gate = createHttpTrafficGate(ctxOf('Fetch', log.logger), new MemoryStateStore(), { key, label: 'api.example.com', params: params() }, runtime, undefined, { loopRetry: false, request, maxServerDelayMs: 60_000, readRateLimitHeaders: true });
 		const throttled: AttemptFailure = { kind: 'status', status: 429, message: 'Too Many Requests', reachedServer: 'yes', transient: true, serverDelay: { delayMs: 2_000, header: 'retry-after', kind: 'retry-after' } };
 		await attempt(gate, { ok: false, failure: throttled });
 		expect(getProcessTrafficEventCounts().countsOf(key)).toEqual({ paused: 1 });
 		const until = new Date(runtime.now() + 2_000).toISOString();
-		expect(log).toEqual([['info', `Resilient HTTP Request "Fetch": the API api.example.com asked to wait (retry-after): its requests are paused for 2 s (${until})`]]);
+		expect(log.lines).toEqual([['info', `Resilient HTTP Request "Fetch": the API api.example.com asked to wait (retry-after): its requests are paused for 2 s (${until})`]]);
 	});
 
 	it("another node's outage: any result type, its own reading, its own name in the log", async () => {
@@ -94,11 +95,11 @@ describe("a node's gate publishes to the process's bus", () => {
 		const key = 'api:events-other';
 		const outage: Outcome = { success: false, outageFailure: true, overload: false, throttled: false };
 		const reading = { outcomeOf: (result: AttemptResult<string>): Outcome => (result.ok ? { success: true, outageFailure: false, overload: false, throttled: false } : outage), wasPaced: () => false };
-		const gate = createTrafficGate<string>(ctxOf('Mail'), new MemoryStateStore(), { key, label: 'smtp.example.com', params: params({ hold: { ...HOLD_DEFAULTS, consecutiveFailures: 3 } }) }, runtime, undefined, { nodeType: 'Some Mail Node', loopRetry: false, maxServerDelayMs: 60_000, reading });
+		const gate = createTrafficGate<string>(ctxOf('Mail', log.logger), new MemoryStateStore(), { key, label: 'smtp.example.com', params: params({ hold: { ...HOLD_DEFAULTS, consecutiveFailures: 3 } }) }, runtime, undefined, { nodeType: 'Some Mail Node', loopRetry: false, maxServerDelayMs: 60_000, reading });
 		const failure: AttemptFailure = { kind: 'network', code: 'ECONNREFUSED', message: 'refused', reachedServer: 'no', transient: true };
 		for (let i = 0; i < 3; i++) await attempt(gate, { ok: false, failure });
 		expect(getProcessTrafficEventCounts().countsOf(key)).toEqual({ down: 1 });
-		expect(log).toEqual([['warn', expect.stringMatching(/^Some Mail Node "Mail": the API smtp\.example\.com looks down: its requests are held, one probe at /)]]);
+		expect(log.lines).toEqual([['warn', expect.stringMatching(/^Some Mail Node "Mail": the API smtp\.example\.com looks down: its requests are held, one probe at /)]]);
 	});
 
 	it('a healthy answer publishes nothing', async () => {
@@ -114,13 +115,13 @@ describe("a node's gate publishes to the process's bus", () => {
 	});
 });
 
-describe("the log, a reader of the process's bus", () => {
+describe("the log, a reader of each event the node publishes", () => {
 	const source = { key: 'api:log', label: 'api.example.com', node: 'Fetch', nodeType: 'Resilient HTTP Request' };
 
 	it('writes each event as it always read, at its level', () => {
 		const log = captureLog();
-		getProcessTrafficEvents().publish(source, [{ kind: 'resumed', by: 'retry-after', how: 'time' }, { kind: 'rate-learned', rps: 2.345 }, { kind: 'window', decrease: { from: 20, to: 10 } }, { kind: 'recovered', change: {} as never }], 0);
-		expect(log).toEqual([
+		getProcessTrafficEvents().publish(source, [{ kind: 'resumed', by: 'retry-after', how: 'time' }, { kind: 'rate-learned', rps: 2.345 }, { kind: 'window', decrease: { from: 20, to: 10 } }, { kind: 'recovered', change: {} as never }], 0, (record) => logTrafficEvent(log.logger, record));
+		expect(log.lines).toEqual([
 			['info', `Resilient HTTP Request "Fetch": the API api.example.com's pause (retry-after) is over: its requests go again`],
 			['info', 'Resilient HTTP Request "Fetch": the API api.example.com throttles: its requests are paced at 2.3 per second'],
 			['debug', 'Resilient HTTP Request "Fetch": requests in flight to api.example.com 20 -> 10'],
@@ -130,8 +131,8 @@ describe("the log, a reader of the process's bus", () => {
 
 	it("counts what an operator ended by hand, and leaves its line to the operator's node (one line for all it ended)", () => {
 		const log = captureLog();
-		getProcessTrafficEvents().publish({ ...source, key: 'api:log-hand', nodeType: 'Resilient HTTP Traffic Control' }, [{ kind: 'resumed', by: 'outage hold', how: 'hand' }], 0);
-		expect(log).toEqual([]);
+		getProcessTrafficEvents().publish({ ...source, key: 'api:log-hand', nodeType: 'Resilient HTTP Traffic Control' }, [{ kind: 'resumed', by: 'outage hold', how: 'hand' }], 0, (record) => logTrafficEvent(log.logger, record));
+		expect(log.lines).toEqual([]);
 		expect(getProcessTrafficEventCounts().countsOf('api:log-hand')).toEqual({ resumed: 1 });
 	});
 });

@@ -35,11 +35,15 @@ export class TrafficEventBus {
 		};
 	}
 
-	/** Gives each event, as a record of `source` at `at`, to every reader. Called only when there are events. */
-	publish(source: TrafficEventSource, events: readonly TrafficEvent[], at: number): void {
+	/**
+	 * Gives each event, as a record of `source` at `at`, to every reader, and to the publisher's own
+	 * (`also`: its log). Called only when there are events.
+	 */
+	publish(source: TrafficEventSource, events: readonly TrafficEvent[], at: number, also?: TrafficEventReader): void {
 		for (const event of events) {
 			const record: TrafficEventRecord = { ...event, key: source.key, label: source.label, node: source.node, nodeType: source.nodeType, at };
 			for (const reader of this.readers) reader(record);
+			also?.(record);
 		}
 	}
 }

@@ -17,6 +17,7 @@ import type { StateStore } from '../../core/traffic/store';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import type { ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
+import { logTrafficEvent } from './traffic-log';
 
 /**
  * The safety poll of a Redis-kept controller: another worker's report wakes this one's waiting
@@ -69,7 +70,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 	// the events' source is made only when there are events: a healthy request makes none
 	const publish = (reported: TrafficEvent[]) => {
 		const source: TrafficEventSource = { key: api.key, label: api.label, node: ctx.getNode().name, nodeType };
-		getProcessTrafficEvents().publish(source, reported, runtime.now());
+		getProcessTrafficEvents().publish(source, reported, runtime.now(), (record) => logTrafficEvent(ctx.logger, record));
 	};
 	return {
 		store,

@@ -1,10 +1,11 @@
 /**
  * The log lines of the APIs' traffic controllers, each naming the node that wrote it by its own
- * display name and its name in the workflow. The events are written by a reader of the process's
- * event bus (traffic-events.ts), through n8n's LoggerProxy: n8n's root Logger installs itself
- * there, and it is the logger a node's `this.logger` returns.
+ * display name and its name in the workflow. The log reads the same records as every other reader
+ * of the events (traffic-events.ts), written through the publishing node's own `this.logger`: the
+ * channel n8n gives a node (a package's copy of n8n-workflow would hold a LoggerProxy that n8n never
+ * set up).
  */
-import { LoggerProxy, type IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, Logger } from 'n8n-workflow';
 import { formatDuration } from '../../core/retry-story';
 import type { TrafficEvent } from '../../core/traffic/controller';
 import type { TrafficEventRecord } from '../../core/traffic/events';
@@ -38,29 +39,29 @@ function resumedMessage(label: string, event: Extract<TrafficEvent, { kind: 'res
 	return `the API ${label}'s pause (${event.by}) is over: its requests go again`;
 }
 
-/** Writes one event's line (a reader of the event bus). */
-export function logTrafficEvent(record: TrafficEventRecord): void {
+/** Writes one event's line to `logger` (the publishing node's). */
+export function logTrafficEvent(logger: Logger, record: TrafficEventRecord): void {
 	const node = nodeLogName(record.nodeType, record.node);
 	const label = record.label;
 	switch (record.kind) {
 		case 'paused':
-			LoggerProxy.info(`${node}: ${pausedMessage(label, record, record.at)}`);
+			logger.info(`${node}: ${pausedMessage(label, record, record.at)}`);
 			break;
 		case 'resumed':
 			// what an operator ended by hand, the Traffic Control node logs itself: one line for all it ended
-			if (record.how !== 'hand') LoggerProxy.info(`${node}: ${resumedMessage(label, record)}`);
+			if (record.how !== 'hand') logger.info(`${node}: ${resumedMessage(label, record)}`);
 			break;
 		case 'down':
-			LoggerProxy.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(record.nextProbeAt).toISOString()}`);
+			logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(record.nextProbeAt).toISOString()}`);
 			break;
 		case 'recovered':
-			LoggerProxy.info(`${node}: the API ${label} answers again: the held requests come back gradually`);
+			logger.info(`${node}: the API ${label} answers again: the held requests come back gradually`);
 			break;
 		case 'window':
-			LoggerProxy.debug(`${node}: requests in flight to ${label} ${record.decrease.from} -> ${record.decrease.to}`);
+			logger.debug(`${node}: requests in flight to ${label} ${record.decrease.from} -> ${record.decrease.to}`);
 			break;
 		case 'rate-learned':
-			LoggerProxy.info(`${node}: the API ${label} throttles: its requests are paced at ${Math.round(record.rps * 10) / 10} per second`);
+			logger.info(`${node}: the API ${label} throttles: its requests are paced at ${Math.round(record.rps * 10) / 10} per second`);
 			break;
 	}
 }
