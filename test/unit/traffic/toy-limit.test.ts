@@ -10,7 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { admit, complete, trafficForgetAt, type Admission, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import type { Limit } from '../../../nodes/shared/core/traffic/limits/limit';
+import type { Limit } from '../../../nodes/shared/core/traffic/types';
 import { TRAFFIC_LIMITS } from '../../../nodes/shared/core/traffic/limits/registry';
 import type { StateStore } from '../../../nodes/shared/core/traffic/store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';

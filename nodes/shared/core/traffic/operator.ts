@@ -10,38 +10,15 @@
  */
 import { freshRate } from './rate';
 import { freshWindow } from './window';
-import type { TrafficData, TrafficEvent } from './controller';
+import type { ResumeRequest, TrafficData, TrafficEvent, TrafficView } from './types';
 import { isoTime } from './limits/limit';
 import { TRAFFIC_LIMITS } from './limits/registry';
-
-/** One API's controller as an n8n item shows it (times as ISO strings). */
-export interface TrafficView {
-	api: string;
-	/** The host (or "its scope"): what the log calls it. */
-	label: string | null;
-	paused: { until: string; by: string; probeFrom?: string; bucket?: string } | null;
-	buckets: Array<{ bucket: string; remaining: number; resetAt: string; spent: boolean }>;
-	held: { state: 'open' | 'half-open'; nextProbeAt: string | null; openings: number } | null;
-	/** Null: no limit on requests in flight. */
-	window: { size: number; inFlight: number; slowStart: boolean } | null;
-	pace: { learnedPerSecond: number | null; nextAt: string | null };
-	budget: { firstAttempts: number; retries: number; windowMs: number } | null;
-	lastRequestAt: string;
-}
 
 /** One API's view, each limit's part by the limit; `inFlight`: its requests in flight, as the store counts them (leases are not in the state). */
 export function trafficView(key: string, data: TrafficData, inFlight: number, nowMs: number): TrafficView {
 	const view: TrafficView = { api: key, label: data.label ?? null, paused: null, buckets: [], held: null, window: null, pace: { learnedPerSecond: null, nextAt: null }, budget: null, lastRequestAt: isoTime(data.touchedAt) };
 	for (const limit of TRAFFIC_LIMITS) limit.view?.(data, nowMs, view, inFlight);
 	return view;
-}
-
-/** What to end by hand. */
-export interface ResumeRequest {
-	/** The pause: a server's wait, a guessed one, a spent quota (the API's and its buckets'). */
-	pause: boolean;
-	/** The outage hold: closed, the requests come back in slow start. */
-	hold: boolean;
 }
 
 /**

@@ -4,8 +4,8 @@
  * for the bucket's reset; the API's other routes go on.
  */
 import { bucketAnswered, bucketSent, bucketsForgetAt, bucketSpentUntil, MAX_ROUTES, settleBuckets, type BucketsData } from '../buckets';
-import type { Outcome } from '../controller';
-import { isoTime as iso, readsNoCount, type Limit } from './limit';
+import { isoTime as iso, readsNoCount } from './limit';
+import type { Limit, Outcome } from '../types';
 
 /** The answer says its bucket's quota is spent: the bucket's limit, not the API's (it pauses that bucket's routes only). */
 export function spentBucketAnswer(outcome: Outcome): boolean {

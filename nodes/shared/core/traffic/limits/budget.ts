@@ -5,8 +5,8 @@
  * retry. A request counts one, whatever its cost: the share is of requests.
  */
 import { BUDGET_DEFAULTS, budgetForgetAt, budgetRetryReleaseAt, budgetSnapshot, recordFirst, tryAcquire } from '../budget';
-import type { AdmitRequest } from '../controller';
-import { readsNoCount, type Limit } from './limit';
+import { readsNoCount } from './limit';
+import type { AdmitRequest, Limit } from '../types';
 
 /** A retry the budget must allow: one after an error, not paced by the server. */
 const spends = (request: AdmitRequest) => request.retry && !request.paced;

@@ -4,9 +4,9 @@
  * the held requests come back in slow start (the window restarts at one in flight).
  */
 import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, HOLD_DEFAULTS, markFreshWaiting, recordOutcome, type BreakerParams } from '../breaker';
-import type { TrafficParams } from '../controller';
 import { restart } from '../window';
-import { isoTime as iso, readsNoCount, type Limit, type LimitVerdict } from './limit';
+import { isoTime as iso, readsNoCount } from './limit';
+import type { Limit, LimitVerdict, TrafficParams } from '../types';
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
 function holdOf(params: TrafficParams): BreakerParams | undefined {

@@ -4,7 +4,8 @@
  * spaces requests, whatever their cost: a request is one slot.
  */
 import { copyRate, countSuccess, learnedRps, onThrottle, paceAllowsAt, paceHeld, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot } from '../rate';
-import { isoTime as iso, readsNoCount, type Limit } from './limit';
+import { isoTime as iso, readsNoCount } from './limit';
+import type { Limit } from '../types';
 
 /**
  * The longest a request on its reserved pace slot is admitted ahead of its send time (it holds its

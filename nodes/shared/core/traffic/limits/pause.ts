@@ -7,9 +7,9 @@
  * (ownThrottle), pauses nothing.
  */
 import { serverDelaySpreadMs } from '../../delay-plan';
-import type { Outcome, TrafficData, TrafficEvent } from '../controller';
 import { spentBucketAnswer } from './buckets';
-import { isoTime as iso, readsNoCount, type Limit, type Refusal } from './limit';
+import { isoTime as iso, readsNoCount } from './limit';
+import type { Limit, Outcome, Refusal, TrafficData, TrafficEvent } from '../types';
 
 /** A pause whose end the node infers is first probed after this long, then at doubling intervals up to the max. */
 const PAUSE_PROBE_FIRST_MS = 60_000;

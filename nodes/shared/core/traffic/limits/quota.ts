@@ -7,7 +7,8 @@
  * Its state is copied with the rate's (rate.ts copyRate, the pace's copy).
  */
 import { countSent, onQuota, quotaSpentUntil, quotaUnanswered } from '../rate';
-import { isoTime as iso, readsNoCount, type Limit } from './limit';
+import { isoTime as iso, readsNoCount } from './limit';
+import type { Limit } from '../types';
 
 export const quota: Limit = {
 	name: 'quota',

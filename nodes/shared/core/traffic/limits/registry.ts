@@ -6,10 +6,10 @@
 import { budget } from './budget';
 import { buckets } from './buckets';
 import { hold } from './hold';
-import type { Limit } from './limit';
 import { pace } from './pace';
 import { pause } from './pause';
 import { quota } from './quota';
 import { window } from './window';
+import type { Limit } from '../types';
 
 export const TRAFFIC_LIMITS: readonly Limit[] = Object.freeze([pause, quota, buckets, hold, window, pace, budget]);

@@ -3,10 +3,9 @@
  * the next execution inherits. A probe is one request, whatever the window: it must not wait behind
  * requests that hang. The lease's start number is the window's (a decrease answers one round).
  */
-import type { TrafficData, TrafficParams } from '../controller';
 import { nextStart, onOverload, onSuccess, windowSize } from '../window';
 import { spentBucketAnswer } from './buckets';
-import type { Limit, Merges } from './limit';
+import type { Limit, Merges, TrafficData, TrafficParams } from '../types';
 
 /** "No room" holds while the window has not grown: other workers' successes may have grown it, up to the ceiling. */
 function noRoomWhile(data: TrafficData, params: TrafficParams): { windowAtMost?: number } {
