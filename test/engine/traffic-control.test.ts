@@ -1,15 +1,15 @@
 /**
- * Each API's traffic controller in n8n's engine, on the real clock (a frozen clock tests the
- * algorithm, which the unit tests do; here it is the product): pauses when the API asks, holds
- * during an outage and releases gradually, a retry budget that waits, a pace, and what one
- * execution learns for the next. Times are scaled down to milliseconds by the parameters, so each
- * test takes a second or two; assertions are on counts and order, on the server's clock or the
- * stories' (a slow machine can spread them, never bunch them); none bounds how long a test takes.
- * Where no pace is measured, the virtual clock shows what would have been waited.
+ * Each API's traffic controller in n8n's engine, on the virtual clock with sleeps as timers (the
+ * unit tests check the algorithm on a frozen clock; here it is the product, with real HTTP to local
+ * servers): pauses when the API asks, holds during an outage and releases gradually, a retry budget
+ * that waits, a pace, and what one execution learns for the next. The servers read the same clock,
+ * so a pause or an outage of 400 ms is 400 virtual ms, jumped over when nothing is in flight.
+ * Assertions are on counts and order, on the server's clock or the stories': real time still runs
+ * on the virtual clock (now() is the real clock plus the jumps), so a slow machine can spread
+ * them, never bunch them; none bounds how long a test takes.
  */
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { getProcessTrafficEventCounts } from '../../nodes/shared/n8n/traffic/traffic-events';
 import { admissionWatchingStore } from './admission-watch';
@@ -40,16 +40,17 @@ function peakInFlight(requests: RecordedRequest[], latencyMs: number): number {
 
 describe('the API asks everyone to wait', () => {
 	it('a 429 with Retry-After pauses every item: none comes back before the wait, none collects a 429 of its own', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		let pausedUntil = 0;
 		const api = await server((req, index) => {
 			if (index === 0) {
-				pausedUntil = Date.now() + 400;
+				pausedUntil = runtime.now() + 400;
 				return { status: 429, headers: { 'retry-after': '0.4' }, body: { error: 'slow down' } };
 			}
 			return { status: 200, body: { ok: true, k: req.url } };
-		});
+		}, runtime.now);
 		const wf = httpWorkflow({ url: `={{ "${api.url}/items/" + $json.k }}` }, { onError: 'continueErrorOutput' });
-		const run = await runHttp(wf, items(30), systemRuntime);
+		const run = await runHttp(wf, items(30), runtime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(30);
 		// the first request's 429 paused the API: every request after the ones already in flight waited
 		const statuses = api.requests.length;
@@ -67,8 +68,8 @@ describe('the API asks everyone to wait', () => {
 	it('a pause longer than Max Server-Requested Delay: the items that wait leave at once with retryAt', async () => {
 		const api = await server((_req, index) => (index === 0 ? { status: 429, headers: { 'retry-after': '120' } } : { status: 200, body: { ok: true } }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, options: { maxConcurrency: 1 } }, { onError: 'continueErrorOutput' });
-		// on the virtual clock (no pace to measure here): had an item waited out the pause, the clock would show 2 min
-		const runtime = createVirtualRuntime();
+		// had an item waited out the pause, the clock would show 2 min
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const started = runtime.now();
 		const run = await runHttp(wf, items(3), runtime);
 		expect(runtime.sleeps).toEqual([]);
@@ -89,7 +90,7 @@ describe('the API asks everyone to wait', () => {
 		let quotaBack = false;
 		const api = await server(() => (quotaBack ? { status: 200, body: { ok: true } } : { status: 429, body: { status: 'error', message: 'You have reached your daily limit.', policyName: 'DAILY' } }));
 		const wf = httpWorkflow({ url: `${api.url}/crm`, maxAttempts: 1 }, { onError: 'continueErrorOutput' });
-		const runtime = createVirtualRuntime();
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const store = new MemoryStateStore();
 		// the pause counts from the 429's report, which comes a real millisecond or so after the run
 		// started and before it ended: the probe's minute is judged from the run's start
@@ -116,11 +117,12 @@ describe('the API asks everyone to wait', () => {
 
 	it('a spent quota advertised on successes pauses until the reset: no 429 at all', async () => {
 		// a limit of 5 requests per 300 ms window, advertised on every answer
-		let windowStart = Date.now();
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
+		let windowStart = runtime.now();
 		let used = 0;
 		let rejected = 0;
 		const api = await server((): LocalHandlerResult => {
-			const now = Date.now();
+			const now = runtime.now();
 			if (now - windowStart >= 300) {
 				windowStart = now;
 				used = 0;
@@ -132,9 +134,9 @@ describe('the API asks everyone to wait', () => {
 			}
 			used++;
 			return { status: 200, headers: { 'x-ratelimit-remaining': String(5 - used), 'x-ratelimit-reset': reset }, body: { ok: true } };
-		});
+		}, runtime.now);
 		const wf = httpWorkflow({ url: `${api.url}/q`, options: { maxConcurrency: 1 } }, { onError: 'continueErrorOutput' });
-		const run = await runHttp(wf, items(20), systemRuntime);
+		const run = await runHttp(wf, items(20), runtime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(20);
 		expect(rejected).toBe(0);
 		expect(api.requests).toHaveLength(20);
@@ -145,10 +147,11 @@ describe('holding during an outage', () => {
 	const holdFast = { breakerBreak: 50, breakerMaxBreak: 200 };
 
 	it('an outage of 600 ms: the items wait, single probes go, and every item succeeds after it with few requests', async () => {
-		const downUntil = Date.now() + 600;
-		const api = await server(() => (Date.now() < downUntil ? { status: 503 } : { status: 200, body: { ok: true }, delayMs: 20 }));
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
+		const downUntil = runtime.now() + 600;
+		const api = await server(() => (runtime.now() < downUntil ? { status: 503 } : { status: 200, body: { ok: true }, delayMs: 20 }), runtime.now);
 		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: holdFast, retryOptions: { baseDelay: 10, maxDelay: 50 } }, { onError: 'continueErrorOutput' });
-		const run = await runHttp(wf, items(40), systemRuntime);
+		const run = await runHttp(wf, items(40), runtime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(40);
 		const duringOutage = api.requests.filter((r) => r.receivedAt < downUntil);
 		// the window's first 10, their retries until the hold opened, then one probe at a time
@@ -165,9 +168,10 @@ describe('holding during an outage', () => {
 	});
 
 	it('a sustained outage: every item leaves within its deadline, at about one request per item or less', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const api = await server(() => ({ status: 503 }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: holdFast, retryOptions: { totalDeadline: 1000, baseDelay: 10, maxDelay: 50 } }, { onError: 'continueErrorOutput' });
-		const run = await runHttp(wf, items(100), systemRuntime);
+		const run = await runHttp(wf, items(100), runtime);
 		const failed = run.jsonOf('HTTP', 1);
 		expect(failed).toHaveLength(100);
 		// within its deadline, on the node's own clock: no attempt of an item started 1 s or more after
@@ -185,15 +189,17 @@ describe('holding during an outage', () => {
 	});
 
 	it('switched off, every item retries on its own', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const api = await server(() => ({ status: 503 }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, maxAttempts: 3, sharedLimits: { breaker: false, budget: false }, retryOptions: { baseDelay: 1, maxDelay: 2 } }, { onError: 'continueErrorOutput' });
-		await runHttp(wf, items(20), systemRuntime);
+		await runHttp(wf, items(20), runtime);
 		expect(api.requests).toHaveLength(60);
 	});
 });
 
 describe('a retry budget that waits', () => {
 	it('retries beyond the budget wait for room instead of failing: every item succeeds', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const seen = new Set<string>();
 		const api = await server((req) => {
 			if (seen.has(req.url)) return { status: 200, body: { ok: true } };
@@ -205,7 +211,7 @@ describe('a retry budget that waits', () => {
 			{ url: `={{ "${api.url}/items/" + $json.k }}`, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 5, budgetWindow: 1000 }, retryOptions: { baseDelay: 1, maxDelay: 2, totalDeadline: 10_000 } },
 			{ onError: 'continueErrorOutput' },
 		);
-		const run = await runHttp(wf, items(20), systemRuntime);
+		const run = await runHttp(wf, items(20), runtime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(20);
 		expect(api.requests).toHaveLength(40);
 		// never more than 5 retries in any 900 ms (the window is 900 ms to 1 s long: buckets), counted
@@ -218,6 +224,7 @@ describe('a retry budget that waits', () => {
 	});
 
 	it('a retry the server paced (429 with Retry-After) does not spend the budget; one after a 500 does', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const api = await server((req) => {
 			const n = Number(/n=(\d+)/.exec(req.url)?.[1]);
 			const first = !api.requests.slice(0, -1).some((r) => r.url === req.url);
@@ -225,7 +232,7 @@ describe('a retry budget that waits', () => {
 			return n === 0 ? { status: 429, headers: { 'retry-after': '0.05' } } : { status: 500 };
 		});
 		const wf = httpWorkflow({ url: `={{ "${api.url}/x?n=" + $json.k }}`, sharedLimits: { breaker: false, budgetPercent: 0, budgetMinRetries: 0 } }, { onError: 'continueErrorOutput' });
-		const run = await runHttp(wf, items(2), systemRuntime);
+		const run = await runHttp(wf, items(2), runtime);
 		expect(run.jsonOf('HTTP', 0)).toHaveLength(1);
 		expect(storyOf(run.jsonOf('HTTP', 0)[0]).history.map((h) => h.status)).toEqual([429, 200]);
 		const failed = run.jsonOf('HTTP', 1);
@@ -235,10 +242,11 @@ describe('a retry budget that waits', () => {
 
 describe('the pace, and what an execution learns for the next', () => {
 	it('a rate limit of 20 per second spaces the requests 50 ms apart, across two executions running together', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const api = await server(() => ({ status: 200, body: { ok: true } }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: { rateLimit: 20 } });
 		const store = new MemoryStateStore();
-		const runs = await Promise.all([runHttp(wf, items(10), systemRuntime, { store }), runHttp(wf, items(10), systemRuntime, { store })]);
+		const runs = await Promise.all([runHttp(wf, items(10), runtime, { store }), runHttp(wf, items(10), runtime, { store })]);
 		expect(api.requests).toHaveLength(20);
 		// where the pace lets each request go: its attempt's start in its story, on the clock the
 		// controller runs on (a busy machine can only spread these, never bunch them): 19 gaps of
@@ -250,15 +258,16 @@ describe('the pace, and what an execution learns for the next', () => {
 	});
 
 	it('the window a first execution learned is where the second starts', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const api = await server(() => ({ status: 200, body: { ok: true }, delayMs: 5 }));
 		const wf = httpWorkflow({ url: `${api.url}/x`, retryOptions: { retryStory: 'everyItem' } });
 		// the windows the controller admitted requests under (a story tells of the window only where it made an attempt wait)
 		const { store, granted } = admissionWatchingStore();
-		await runHttp(wf, items(100), systemRuntime, { store });
+		await runHttp(wf, items(100), runtime, { store });
 		const windows = () => granted.map((admission) => admission.window).filter((window): window is number => typeof window === 'number');
 		const firstWindow = windows()[0];
 		granted.length = 0;
-		const second = await runHttp(wf, items(5), systemRuntime, { store });
+		const second = await runHttp(wf, items(5), runtime, { store });
 		expect(firstWindow).toBe(10);
 		expect(windows()[0]).toBeGreaterThanOrEqual(100);
 		// no wait, nothing of the controller in the story
@@ -266,25 +275,26 @@ describe('the pace, and what an execution learns for the next', () => {
 	});
 
 	it('one controller per API: another origin, or another credential, has its own', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const down = await server(() => ({ status: 503 }));
 		const up = await server(() => ({ status: 200, body: { ok: true } }));
 		const store = new MemoryStateStore();
-		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), systemRuntime, { store });
-		const other = await runHttp(httpWorkflow({ url: `${up.url}/x` }), items(3), systemRuntime, { store });
+		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), runtime, { store });
+		const other = await runHttp(httpWorkflow({ url: `${up.url}/x` }), items(3), runtime, { store });
 		expect(other.jsonOf('HTTP')).toHaveLength(3);
 		// the same scope on both joins them: the held API holds the other's requests too
 		const joined = await runHttp(
 			httpWorkflow({ url: `${up.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }),
 			items(1),
-			systemRuntime,
+			runtime,
 			{ store },
 		);
 		expect(joined.jsonOf('HTTP')).toHaveLength(1);
-		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), systemRuntime, { store });
+		await runHttp(httpWorkflow({ url: `${down.url}/x`, maxAttempts: 1, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }), items(10), runtime, { store });
 		const held = await runHttp(
 			httpWorkflow({ url: `${up.url}/x`, retryOptions: { totalDeadline: 300 }, sharedLimits: { budgetScope: 'one-api', breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, { onError: 'continueErrorOutput' }),
 			items(1),
-			systemRuntime,
+			runtime,
 			{ store },
 		);
 		expect(errorOf(held.jsonOf('HTTP', 1)[0]).reason).toBe('circuit-open');
@@ -296,13 +306,14 @@ describe('shared state in Redis (queue mode)', () => {
 	afterAll(async () => closeRedisStateStores());
 
 	it('an unreachable Redis never fails a request: the controllers fall back to this process', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		const upstream = await startFlakyServer();
 		const closed = await startFlakyServer();
 		const port = closed.port;
 		await closed.close();
 		try {
 			const wf = httpWorkflow({ url: `${upstream.url}/fail/1/redis-down`, stateStore: 'redis', retryOptions: { baseDelay: 1, maxDelay: 2 } }, { credentials: { resilientHttpRedis: { id: 'r', name: 'redis' } } });
-			const run = await runHttp(wf, [{ json: {} }], systemRuntime, { credentialTypes: [new ResilientHttpRedis()], credentials: { resilientHttpRedis: { host: '127.0.0.1', port, database: 0, user: '', password: '', ssl: false } } });
+			const run = await runHttp(wf, [{ json: {} }], runtime, { credentialTypes: [new ResilientHttpRedis()], credentials: { resilientHttpRedis: { host: '127.0.0.1', port, database: 0, user: '', password: '', ssl: false } } });
 			expect(run.status).toBe('success');
 			expect(run.jsonOf('HTTP')[0]._retry).toMatchObject({ attempts: 2, stoppedBecause: 'success' });
 		} finally {

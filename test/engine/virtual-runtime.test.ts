@@ -1,6 +1,7 @@
 /** The engine tests' runtime: virtual waits take no real time, a request in flight holds the clock. */
 import { request } from 'node:http';
 
+import { CancelledError } from '../../nodes/shared/core/runtime';
 import { startLocalServer } from './local-server';
 import { createVirtualRuntime } from './virtual-runtime';
 
@@ -31,6 +32,24 @@ describe('createVirtualRuntime', () => {
 		await frozen.sleep(60_000);
 		expect(frozen.sleeps).toEqual([60_000]);
 		expect(frozen.offsetMs()).toBe(0);
+	});
+
+	it('sleeps as timers: sleeps side by side overlap on the clock instead of adding up, and a cancelled one ends at once', async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
+		const ended: number[] = [];
+		const sleepThenNote = (ms: number) => runtime.sleep(ms).then(() => ended.push(ms));
+		await Promise.all([sleepThenNote(45_000), sleepThenNote(30_000)]);
+		expect(ended).toEqual([30_000, 45_000]);
+		expect(runtime.sleeps).toEqual([45_000, 30_000]);
+		// the clock moved by the longer sleep (jumped there, not waited), not by the sum of both
+		expect(runtime.offsetMs()).toBeGreaterThan(44_000);
+		expect(runtime.offsetMs()).toBeLessThanOrEqual(45_000);
+
+		const cancel = new AbortController();
+		const cancelled = runtime.sleep(60_000, cancel.signal);
+		cancel.abort();
+		await expect(cancelled).rejects.toBeInstanceOf(CancelledError);
+		expect(runtime.offsetMs()).toBeLessThanOrEqual(45_000);
 	});
 
 	it('with nothing in flight, timers fire in due order by jumps of the clock, each at its due time', async () => {

@@ -16,6 +16,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
 import { runInThisContext } from 'node:vm';
+import { onAbort } from '../../nodes/shared/core/abort-listeners';
 import { CancelledError, type Runtime } from '../../nodes/shared/core/runtime';
 import { mulberry32 } from '../unit/fake-runtime';
 
@@ -71,8 +72,15 @@ interface VirtualTimer {
  * `frozen`: sleeps take no virtual time, so many concurrent executions all happen inside one
  * budget window (their sleeps would otherwise add up on the one shared clock). Timers still fire
  * at their virtual due time.
+ *
+ * `sleepsAsTimers`: each sleep is a virtual timer, so sleeps that run side by side overlap on the
+ * clock as they would on a wall clock (items waiting out one pause, two executions' paces), instead
+ * of adding up: one item's retry backoff no longer moves the others' clock past the pause they wait.
  */
-export function createVirtualRuntime(seed = 42, { frozen = false }: { frozen?: boolean } = {}): VirtualRuntime & { advance(ms: number): void } {
+export function createVirtualRuntime(
+	seed = 42,
+	{ frozen = false, sleepsAsTimers = false }: { frozen?: boolean; sleepsAsTimers?: boolean } = {},
+): VirtualRuntime & { advance(ms: number): void } {
 	let offset = 0;
 	const sleeps: number[] = [];
 	const timerJumps: VirtualRuntime['timerJumps'] = [];
@@ -108,6 +116,42 @@ export function createVirtualRuntime(seed = 42, { frozen = false }: { frozen?: b
 		}
 	}
 
+	function addTimer(ms: number, onFire: () => void): () => void {
+		const timer: VirtualTimer = {
+			dueAt: now() + ms,
+			ms,
+			fire(jumpedMs) {
+				if (!timers.delete(timer)) return;
+				clearTimeout(real);
+				if (jumpedMs !== undefined) timerJumps.push({ ms, jumpedMs });
+				activity++;
+				onFire();
+			},
+		};
+		const real = setTimeout(() => timer.fire(undefined), ms);
+		timers.add(timer);
+		void watchForIdle();
+		return () => {
+			activity++;
+			timers.delete(timer);
+			clearTimeout(real);
+		};
+	}
+
+	/** A sleep that ends when its virtual timer fires, or with a CancelledError when `signal` aborts. */
+	function timerSleep(ms: number, signal?: AbortSignal): Promise<void> {
+		return new Promise((resolve, reject) => {
+			const cancel = addTimer(ms, () => {
+				unsubscribe();
+				resolve();
+			});
+			const unsubscribe = onAbort(signal, () => {
+				cancel();
+				reject(new CancelledError());
+			});
+		});
+	}
+
 	return {
 		sleeps,
 		timerJumps,
@@ -127,31 +171,14 @@ export function createVirtualRuntime(seed = 42, { frozen = false }: { frozen?: b
 			activity++;
 			if (signal?.aborted) throw new CancelledError();
 			sleeps.push(ms);
+			if (sleepsAsTimers) return timerSleep(ms, signal);
 			if (!frozen) offset += ms;
 			await new Promise((resolve) => setImmediate(resolve));
 			if (signal?.aborted) throw new CancelledError();
 		},
 		startTimer(ms, onFire) {
 			activity++;
-			const timer: VirtualTimer = {
-				dueAt: now() + ms,
-				ms,
-				fire(jumpedMs) {
-					if (!timers.delete(timer)) return;
-					clearTimeout(real);
-					if (jumpedMs !== undefined) timerJumps.push({ ms, jumpedMs });
-					activity++;
-					onFire();
-				},
-			};
-			const real = setTimeout(() => timer.fire(undefined), ms);
-			timers.add(timer);
-			void watchForIdle();
-			return () => {
-				activity++;
-				timers.delete(timer);
-				clearTimeout(real);
-			};
+			return addTimer(ms, onFire);
 		},
 	};
 }
