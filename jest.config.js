@@ -1,4 +1,8 @@
-/** Two projects: `unit` (pure policy core, no n8n) and `engine` (workflow JSON run in n8n-core). */
+/**
+ * Three projects: `unit` (pure policy core, no n8n) and `engine` (workflow JSON run in n8n-core), on
+ * injected clocks; `realtime` (test/realtime), the few tests that time something real (a Redis's
+ * TTLs, pub/sub, a refused socket) with bounds generous enough for a loaded CI machine.
+ */
 const base = {
   preset: 'ts-jest',
   testEnvironment: 'node',
@@ -11,5 +15,6 @@ module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     { ...base, displayName: 'engine', testMatch: ['<rootDir>/test/engine/**/*.test.ts'] },
+    { ...base, displayName: 'realtime', testMatch: ['<rootDir>/test/realtime/**/*.test.ts'] },
   ],
 };

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one test command (README: `npm test`): lint, build, unit tests, engine tests, then
+# The one test command (README: `npm test`): lint, build, unit tests, engine tests, real-time tests, then
 # end-to-end tests in a real n8n that loads the built package. Fails on the first error.
 #
 # On a new machine Node 24 and n8n are installed first (scripts/install-n8n.sh, minutes: about
@@ -64,6 +64,11 @@ npx jest --ci --selectProjects unit
 
 step "engine tests (jest)"
 npx jest --ci --selectProjects engine
+
+# The few tests that time something real (a Redis's TTLs, pub/sub, a refused socket), apart from
+# the unit and engine tests, which run on injected clocks (docs/testing.md)
+step "real-time tests (jest)"
+npx jest --ci --selectProjects realtime
 
 step "waiting for the install of Node 24 and n8n"
 install_status=0

@@ -2,84 +2,26 @@
  * The Redis state store (queue mode) and the fallback to memory.
  *
  * Parts that need no Redis always run: FallbackStateStore on a fake primary, the credential's
- * parsing, lazy loading of ioredis, failing fast on an unreachable Redis.
+ * parsing, lazy loading of ioredis. The tests that time a real Redis or socket (TTLs, pub/sub,
+ * timeouts, an outage of a Redis of the test's own) are in test/realtime/redis-store.test.ts.
  *
  * The rest runs against a real Redis server named by RH_TEST_REDIS_URL (redis://127.0.0.1:PORT),
  * e.g. `export "$(bash scripts/redis-test-server.sh start)"`. Without it those tests are reported
- * as skipped, with the reason in their name, never as passed. The outage test starts (and kills)
- * a Redis server of its own: it needs the `redis-server` binary (RH_TEST_REDIS_SERVER to name
- * another), and is skipped with the reason otherwise.
+ * as skipped, with the reason in their name, never as passed.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { admit, complete, trafficForgetAt, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams, type Lease, type LeaseView } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { admit, complete, type Outcome, type TrafficData, type TrafficParams, type Lease, type LeaseView } from '../../../nodes/shared/core/traffic/controller';
 import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
-import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { FALLBACK_STORE_DEFAULTS, FallbackStateStore, getRedisStateStoreWithFallback } from '../../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
-import { connectionId, redisConnectionFromCredential, RedisStoreError, type RedisConnection } from '../../../nodes/shared/state/redis-connection';
+import { connectionId, redisConnectionFromCredential, RedisStoreError } from '../../../nodes/shared/state/redis-connection';
 import { testRedisCredential } from '../../../nodes/shared/state/redis-credential-test';
 import { closeRedisStateStores, getRedisStateStore, REDIS_STORE_DEFAULTS, RedisStateStore } from '../../../nodes/shared/state/redis-store';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
-import { countersFromHash, joinTraffic } from '../../../nodes/shared/state/traffic-counters';
+import { call, clusterTitle, describeCluster, describeRedis, DOWN, fallbackOn, firsts, OK, P, redisTitle, request, takeDown, UNREACHABLE, useClusterWorkers, useRedisWorkers } from '../../support/redis-fixtures';
 import { FC_OPTIONS, T0 } from './fc-options';
 import { verdictOf } from '../traffic/verdict';
-
-const REDIS_URL = process.env.RH_TEST_REDIS_URL;
-const NO_REDIS = 'skipped: RH_TEST_REDIS_URL not set, no Redis server (export "$(bash scripts/redis-test-server.sh start)")';
-const REDIS_SERVER_BIN = process.env.RH_TEST_REDIS_SERVER ?? 'redis-server';
-const HAVE_REDIS_SERVER_BIN = spawnSync(REDIS_SERVER_BIN, ['--version'], { stdio: 'ignore' }).status === 0;
-
-if (!REDIS_URL) console.warn(`Redis store tests against a real Redis are ${NO_REDIS}`);
-
-/** A port nobody listens on: connecting is refused at once. */
-const UNREACHABLE: RedisConnection = { host: '127.0.0.1', port: 1, database: 0, tls: false };
-
-function connectionFromUrl(url: string): RedisConnection {
-	const u = new URL(url);
-	const connection: RedisConnection = {
-		host: u.hostname,
-		port: u.port ? Number(u.port) : 6379,
-		database: u.pathname.length > 1 ? Number(u.pathname.slice(1)) : 0,
-		tls: u.protocol === 'rediss:',
-	};
-	if (u.username) connection.user = decodeURIComponent(u.username);
-	if (u.password) connection.password = decodeURIComponent(u.password);
-	return connection;
-}
-
-/** The controller's limits in these tests: a window too wide to matter, the default budget and hold. */
-const P: TrafficParams = { window: { ceiling: 100_000, mode: 'fixed' }, leaseMs: 30_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS } };
-const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
-const DOWN: Outcome = { success: false, outageFailure: true, overload: true, throttled: false };
-
-let ids = 0;
-const request = (retry = false, paced = false): AdmitRequest => ({ id: `r${process.pid}-${ids++}`, retry, paced });
-
-/** A request to `key` answered at once with `outcome`: its admission. */
-async function call(store: StateStore, key: string, now: number, outcome: Outcome = OK, retry = false, params = P) {
-	const r = request(retry);
-	const admission = await store.traffic(key, now, params, (d, l) => admit(d, l, now, r, params));
-	if (admission.go) await store.traffic(key, now, params, (d, l) => complete(d, l, now, admission.lease, outcome, params));
-	return admission;
-}
-
-/** First attempts counted so far (by a first request that is counted too). */
-async function firsts(store: StateStore, key: string, now: number): Promise<number> {
-	const admission = await call(store, key, now);
-	return admission.go ? (admission.budget?.firstAttempts ?? 0) : -1;
-}
-
-/** Five failures in a row: the API is held. */
-async function takeDown(store: StateStore, key: string, now: number): Promise<void> {
-	for (let i = 0; i < HOLD_DEFAULTS.consecutiveFailures; i++) await call(store, key, now, DOWN);
-}
 
 /** A primary that answers like a memory store, fails, or never answers, as told. */
 class FakePrimary implements StateStore {
@@ -94,14 +36,6 @@ class FakePrimary implements StateStore {
 		if (this.mode === 'hang') await new Promise(() => undefined);
 		return this.inner.traffic(key, nowMs, params, step);
 	}
-}
-
-function fallbackOn(primary: StateStore, options: { cooldownMs?: number; timeoutMs?: number } = {}) {
-	const warns: string[] = [];
-	const infos: string[] = [];
-	const memory = new MemoryStateStore();
-	const store = new FallbackStateStore(primary, memory, { warn: (m) => warns.push(m), info: (m) => infos.push(m), ...options });
-	return { store, memory, warns, infos };
 }
 
 describe('FallbackStateStore (fake primary, no Redis needed)', () => {
@@ -183,9 +117,19 @@ describe('FallbackStateStore (fake primary, no Redis needed)', () => {
 		const primary = new FakePrimary();
 		primary.mode = 'hang';
 		const { store, warns } = fallbackOn(primary, { timeoutMs: 30 });
-		const started = Date.now();
-		expect(await firsts(store, 'k', T0)).toBe(1);
-		expect(Date.now() - started).toBeLessThan(1_000);
+		// the timeout is a timer of the process (setTimeout): Jest's fake timers are its clock here
+		jest.useFakeTimers();
+		try {
+			let answered: number | undefined;
+			const first = firsts(store, 'k', T0).then((n) => (answered = n));
+			await jest.advanceTimersByTimeAsync(29);
+			expect(answered).toBeUndefined();
+			await jest.advanceTimersByTimeAsync(1);
+			await first;
+			expect(answered).toBe(1);
+		} finally {
+			jest.useRealTimers();
+		}
 		expect(store.lastSource()).toBe('memory-fallback');
 		expect(warns).toHaveLength(1);
 		expect(warns[0]).toMatch(/no answer within 30 ms/);
@@ -264,24 +208,6 @@ describe('RedisStateStore without a Redis server', () => {
 		});
 	});
 
-	it('fails fast on an unreachable Redis, and the fallback answers from memory with one warning', async () => {
-		const redis = new RedisStateStore(UNREACHABLE);
-		const { store, warns } = fallbackOn(redis);
-		const started = Date.now();
-		const results = await Promise.allSettled(Array.from({ length: 200 }, (_, i) => call(store, `k${i % 3}`, T0)));
-		expect(results.every((r) => r.status === 'fulfilled')).toBe(true);
-		expect(Date.now() - started).toBeLessThan(1_500);
-		expect(store.lastSource()).toBe('memory-fallback');
-		expect(warns).toHaveLength(1);
-		expect(warns[0]).toMatch(/Redis 127\.0\.0\.1:1: connect ECONNREFUSED/);
-		// while ioredis is reconnecting, a call fails at once rather than waiting
-		await new Promise((resolve) => setTimeout(resolve, 50));
-		const again = Date.now();
-		await expect(call(redis, 'k', T0)).rejects.toThrow(RedisStoreError);
-		expect(Date.now() - again).toBeLessThan(1_100);
-		await redis.close();
-	});
-
 	it('credential test: an unreachable Redis is an error with the reason', async () => {
 		const result = await testRedisCredential.call({} as never, { id: '1', name: 'r', type: 'resilientHttpRedis', data: { host: '127.0.0.1', port: 1 } });
 		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/ECONNREFUSED/) });
@@ -301,55 +227,29 @@ describe('RedisStateStore without a Redis server', () => {
 // ---------------------------------------------------------------------------------------------
 // Against a real Redis server
 
-const describeRedis = REDIS_URL ? describe : describe.skip;
-const redisTitle = REDIS_URL ? 'RedisStateStore against a real Redis server' : `RedisStateStore against a real Redis server (${NO_REDIS})`;
-
-describeRedis(redisTitle, () => {
-	const connection = connectionFromUrl(REDIS_URL ?? 'redis://127.0.0.1:6379');
-	/** This run's keys, so that runs sharing a server do not meet. */
-	const prefix = `rh:test-${process.pid}-${Date.now().toString(36)}:`;
-	let admin: Redis;
-	/** Two workers: two stores, two clients, one Redis. */
-	let workerA: RedisStateStore;
-	let workerB: RedisStateStore;
-
-	beforeAll(async () => {
-		admin = new Redis({ host: connection.host, port: connection.port, db: connection.database, username: connection.user, password: connection.password, lazyConnect: true });
-		await admin.connect();
-		workerA = new RedisStateStore(connection, { keyPrefix: prefix });
-		workerB = new RedisStateStore(connection, { keyPrefix: prefix });
-	});
-
-	afterAll(async () => {
-		let cursor = '0';
-		do {
-			const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-			if (keys.length > 0) await admin.del(...keys);
-			cursor = next;
-		} while (cursor !== '0');
-		await Promise.all([workerA.close(), workerB.close(), closeRedisStateStores()]);
-		await admin.quit();
-	});
+describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
+	const redis = useRedisWorkers();
+	const { connection, prefix } = redis;
 
 	it('is the redis kind and keeps the APIs of different keys apart', async () => {
-		expect(workerA.kind).toBe('redis');
-		await call(workerA, 'a', T0);
-		expect(await firsts(workerA, 'a', T0)).toBe(2);
-		expect(await firsts(workerA, 'b', T0)).toBe(1);
-		await takeDown(workerA, 'a', T0);
-		expect(await call(workerA, 'a', T0)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
-		expect(await call(workerA, 'b', T0)).toMatchObject({ go: true });
+		expect(redis.workerA.kind).toBe('redis');
+		await call(redis.workerA, 'a', T0);
+		expect(await firsts(redis.workerA, 'a', T0)).toBe(2);
+		expect(await firsts(redis.workerA, 'b', T0)).toBe(1);
+		await takeDown(redis.workerA, 'a', T0);
+		expect(await call(redis.workerA, 'a', T0)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+		expect(await call(redis.workerA, 'b', T0)).toMatchObject({ go: true });
 	});
 
 	it("lists every API's state for the operator; a hold ended by hand on one worker lets the other's next request go", async () => {
-		await takeDown(workerA, 'op-1', T0);
-		await call(workerA, 'op-2', T0);
-		const listed = await workerB.list(T0);
+		await takeDown(redis.workerA, 'op-1', T0);
+		await call(redis.workerA, 'op-2', T0);
+		const listed = await redis.workerB.list(T0);
 		expect(listed.map((l) => l.key).sort()).toEqual(expect.arrayContaining(['op-1', 'op-2']));
 		expect(listed.find((l) => l.key === 'op-1')?.data.hold?.state).toBe('open');
-		expect(await call(workerA, 'op-1', T0 + 1)).toMatchObject({ go: false, reason: 'held' });
-		await workerB.traffic('op-1', T0 + 2, P, (d) => ({ data: resumeTraffic(d, T0 + 2, { pause: true, hold: true }).data, result: undefined, changed: true, frees: true }));
-		expect(await call(workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
+		expect(await call(redis.workerA, 'op-1', T0 + 1)).toMatchObject({ go: false, reason: 'held' });
+		await redis.workerB.traffic('op-1', T0 + 2, P, (d) => ({ data: resumeTraffic(d, T0 + 2, { pause: true, hold: true }).data, result: undefined, changed: true, frees: true }));
+		expect(await call(redis.workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
 	});
 
 	let differentialSeries = 0;
@@ -375,7 +275,7 @@ describeRedis(redisTitle, () => {
 		await fc.assert(
 			fc.asyncProperty(fc.array(op, { maxLength: 120 }), fc.integer({ min: 0, max: 4_000_000_000_000 }), async (ops, start) => {
 				run++;
-				const workers = [workerA, workerB];
+				const workers = [redis.workerA, redis.workerB];
 				const states = new Map<number, TrafficData>();
 				// the reference's leases per key, as Redis's sorted set holds them
 				const leases = new Map<number, Lease[]>();
@@ -425,10 +325,10 @@ describeRedis(redisTitle, () => {
 	});
 
 	it('without a pace healthy steps merge their counts: the same verdicts as one pure controller, counts reported as the worker last saw them', async () => {
-		const merges = workerA.stats().merges + workerB.stats().merges;
+		const merges = redis.workerA.stats().merges + redis.workerB.stats().merges;
 		await againstOneController(SMALL, (actual, expected) => expect(verdictOf(actual)).toEqual(verdictOf(expected)));
 		// (the fixed seed's cases are short: a few steps per API, so most are an API's first or a failure's)
-		expect(workerA.stats().merges + workerB.stats().merges - merges).toBeGreaterThan(10);
+		expect(redis.workerA.stats().merges + redis.workerB.stats().merges - merges).toBeGreaterThan(10);
 	});
 
 	describe('O(1) per request: leases one entry at a time, a refusal writes nothing, other workers woken by pub/sub', () => {
@@ -438,17 +338,17 @@ describeRedis(redisTitle, () => {
 				const key = `flat-${inFlight}`;
 				for (let i = 0; i < inFlight; i++) {
 					const r = request();
-					await workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params));
+					await redis.workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params));
 				}
-				const before = workerA.stats();
+				const before = redis.workerA.stats();
 				const r = request();
-				await workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params));
-				const after = workerA.stats();
-				const leases = `${workerA.keyFor(key)}:leases`;
-				expect(await admin.zcard(leases)).toBe(inFlight + 1);
-				expect(await admin.zcount(leases, T0 + params.leaseMs, T0 + params.leaseMs)).toBe(inFlight + 1);
+				await redis.workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params));
+				const after = redis.workerA.stats();
+				const leases = `${redis.workerA.keyFor(key)}:leases`;
+				expect(await redis.admin.zcard(leases)).toBe(inFlight + 1);
+				expect(await redis.admin.zcount(leases, T0 + params.leaseMs, T0 + params.leaseMs)).toBe(inFlight + 1);
 				// named by the process's prefix (8 characters) and a number, not by the request's id
-				const [newest] = await admin.zrange(leases, -1, -1);
+				const [newest] = await redis.admin.zrange(leases, -1, -1);
 				expect(newest).not.toContain(r.id);
 				expect(newest.length).toBeLessThanOrEqual(8 + String(inFlight).length);
 				return { scripts: after.scripts - before.scripts, bytes: after.bytesSent + after.bytesReceived - before.bytesSent - before.bytesReceived };
@@ -464,26 +364,26 @@ describeRedis(redisTitle, () => {
 		it('a batch of 30 steps costs a few bytes more than one step: leases added go as one range, those ended as short numbers', async () => {
 			const params: TrafficParams = { ...P, window: { ceiling: 5_000, mode: 'fixed' } };
 			const key = 'batch-bytes';
-			const bytes = () => workerA.stats().bytesSent + workerA.stats().bytesReceived;
+			const bytes = () => redis.workerA.stats().bytesSent + redis.workerA.stats().bytesReceived;
 			// one step alone; then 31 at once: the first of them goes alone, the 30 asked while its script runs go together in the next
 			const burst = async <T>(steps: Array<() => Promise<T>>): Promise<{ results: T[]; single: number; batch: number }> => {
 				let start = bytes();
 				const alone = await steps[0]();
 				const single = bytes() - start;
 				start = bytes();
-				const scripts = workerA.stats().scripts;
+				const scripts = redis.workerA.stats().scripts;
 				const results = await Promise.all(steps.slice(1).map((step) => step()));
-				expect(workerA.stats().scripts - scripts).toBe(2);
+				expect(redis.workerA.stats().scripts - scripts).toBe(2);
 				return { results: [alone, ...results], single, batch: bytes() - start - single };
 			};
-			await call(workerA, key, T0);
+			await call(redis.workerA, key, T0);
 			const requests = Array.from({ length: 32 }, () => request());
-			const admitted = await burst(requests.map((r) => () => workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params))));
+			const admitted = await burst(requests.map((r) => () => redis.workerA.traffic(key, T0, params, (d, l) => admit(d, l, T0, r, params))));
 			const leases = admitted.results.map((a) => (a.go ? a.lease : undefined)).filter((lease) => lease !== undefined);
 			expect(leases).toHaveLength(32);
-			expect(await admin.zcard(`${workerA.keyFor(key)}:leases`)).toBe(32);
-			const completed = await burst(leases.map((lease) => () => workerA.traffic(key, T0 + 1, params, (d, l) => complete(d, l, T0 + 1, lease, OK, params))));
-			expect(await admin.zcard(`${workerA.keyFor(key)}:leases`)).toBe(0);
+			expect(await redis.admin.zcard(`${redis.workerA.keyFor(key)}:leases`)).toBe(32);
+			const completed = await burst(leases.map((lease) => () => redis.workerA.traffic(key, T0 + 1, params, (d, l) => complete(d, l, T0 + 1, lease, OK, params))));
+			expect(await redis.admin.zcard(`${redis.workerA.keyFor(key)}:leases`)).toBe(0);
 			// each request's own name (and end) cost 8 to 15 bytes a step more before: 433 bytes for these 30 admissions, 243 for their reports
 			expect(admitted.batch - admitted.single).toBeLessThan(64);
 			expect(completed.batch - completed.single).toBeLessThan(64 + 30 * 3);
@@ -497,135 +397,58 @@ describeRedis(redisTitle, () => {
 				const scripts = big.stats().scripts;
 				const admissions = await Promise.all(Array.from({ length: 1_001 }, () => request()).map((r) => big.traffic('big-batch', T0, params, (d, l) => admit(d, l, T0, r, params))));
 				expect(big.stats().scripts - scripts).toBe(2);
-				expect(await admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(1_001);
+				expect(await redis.admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(1_001);
 				await Promise.all(admissions.map((a) => (a.go ? big.traffic('big-batch', T0 + 1, params, (d, l) => complete(d, l, T0 + 1, a.lease, OK, params)) : undefined)));
 				expect(big.stats().scripts - scripts).toBe(4);
-				expect(await admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(0);
+				expect(await redis.admin.zcard(`${big.keyFor('big-batch')}:leases`)).toBe(0);
 			} finally {
 				await big.close();
 			}
 		});
 
-		it('a refusal writes nothing: the state and its time to live stay as they were', async () => {
-			const params: TrafficParams = { ...P, window: { ceiling: 1, mode: 'fixed' } };
-			await workerA.traffic('refuse', T0, params, (d, l) => admit(d, l, T0, request(), params));
-			const key = workerA.keyFor('refuse');
-			const value = await admin.get(key);
-			await new Promise((resolve) => setTimeout(resolve, 20));
-			const ttl = await admin.pttl(key);
-			const refused = await workerB.traffic('refuse', T0 + 1, params, (d, l) => admit(d, l, T0 + 1, request(), params));
-			expect(refused).toMatchObject({ go: false, reason: 'concurrency', until: T0 + params.leaseMs });
-			expect(await admin.get(key)).toBe(value);
-			expect(await admin.pttl(key)).toBeLessThanOrEqual(ttl);
-		});
-
 		it('steps queued while a script runs go in one script; a worker that raced costs one more round trip, not a retry per step', async () => {
-			const before = workerA.stats();
-			await Promise.all(Array.from({ length: 100 }, () => call(workerA, 'batched', T0)));
-			const after = workerA.stats();
+			const before = redis.workerA.stats();
+			await Promise.all(Array.from({ length: 100 }, () => call(redis.workerA, 'batched', T0)));
+			const after = redis.workerA.stats();
 			expect(after.steps - before.steps).toBe(200);
 			expect(after.scripts - before.scripts).toBeLessThan(20);
 		});
 
-		it('a freed slot at the limit wakes the other worker (pub/sub); its own reports do not echo back', async () => {
-			const params: TrafficParams = { ...P, window: { ceiling: 1, mode: 'fixed' } };
-			let wokenB = 0;
-			let wokenA = 0;
-			const stopB = workerB.watch('wake', () => wokenB++);
-			const stopA = workerA.watch('wake', () => wokenA++);
-			try {
-				await new Promise((resolve) => setTimeout(resolve, 100)); // the subscriptions are made
-				// a new subscription looks once (news published while it was made is lost): not counted here
-				wokenA = 0;
-				wokenB = 0;
-				const a = await workerA.traffic('wake', T0, params, (d, l) => admit(d, l, T0, request(), params));
-				if (!a.go) throw new Error('not admitted');
-				await workerA.traffic('wake', T0 + 1, params, (d, l) => complete(d, l, T0 + 1, a.lease, OK, params));
-				const deadline = Date.now() + 2_000;
-				while (wokenB === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-				expect(wokenB).toBe(1);
-				expect(wokenA).toBe(0);
-			} finally {
-				stopA();
-				stopB();
-			}
-		});
-
-		it("a worker that could not run for longer than the command timeout: Redis's answer, waiting in its socket, is read, not timed out", async () => {
-			const busy = new RedisStateStore(connection, { keyPrefix: prefix, commandTimeoutMs: 50 });
-			try {
-				await call(busy, 'starved', T0); // connected, the script loaded
-				const step = busy.traffic('starved', T0 + 1, P, (d, l) => admit(d, l, T0 + 1, request(), P));
-				// the script is sent (and its timer started) by now; then the process is held up 400 ms,
-				// as a starved or busy worker is, while Redis answers at once
-				await new Promise<void>((resolve) =>
-					setImmediate(() => {
-						const until = Date.now() + 400;
-						while (Date.now() < until) {
-							// busy: no timer, no socket read
-						}
-						resolve();
-					}),
-				);
-				await expect(step).resolves.toMatchObject({ go: true });
-				expect(busy.stats().timeouts).toBe(0);
-			} finally {
-				await busy.close();
-			}
-		});
-
-		it('a script that timed out (Redis paused) still ran there: the lease it added is ended by the next script, none leaks', async () => {
-			const slow = new RedisStateStore(connection, { keyPrefix: prefix, commandTimeoutMs: 100 });
-			try {
-				await call(slow, 'timeout', T0); // connected, the script loaded
-				await admin.call('CLIENT', 'PAUSE', '400', 'WRITE');
-				const r = request();
-				await expect(slow.traffic('timeout', T0 + 1, P, (d, l) => admit(d, l, T0 + 1, r, P))).rejects.toMatchObject({ name: 'RedisStepsError', affected: 1, timedOut: true });
-				await new Promise((resolve) => setTimeout(resolve, 500));
-				// it ran once the pause ended: its lease is there
-				expect(await admin.zcard(`${slow.keyFor('timeout')}:leases`)).toBe(1);
-				await call(slow, 'timeout', T0 + 2);
-				expect(await admin.zcard(`${slow.keyFor('timeout')}:leases`)).toBe(0);
-				expect(slow.stats()).toMatchObject({ timeouts: 1, leasesReleased: 1 });
-			} finally {
-				await slow.close();
-			}
-		});
 	});
 
 	describe('two workers share one controller', () => {
 		it('first attempts counted by one worker widen the budget of the other; retries of both take from one budget', async () => {
-			for (let i = 0; i < 100; i++) await call(workerA, 'shared', T0);
-			expect(await firsts(workerB, 'shared', T0 + 1)).toBe(101);
+			for (let i = 0; i < 100; i++) await call(redis.workerA, 'shared', T0);
+			expect(await firsts(redis.workerB, 'shared', T0 + 1)).toBe(101);
 			let granted = 0;
-			for (let i = 0; i < 60; i++) if ((await call(i % 2 ? workerA : workerB, 'shared', T0 + 2, OK, true)).go) granted++;
+			for (let i = 0; i < 60; i++) if ((await call(i % 2 ? redis.workerA : redis.workerB, 'shared', T0 + 2, OK, true)).go) granted++;
 			expect(granted).toBe(50); // floor(0.1 * 101) + 40
-			expect(await call(workerA, 'shared', T0 + 3, OK, true)).toMatchObject({ go: false, reason: 'budget' });
+			expect(await call(redis.workerA, 'shared', T0 + 3, OK, true)).toMatchObject({ go: false, reason: 'budget' });
 		});
 
 		it('an API held by one worker is held on the other; a probe on either releases it', async () => {
-			await takeDown(workerA, 'down', T0);
-			expect(await call(workerB, 'down', T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
+			await takeDown(redis.workerA, 'down', T0);
+			expect(await call(redis.workerB, 'down', T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
 			const r = request();
-			const probe = await workerB.traffic('down', T0 + 1000, P, (d, l) => admit(d, l, T0 + 1000, r, P));
+			const probe = await redis.workerB.traffic('down', T0 + 1000, P, (d, l) => admit(d, l, T0 + 1000, r, P));
 			expect(probe).toMatchObject({ go: true, probe: true });
 			if (!probe.go) return;
-			expect(await call(workerA, 'down', T0 + 1001)).toMatchObject({ go: false, reason: 'held' });
-			await workerB.traffic('down', T0 + 1100, P, (d, l) => complete(d, l, T0 + 1100, probe.lease, OK, P));
-			expect(await call(workerA, 'down', T0 + 1200)).toMatchObject({ go: true, probe: false });
+			expect(await call(redis.workerA, 'down', T0 + 1001)).toMatchObject({ go: false, reason: 'held' });
+			await redis.workerB.traffic('down', T0 + 1100, P, (d, l) => complete(d, l, T0 + 1100, probe.lease, OK, P));
+			expect(await call(redis.workerA, 'down', T0 + 1200)).toMatchObject({ go: true, probe: false });
 		});
 
 		it('a pause one worker heard of stops the other worker too', async () => {
-			await call(workerA, 'paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
-			expect(await call(workerB, 'paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
+			await call(redis.workerA, 'paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
+			expect(await call(redis.workerB, 'paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
 		});
 	});
 
 	describe('atomic under concurrent steps from two clients', () => {
 		/** Waves of 100 healthy requests, half on each worker, on one API whose state exists: what the stores did. */
 		async function healthyWaves(key: string, params: TrafficParams, waves: number) {
-			await call(workerA, key, T0, OK, false, params);
-			const before = [workerA.stats(), workerB.stats()];
+			await call(redis.workerA, key, T0, OK, false, params);
+			const before = [redis.workerA.stats(), redis.workerB.stats()];
 			let inFlight = 0;
 			let most = 0;
 			const one = async (worker: RedisStateStore, i: number) => {
@@ -640,11 +463,11 @@ describeRedis(redisTitle, () => {
 				return true;
 			};
 			let sent = 0;
-			for (let wave = 0; wave < waves; wave++) sent += (await Promise.all(Array.from({ length: 100 }, (_, i) => one(i % 2 ? workerA : workerB, i)))).filter(Boolean).length;
-			const after = [workerA.stats(), workerB.stats()];
+			for (let wave = 0; wave < waves; wave++) sent += (await Promise.all(Array.from({ length: 100 }, (_, i) => one(i % 2 ? redis.workerA : redis.workerB, i)))).filter(Boolean).length;
+			const after = [redis.workerA.stats(), redis.workerB.stats()];
 			const delta = (field: 'scripts' | 'merges' | 'lostCas') => after[0][field] + after[1][field] - before[0][field] - before[1][field];
 			// the shared budget's first attempts, as Redis counts them (not a worker's view)
-			const counts = await admin.hgetall(`${workerA.keyFor(key)}:counts`);
+			const counts = await redis.admin.hgetall(`${redis.workerA.keyFor(key)}:counts`);
 			const firstAttempts = Object.entries(counts).reduce((sum, [field, value]) => sum + (/^f\d+$/.test(field) ? Number(value) : 0), 0);
 			return { sent, most, firstAttempts, scripts: delta('scripts'), merges: delta('merges'), lost: delta('lostCas') };
 		}
@@ -671,7 +494,7 @@ describeRedis(redisTitle, () => {
 		});
 
 		it('1,000 concurrent retries (500 per worker) on one API grant exactly the floor (40)', async () => {
-			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('race', T0, P, (d, l) => admit(d, l, T0, request(true), P))));
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? redis.workerA : redis.workerB).traffic('race', T0, P, (d, l) => admit(d, l, T0, request(true), P))));
 			const granted = admissions.filter((a) => a.go);
 			expect(granted).toHaveLength(40);
 			expect(granted.map((a) => (a.go ? a.budget?.retries : 0)).sort((x, y) => (x ?? 0) - (y ?? 0))).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
@@ -679,40 +502,23 @@ describeRedis(redisTitle, () => {
 
 		it('1,000 concurrent requests to a new API on two workers: exactly its window (10) in flight', async () => {
 			const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
-			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('window', T0, params, (d, l) => admit(d, l, T0, request(), params))));
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? redis.workerA : redis.workerB).traffic('window', T0, params, (d, l) => admit(d, l, T0, request(), params))));
 			expect(admissions.filter((a) => a.go)).toHaveLength(10);
 		});
 
 		it('1,000 concurrent requests on two workers at the probe time: exactly one probe', async () => {
-			await takeDown(workerA, 'probe', T0);
-			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? workerA : workerB).traffic('probe', T0 + 1000, P, (d, l) => admit(d, l, T0 + 1000, request(), P))));
+			await takeDown(redis.workerA, 'probe', T0);
+			const admissions = await Promise.all(Array.from({ length: 1000 }, (_, i) => (i % 2 ? redis.workerA : redis.workerB).traffic('probe', T0 + 1000, P, (d, l) => admit(d, l, T0 + 1000, request(), P))));
 			expect(admissions.filter((a) => a.go)).toEqual([expect.objectContaining({ go: true, probe: true })]);
 		});
 	});
 
 	describe('keys: rh:traffic:{<key>} (the state, a string) and :leases (a sorted set), one cluster slot, expiring once forgotten', () => {
-		it('an API\'s key lives until the controller forgets its state, plus the grace', async () => {
-			const now = Date.now();
-			await call(workerA, 'ttl', now);
-			const key = workerA.keyFor('ttl');
-			expect(key).toBe(`${prefix}traffic:{ttl}`);
-			expect(await admin.type(key)).toBe('string');
-			expect(await admin.type(`${key}:counts`)).toBe('hash');
-			const raw = (await admin.get(key)) ?? '';
-			const data = joinTraffic(JSON.parse(raw.slice(raw.indexOf('\n') + 1)), countersFromHash(await admin.hgetall(`${key}:counts`).then((hash) => Object.entries(hash).flat())))!;
-			const expected = trafficForgetAt(data, P) - now + REDIS_STORE_DEFAULTS.ttlGraceMs;
-			for (const k of [key, `${key}:counts`]) {
-				const ttl = await admin.pttl(k);
-				expect(ttl).toBeLessThanOrEqual(expected);
-				expect(ttl).toBeGreaterThan(expected - 1_000);
-			}
-		});
-
 		it('a state another tool left in the key, or garbage, is taken as none', async () => {
-			await admin.set(workerA.keyFor('garbage'), '{"not":"ours"}');
-			expect(await firsts(workerA, 'garbage', T0)).toBe(1);
-			await admin.set(workerA.keyFor('garbage2'), 'v1\nnot json');
-			expect(await firsts(workerB, 'garbage2', T0)).toBe(1);
+			await redis.admin.set(redis.workerA.keyFor('garbage'), '{"not":"ours"}');
+			expect(await firsts(redis.workerA, 'garbage', T0)).toBe(1);
+			await redis.admin.set(redis.workerA.keyFor('garbage2'), 'v1\nnot json');
+			expect(await firsts(redis.workerB, 'garbage2', T0)).toBe(1);
 		});
 
 		it('every key it writes starts with rh:traffic: by default', async () => {
@@ -720,19 +526,19 @@ describeRedis(redisTitle, () => {
 			const key = `ttl-default-${process.pid}-${Date.now()}`;
 			try {
 				await call(store, key, Date.now());
-				expect(await admin.exists(`rh:traffic:{${key}}`)).toBe(1);
+				expect(await redis.admin.exists(`rh:traffic:{${key}}`)).toBe(1);
 			} finally {
-				await admin.del(`rh:traffic:{${key}}`, `rh:traffic:{${key}}:leases`);
+				await redis.admin.del(`rh:traffic:{${key}}`, `rh:traffic:{${key}}:leases`);
 				await store.close();
 			}
 		});
 	});
 
 	it('runs the script with EVAL when Redis has lost it (NOSCRIPT after a restart or SCRIPT FLUSH)', async () => {
-		await call(workerA, 'flush', T0);
-		await admin.script('FLUSH');
-		expect(await firsts(workerA, 'flush', T0)).toBe(2);
-		expect(await firsts(workerB, 'flush', T0)).toBe(3);
+		await call(redis.workerA, 'flush', T0);
+		await redis.admin.script('FLUSH');
+		expect(await firsts(redis.workerA, 'flush', T0)).toBe(2);
+		expect(await firsts(redis.workerB, 'flush', T0)).toBe(3);
 	});
 
 	it('credential test: PING succeeds', async () => {
@@ -744,139 +550,16 @@ describeRedis(redisTitle, () => {
 		const warns: string[] = [];
 		const store = getRedisStateStoreWithFallback(connection, { warn: (m) => warns.push(m) }, { keyPrefix: prefix });
 		expect(await firsts(store, 'process', T0)).toBe(1);
-		expect(await firsts(workerB, 'process', T0)).toBe(2);
+		expect(await firsts(redis.workerB, 'process', T0)).toBe(2);
 		expect(store.lastSource()).toBe('redis');
 		expect(warns).toEqual([]);
 	});
 
-	(HAVE_REDIS_SERVER_BIN ? it : it.skip)(
-		HAVE_REDIS_SERVER_BIN ? 'Redis stopped mid-run: answers from memory, warns once, never throws, and is back on Redis after the cooldown' : `Redis stopped mid-run (skipped: no ${REDIS_SERVER_BIN} binary to start a dedicated server)`,
-		async () => {
-			const server = await startDedicatedRedis();
-			const dedicated: RedisConnection = { host: '127.0.0.1', port: server.port, database: 0, tls: false };
-			const redis = new RedisStateStore(dedicated);
-			const { store, memory, warns, infos } = fallbackOn(redis);
-			try {
-				let now = T0;
-				for (let i = 1; i <= 5; i++) expect(await firsts(store, 'k', now)).toBe(i);
-				expect(store.lastSource()).toBe('redis');
-				expect(memory.size).toBe(0);
-
-				await server.stop();
-				const outageStarted = Date.now();
-				// at once and in a row: every request answers (from memory), none throws
-				const settled = await Promise.allSettled(Array.from({ length: 300 }, (_, i) => call(store, 'k', now, OK, i % 3 !== 0)));
-				expect(settled.filter((r) => r.status === 'rejected')).toEqual([]);
-				for (let i = 0; i < 100; i++) await call(store, 'b', now + i, DOWN);
-				expect(Date.now() - outageStarted).toBeLessThan(2_500);
-				expect(store.lastSource()).toBe('memory-fallback');
-				expect(warns).toHaveLength(1);
-				expect(warns[0]).toMatch(new RegExp(`redis state store failed \\(Redis 127\\.0\\.0\\.1:${server.port}[: ]`));
-				// the answers came from the memory store: its budget counted 100 first attempts
-				expect(await firsts(memory, 'k', now)).toBe(101);
-				expect(await call(store, 'b', now + 200)).toMatchObject({ go: false, reason: 'held' });
-
-				// Redis is back (empty: no persistence); after a cooldown the store uses it again
-				await server.start();
-				const deadline = Date.now() + 10_000;
-				while (store.lastSource() !== 'redis' && Date.now() < deadline) {
-					now += FALLBACK_STORE_DEFAULTS.cooldownMs;
-					await call(store, 'probe', now);
-					if (store.lastSource() !== 'redis') await new Promise((resolve) => setTimeout(resolve, 100));
-				}
-				expect(store.lastSource()).toBe('redis');
-				expect(warns).toHaveLength(1);
-				expect(infos).toHaveLength(1);
-				expect(await firsts(store, 'k', now)).toBe(1);
-				expect(store.lastSource()).toBe('redis');
-
-				// a second outage warns once more
-				await server.stop();
-				await Promise.all(Array.from({ length: 20 }, () => call(store, 'k', now)));
-				expect(warns).toHaveLength(2);
-			} finally {
-				await redis.close();
-				await server.stop();
-				server.cleanup();
-			}
-		},
-		30_000,
-	);
 });
 
-/** A redis-server of the test's own on a free port, to stop and start again on that port. */
-async function startDedicatedRedis(): Promise<{ port: number; start(): Promise<void>; stop(): Promise<void>; cleanup(): void }> {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'rh-redis-outage-'));
-	const port = await new Promise<number>((resolve, reject) => {
-		const probe = net.createServer();
-		probe.once('error', reject);
-		probe.listen(0, '127.0.0.1', () => {
-			const address = probe.address();
-			probe.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-		});
-	});
-	let child: ChildProcess | undefined;
-	const start = async (): Promise<void> => {
-		child = spawn(REDIS_SERVER_BIN, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: 'ignore' });
-		for (let i = 0; i < 100; i++) {
-			if (await pong(port)) return;
-			await new Promise((resolve) => setTimeout(resolve, 50));
-		}
-		throw new Error(`dedicated redis-server did not start on port ${port}`);
-	};
-	const stop = async (): Promise<void> => {
-		const running = child;
-		child = undefined;
-		if (!running || running.exitCode !== null || running.signalCode !== null) return;
-		const exited = new Promise((resolve) => running.once('exit', resolve));
-		running.kill('SIGKILL');
-		await exited;
-	};
-	await start();
-	return { port, start, stop, cleanup: () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-function pong(port: number): Promise<boolean> {
-	return new Promise((resolve) => {
-		const socket = net.connect(port, '127.0.0.1');
-		let answer = '';
-		const finish = (ok: boolean): void => {
-			socket.destroy();
-			resolve(ok);
-		};
-		socket.setTimeout(500, () => finish(false));
-		socket.once('error', () => finish(false));
-		socket.once('connect', () => socket.write('PING\r\n'));
-		socket.on('data', (chunk) => {
-			answer += chunk.toString();
-			if (answer.includes('\r\n')) finish(answer.startsWith('+PONG'));
-		});
-	});
-}
-
-/**
- * Redis Cluster, as n8n's queue mode runs it: RH_TEST_REDIS_CLUSTER_NODES names its nodes
- * (host:port,host:port; scripts/redis-cluster-test-server.sh starts three locally). Skipped, with
- * the reason in the name, without one.
- */
-const CLUSTER_NODES = process.env.RH_TEST_REDIS_CLUSTER_NODES;
-const NO_CLUSTER = 'skipped: RH_TEST_REDIS_CLUSTER_NODES not set, no Redis Cluster (export "$(bash scripts/redis-cluster-test-server.sh start)")';
-const describeCluster = CLUSTER_NODES ? describe : describe.skip;
-
-describeCluster(CLUSTER_NODES ? 'RedisStateStore against a Redis Cluster' : `RedisStateStore against a Redis Cluster (${NO_CLUSTER})`, () => {
-	const connection = redisConnectionFromCredential({ clusterNodes: CLUSTER_NODES ?? '', database: 0 });
-	const prefix = `rh:test-${process.pid}-${Date.now().toString(36)}:`;
-	let workerA: RedisStateStore;
-	let workerB: RedisStateStore;
-
-	beforeAll(() => {
-		workerA = new RedisStateStore(connection, { keyPrefix: prefix });
-		workerB = new RedisStateStore(connection, { keyPrefix: prefix });
-	});
-
-	afterAll(async () => {
-		await Promise.all([workerA.close(), workerB.close()]);
-	});
+describeCluster(clusterTitle('RedisStateStore against a Redis Cluster'), () => {
+	const cluster = useClusterWorkers();
+	const { connection } = cluster;
 
 	it('one API\'s keys share a slot (the script touches both), for APIs on every node', async () => {
 		const node = connection.clusterNodes![0];
@@ -885,11 +568,11 @@ describeCluster(CLUSTER_NODES ? 'RedisStateStore against a Redis Cluster' : `Red
 		try {
 			const slots = new Set<number>();
 			for (let i = 0; i < 20; i++) {
-				const key = workerA.keyFor(`api:${i}`);
+				const key = cluster.workerA.keyFor(`api:${i}`);
 				const slot = Number(await admin.call('CLUSTER', 'KEYSLOT', key));
 				expect(Number(await admin.call('CLUSTER', 'KEYSLOT', `${key}:leases`))).toBe(slot);
 				slots.add(slot);
-				expect(await call(workerA, `api:${i}`, T0)).toMatchObject({ go: true });
+				expect(await call(cluster.workerA, `api:${i}`, T0)).toMatchObject({ go: true });
 			}
 			expect(slots.size).toBeGreaterThan(1);
 		} finally {
@@ -898,24 +581,11 @@ describeCluster(CLUSTER_NODES ? 'RedisStateStore against a Redis Cluster' : `Red
 	});
 
 	it('two workers share one controller: a pause heard by one stops the other; the window is one', async () => {
-		await call(workerA, 'cluster-paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
-		expect(await call(workerB, 'cluster-paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
+		await call(cluster.workerA, 'cluster-paused', T0, { success: false, outageFailure: false, overload: true, throttled: true, serverWait: { ms: 5_000, header: 'retry-after' } });
+		expect(await call(cluster.workerB, 'cluster-paused', T0 + 10)).toMatchObject({ go: false, reason: 'paused', until: T0 + 5_000 });
 		const params: TrafficParams = { ...P, window: { ceiling: 200, mode: 'adaptive' } };
-		const admissions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? workerA : workerB).traffic('cluster-window', T0, params, (d, l) => admit(d, l, T0, request(), params))));
+		const admissions = await Promise.all(Array.from({ length: 200 }, (_, i) => (i % 2 ? cluster.workerA : cluster.workerB).traffic('cluster-window', T0, params, (d, l) => admit(d, l, T0, request(), params))));
 		expect(admissions.filter((a) => a.go)).toHaveLength(10);
 	});
 
-	it('a report that leaves room wakes the other worker (pub/sub through the cluster)', async () => {
-		let woken = 0;
-		const stop = workerB.watch('cluster-wake', () => woken++);
-		try {
-			await new Promise((resolve) => setTimeout(resolve, 200));
-			await call(workerA, 'cluster-wake', T0);
-			const deadline = Date.now() + 2_000;
-			while (woken === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-			expect(woken).toBeGreaterThan(0);
-		} finally {
-			stop();
-		}
-	});
 });
