@@ -7,7 +7,6 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { LocalHandler, RecordedRequest } from './local-server';
 import { useLocalServers } from './servers';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import { createVirtualRuntime, withEndlessSleeps } from './virtual-runtime';
 import { httpWorkflow, ITEMS_SOURCE, itemsSource, loopWorkflow, requestNode, runHttp } from './workflow-builders';
 
@@ -253,9 +252,11 @@ describe("pagination and the API's traffic controller", () => {
 	});
 
 	it('Rate Limit paces the pages of all items together (20 per second: 12 pages take 11 gaps of 50 ms)', async () => {
-		const api = await server(threePages);
+		// on the virtual clock, the server's too: real time still runs on it, so a busy machine can only spread the pages
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
+		const api = await server(threePages, runtime.now);
 		const wf = httpWorkflow({ url: `${api.url}/list`, sharedLimits: { rateLimit: 20 }, options: byPageCount });
-		const run = await runHttp(wf, [{ json: {} }, { json: {} }, { json: {} }], systemRuntime);
+		const run = await runHttp(wf, [{ json: {} }, { json: {} }, { json: {} }], runtime);
 		expect(run.jsonOf('HTTP')).toHaveLength(18);
 		const times = api.requests.map((r) => r.receivedAt).sort((a, b) => a - b);
 		expect(times).toHaveLength(12);

@@ -4,7 +4,6 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
-import { systemRuntime } from '../../nodes/shared/core/runtime';
 import type { LocalHandler, LocalHandlerResult } from './local-server';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
@@ -235,7 +234,9 @@ describe('responses', () => {
 
 describe('scheduling', () => {
 	it('spaces batches by the batch interval and limits items in flight', async () => {
-		// real time here: the interval is a pause between real request starts
+		// the server's clock is the runtime's: the interval is a virtual wait between request starts;
+		// the server's 30 ms are real, so that two requests are really in flight at once
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true });
 		let inFlight = 0;
 		let maxInFlight = 0;
 		const upstream = await server(async () => {
@@ -244,9 +245,9 @@ describe('scheduling', () => {
 			await new Promise((r) => setTimeout(r, 30));
 			inFlight--;
 			return { status: 200, body: { ok: true } };
-		});
+		}, runtime.now);
 		const wf = httpWorkflow({ url: `${upstream.url}/x`, options: { batching: { batch: { batchSize: 4, batchInterval: 150 } }, maxConcurrency: 2 } });
-		const run = await runHttp(wf, Array.from({ length: 8 }, (_, n) => ({ json: { n } })), systemRuntime);
+		const run = await runHttp(wf, Array.from({ length: 8 }, (_, n) => ({ json: { n } })), runtime);
 
 		expect(run.jsonOf('HTTP')).toHaveLength(8);
 		const times = upstream.requests.map((r) => r.receivedAt);
