@@ -52,6 +52,26 @@ describe('createVirtualRuntime', () => {
 		expect(runtime.offsetMs()).toBeLessThanOrEqual(45_000);
 	});
 
+	it('no real time: the clock moves only by virtual time; a timer real time fires (a request in flight) sets it to its due time', async () => {
+		const server = await startLocalServer(() => ({ hang: true }));
+		const runtime = createVirtualRuntime(42, { noRealTime: true });
+		try {
+			const start = runtime.now();
+			await new Promise((resolve) => setTimeout(resolve, 20));
+			expect(runtime.now()).toBe(start);
+			await runtime.sleep(1_000);
+			expect(runtime.now() - start).toBe(1_000);
+			const answer = send(`${server.url}/hang`);
+			while (server.requests.length < 1) await new Promise((resolve) => setImmediate(resolve));
+			expect(await fired(runtime, 50)).toBe(1_050);
+			expect(runtime.timerJumps).toEqual([]);
+			await server.close();
+			expect(await answer).toBe('ECONNRESET');
+		} finally {
+			await server.close();
+		}
+	});
+
 	it('with nothing in flight, timers fire in due order by jumps of the clock, each at its due time', async () => {
 		const runtime = createVirtualRuntime();
 		const order: number[] = [];

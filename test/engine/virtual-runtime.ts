@@ -11,7 +11,7 @@
  *   as a discrete-event simulation would: a wait at the gate for a pause of 30 s takes
  *   milliseconds, not 30 s, and the clock says 30 s went by.
  * - now() is the real clock plus every virtual ms added so far, so real HTTP still takes its own
- *   (short) time on it.
+ *   (short) time on it; with `noRealTime`, only the virtual ms (see createVirtualRuntime).
  */
 import { subscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
@@ -76,10 +76,14 @@ interface VirtualTimer {
  * `sleepsAsTimers`: each sleep is a virtual timer, so sleeps that run side by side overlap on the
  * clock as they would on a wall clock (items waiting out one pause, two executions' paces), instead
  * of adding up: one item's retry backoff no longer moves the others' clock past the pause they wait.
+ *
+ * `noRealTime`: now() is the virtual clock alone (from the real time at creation, moved only by
+ * sleeps, jumps and advance()), so real HTTP takes no time on it and what the code waited is exact.
+ * A timer that real time fires (a request in flight all along) sets the clock to its due time.
  */
 export function createVirtualRuntime(
 	seed = 42,
-	{ frozen = false, sleepsAsTimers = false }: { frozen?: boolean; sleepsAsTimers?: boolean } = {},
+	{ frozen = false, sleepsAsTimers = false, noRealTime = false }: { frozen?: boolean; sleepsAsTimers?: boolean; noRealTime?: boolean } = {},
 ): VirtualRuntime & { advance(ms: number): void } {
 	let offset = 0;
 	const sleeps: number[] = [];
@@ -90,7 +94,8 @@ export function createVirtualRuntime(
 	/** Bumped on every call into the runtime: code that calls it is running, not waiting. */
 	let activity = 0;
 	let watching = false;
-	const now = () => Date.now() + offset;
+	const createdAt = Date.now();
+	const now = () => (noRealTime ? createdAt : Date.now()) + offset;
 
 	const quietTurn = () => new Promise<void>((resolve) => setTimeout(() => setImmediate(resolve), QUIET_MS).unref());
 	/** While a timer is pending: when the process goes idle, jump to the earliest one and fire it. */
@@ -123,6 +128,7 @@ export function createVirtualRuntime(
 			fire(jumpedMs) {
 				if (!timers.delete(timer)) return;
 				clearTimeout(real);
+				if (noRealTime) offset = Math.max(offset, timer.dueAt - createdAt);
 				if (jumpedMs !== undefined) timerJumps.push({ ms, jumpedMs });
 				activity++;
 				onFire();
