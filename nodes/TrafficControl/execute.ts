@@ -5,7 +5,7 @@
  */
 import { NodeOperationError, type IExecuteFunctions, type INodeExecutionData } from 'n8n-workflow';
 import type { Runtime } from '../shared/core/runtime';
-import { HOLD_DEFAULTS } from '../shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../shared/core/traffic/budget';
 import type { TrafficData, TrafficEvent, TrafficParams } from '../shared/core/traffic/controller';
 import { resumeTraffic, trafficView } from '../shared/core/traffic/operator';

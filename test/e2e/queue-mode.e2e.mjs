@@ -60,7 +60,7 @@ const STATE = process.env.RH_E2E_QUEUE_STATE === 'memory' ? 'memory' : 'redis';
 // The controller's defaults, from the built package (run.sh builds dist/ when stale)
 const requireDist = createRequire(path.join(REPO, 'dist', 'package.json'));
 const { INITIAL_WINDOW } = requireDist('./nodes/shared/core/traffic/window.js');
-const { HOLD_DEFAULTS } = requireDist('./nodes/shared/core/traffic/breaker.js');
+const { HOLD_DEFAULTS } = requireDist('./nodes/shared/core/traffic/hold-state.js');
 
 const WORKERS = 2;
 const WORKER_CONCURRENCY = 25;

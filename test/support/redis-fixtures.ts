@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Redis } from 'ioredis';
 import { admit, complete, type AdmitRequest, type Outcome, type TrafficParams } from '../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../nodes/shared/core/traffic/budget';
 import { FallbackStateStore } from '../../nodes/shared/state/fallback-store';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';

@@ -6,7 +6,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
-import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';

@@ -1,5 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { HOLD_DEFAULTS } from '../../shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
 import { stateStoreProperty } from '../../shared/n8n/state-store-parameter';
 

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { admit, complete, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { MemoryStateStore, MEMORY_STORE_DEFAULTS } from '../../../nodes/shared/state/memory-store';
 

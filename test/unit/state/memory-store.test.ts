@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type AdmitRequest, type Outcome, type TrafficData, type TrafficParams, type Lease, type LeaseView } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { getMemoryStateStore, MEMORY_STORE_DEFAULTS, MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import type { StateStore } from '../../../nodes/shared/core/traffic/store';

@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { admit, complete, type Lease, type LeaseView, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { canonicalJson, counterChanges, countersFromHash, joinTraffic, splitTraffic, type CounterOp, type Counters } from '../../../nodes/shared/state/traffic-counters';
 import { FC_OPTIONS, T0 } from './fc-options';
 

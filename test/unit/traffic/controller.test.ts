@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Lease, type LeaseView, type Outcome, type Step, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
 import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
-import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';

@@ -3,7 +3,7 @@
  * virtual time (gate-simulation.ts): what the gate costs per item (store steps) as the number of
  * waiting items grows, and how long the items take where the API throttles.
  */
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { simulateGate, type ServerModel } from './gate-simulation';
 import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';

@@ -3,7 +3,7 @@
  * (nodes/shared/core/traffic/operator.ts), on states the controller made, at an injected time.
  */
 import { admit, complete, type LeaseView, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { resumeTraffic, trafficView } from '../../../nodes/shared/core/traffic/operator';
 

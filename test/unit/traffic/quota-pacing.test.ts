@@ -8,7 +8,7 @@
  */
 import { admit, complete, type Lease, type LeaseView, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { readQuota } from '../../../nodes/shared/core/traffic/quota-headers';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 const T0 = 1_800_000_000_300;

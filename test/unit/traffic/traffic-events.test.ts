@@ -6,7 +6,7 @@
 import type { IExecuteFunctions, Logger } from 'n8n-workflow';
 import type { AttemptFailure } from '../../../nodes/shared/core/classify';
 import type { AttemptGate, AttemptResult } from '../../../nodes/shared/core/retry-loop';
-import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/breaker';
+import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { TrafficEventBus, TrafficEventCounter, type TrafficEventRecord } from '../../../nodes/shared/core/traffic/events';
 import { createTrafficGate } from '../../../nodes/shared/n8n/traffic/traffic-gate';

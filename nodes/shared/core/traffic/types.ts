@@ -5,7 +5,7 @@
  * (controller.ts), its limits (limits/) and the operator (operator.ts) import them, none of them
  * imports another for a type.
  */
-import type { BreakerChange, BreakerData, BreakerParams } from './breaker';
+import type { BreakerChange, BreakerData, BreakerParams } from './hold-state';
 import type { BucketsData } from './buckets';
 import type { BudgetData, BudgetParams, BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
@@ -156,7 +156,7 @@ export interface Outcome {
 	apiQuota?: { remaining: number; resetAt: number };
 	/** The request's route, as admitted. */
 	route?: string;
-	/** The item's earlier request failed in this run: a failure again counts toward a hold in the streak only (breaker.ts). */
+	/** The item's earlier request failed in this run: a failure again counts toward a hold in the streak only (hold-state.ts). */
 	failedBefore?: boolean;
 	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
 	sent?: 'first' | 'paced' | 'retry';

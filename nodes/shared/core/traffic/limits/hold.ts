@@ -1,9 +1,9 @@
 /**
- * The outage hold (breaker.ts's rule decides when the API is down): nothing goes but one probe at a
+ * The outage hold (hold-state.ts's rule decides when the API looks down): nothing goes but one probe at a
  * time, with growing intervals, a request that has not failed yet first; any success ends it, and
  * the held requests come back in slow start (the window restarts at one in flight).
  */
-import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, HOLD_DEFAULTS, markFreshWaiting, recordOutcome, type BreakerParams } from '../breaker';
+import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, HOLD_DEFAULTS, markFreshWaiting, recordOutcome, type BreakerParams } from '../hold-state';
 import { restart } from '../window';
 import { isoTime as iso, readsNoCount } from './limit';
 import type { Limit, LimitVerdict, TrafficParams } from '../types';

@@ -7,8 +7,8 @@ import {
 	breakerSnapshot,
 	recordOutcome,
 	type BreakerData,
-} from '../../../nodes/shared/core/traffic/breaker';
-import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/core/traffic/breaker';
+} from '../../../nodes/shared/core/traffic/hold-state';
+import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/core/traffic/hold-state';
 import { FC_OPTIONS, T0 } from '../state/fc-options';
 
 /** The state machine's tests run on a refusing breaker's sizes (30 s to 5 min): the mechanics do not depend on them. */
