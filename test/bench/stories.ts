@@ -6,7 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { RetryStory, TrafficWaitReason } from '../../nodes/shared/core/retry-story';
 
-export const WAIT_REASONS: readonly TrafficWaitReason[] = ['paused', 'held', 'concurrency', 'rate', 'budget'];
+export const WAIT_REASONS: readonly TrafficWaitReason[] = ['paused', 'held', 'window', 'pace', 'budget'];
 
 export interface WaitTotals {
 	/** Ms waited at the gate before attempts that went, summed over all items, by reason. */
@@ -55,7 +55,7 @@ export function dominantWait(totals: WaitTotals): TrafficWaitReason | undefined 
 	return best;
 }
 
-/** "held: 200 items, 51 s in all; concurrency: 120 items, 10 min in all": largest first; "none" when nobody waited. */
+/** "held: 200 items, 51 s in all; window: 120 items, 10 min in all": largest first; "none" when nobody waited. */
 export function describeWaits(totals: WaitTotals): string {
 	const parts = WAIT_REASONS.filter((r) => (totals.ms[r] ?? 0) > 0)
 		.sort((a, b) => (totals.ms[b] ?? 0) - (totals.ms[a] ?? 0))

@@ -106,7 +106,7 @@ const NO_CLAIM = 'e2eReplayNoClaim';
 before(async () => {
 	customer = await startCustomer();
 	const sender = loadExample('06-webhook-sender-dead-letter.json', customer.url);
-	// replayable at once (the example waits a minute); circuit-open rows still wait for the hold's next probe
+	// replayable at once (the example waits a minute); api-held rows still wait for the hold's next probe
 	sender.nodes.find((n) => n.name === 'Config').parameters.assignments.assignments.find((a) => a.name === 'replayAfterMinutes').value = 0;
 	const deliver = sender.nodes.find((n) => n.name === 'Deliver event');
 	senderKeyOf = (id) => derivedIdempotencyKey({ workflowId: SENDER, nodeId: deliver.id }, 'fields', { 'body.id': id });
@@ -184,7 +184,7 @@ async function waitUntilDue(ids) {
 			const rows = (await tableRows()).filter((r) => ids.includes(JSON.parse(r.item).body.id));
 			return rows.length === ids.length && rows.every((r) => r.retryAt !== null && new Date(r.retryAt).getTime() <= Date.now());
 		},
-		{ timeoutMs: 60_000, what: 'the rows to be due (a circuit-open row waits for the next probe)' },
+		{ timeoutMs: 60_000, what: 'the rows to be due (an api-held row waits for the next probe)' },
 	);
 }
 
@@ -203,7 +203,7 @@ test('an outage sends the events to the table; after recovery one replay deliver
 		assert.equal(row.idempotencyKey, senderKeyOf(id), `${id}: the key its delivery used`);
 		assert.deepEqual(JSON.parse(row.item), { body: { id, type: 'invoice.paid' } });
 		assert.equal(row.attempts, 1);
-		assert.match(row.reason, /^(attempts-exhausted|circuit-open)$/);
+		assert.match(row.reason, /^(attempts-exhausted|api-held)$/);
 		assert.equal(JSON.parse(row.error).reason, row.reason);
 		assert.equal(JSON.parse(row.error)._retry, undefined, 'the story has its own column');
 		assert.equal(JSON.parse(row.retryStory).stoppedBecause, row.reason);
@@ -335,7 +335,7 @@ test('a row that keeps failing stays, with its attempts counted and a later retr
 		const sent = requestsOf('down-7', started).length;
 		if (row.reason === 'attempts-exhausted') assert.equal(sent, 3, 'the replay made its 3 attempts');
 		else {
-			assert.equal(row.reason, 'circuit-open');
+			assert.equal(row.reason, 'api-held');
 			assert.ok(sent <= 3);
 			assert.equal(new Date(JSON.parse(row.error).retryAt).getTime(), retryAt, 'replayed no earlier than the probe');
 		}

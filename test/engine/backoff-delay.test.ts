@@ -195,7 +195,7 @@ describe('behind shared limits', () => {
 		// without a request and with the probe time; Backoff Delay waits until then; the next pass probes
 		expect(upstream.requests).toHaveLength(3);
 		const heldPass = run.jsonOf('Backoff', 0, 2)[0];
-		expect(heldPass._backoff).toMatchObject({ lastFailure: { code: 'ECIRCUITOPEN' }, delayReason: 'retry-after' });
+		expect(heldPass._backoff).toMatchObject({ lastFailure: { code: 'EAPIHELD' }, delayReason: 'retry-after' });
 		expect(Math.max(...runtime.sleeps)).toBeGreaterThanOrEqual(19_000);
 		const probe = (run.jsonOf('OK')[0]._retry as IDataObject).history as IDataObject[];
 		expect(probe[0].traffic).toMatchObject({ probe: true });

@@ -306,7 +306,7 @@ const SCENARIOS: Scenario[] = [
 	{ label: 'too many redirects', handler: () => () => ({ status: 302, headers: { location: '/r?again=1' } }), parameters: { options: { redirect: { redirect: { maxRedirects: 2 } } } }, reason: 'not-retryable-error' },
 	{ label: 'retry budget exhausted', handler: () => echo(503), parameters: { sharedLimits: { budgetPercent: 0, budgetMinRetries: 0 } }, reason: 'retry-budget-exhausted' },
 	// the API is held after one failure; the next probe comes after the second item's deadline
-	{ label: 'circuit open', items: 2, handler: () => echo(503), parameters: { maxAttempts: 1, retryOptions: { totalDeadline: 500 }, options: { maxConcurrency: 1 }, sharedLimits: { breakerConsecutiveFailures: 1, breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, reason: 'circuit-open' },
+	{ label: 'circuit open', items: 2, handler: () => echo(503), parameters: { maxAttempts: 1, retryOptions: { totalDeadline: 500 }, options: { maxConcurrency: 1 }, sharedLimits: { breakerConsecutiveFailures: 1, breakerBreak: 60_000, breakerMaxBreak: 60_000 } }, reason: 'api-held' },
 	{ label: 'response that is not the JSON asked for, echoing the request', handler: () => (req) => ({ status: 200, headers: { 'content-type': 'text/plain' }, body: `not json ${req.url} ${JSON.stringify(req.headers)}` }), parameters: { options: { response: { response: { responseFormat: 'json' } } } } },
 	{ label: 'invalid URL (parameter error)', breakUrl: true },
 	{ label: 'reset, then success (the story on the success output)', handler: () => (_req, index) => (index === 0 ? { drop: true } : { status: 200, body: { ok: true } }), parameters: { method: 'GET' }, succeeds: true },

@@ -181,9 +181,9 @@ describe('holding during an outage', () => {
 		for (const starts of attemptStarts) expect(Math.max(...starts) - starts[0]).toBeLessThan(1000);
 		expect(api.requests.length).toBeLessThanOrEqual(110);
 		const reasons = new Set(failed.map((f) => errorOf(f).reason));
-		expect([...reasons].every((r) => ['circuit-open', 'deadline-exceeded', 'attempts-exhausted'].includes(String(r)))).toBe(true);
-		expect(reasons.has('circuit-open')).toBe(true);
-		const notSent = failed.find((f) => errorOf(f).reason === 'circuit-open' && errorOf(f).code === 'ECIRCUITOPEN')!;
+		expect([...reasons].every((r) => ['api-held', 'deadline-exceeded', 'attempts-exhausted'].includes(String(r)))).toBe(true);
+		expect(reasons.has('api-held')).toBe(true);
+		const notSent = failed.find((f) => errorOf(f).reason === 'api-held' && errorOf(f).code === 'EAPIHELD')!;
 		expect(String(storyOf(errorOf(notSent)).summary)).toMatch(/^Not sent: The API looks down/);
 		expect(typeof errorOf(notSent).retryAt).toBe('string');
 	});
@@ -295,7 +295,7 @@ describe('the pace, and what an execution learns for the next', () => {
 			runtime,
 			{ store },
 		);
-		expect(errorOf(held.jsonOf('HTTP', 1)[0]).reason).toBe('circuit-open');
+		expect(errorOf(held.jsonOf('HTTP', 1)[0]).reason).toBe('api-held');
 	});
 });
 

@@ -151,18 +151,18 @@ describe('the Traffic Control node', () => {
 		expect(held).toMatchObject({ held: { state: 'open', openings: 1 } });
 		// the hold, and then its end by hand, are events of the process's bus, counted for the API
 		const counted = () => getProcessTrafficEventCounts().countsOf(String(held.api));
-		expect(counted()).toMatchObject({ down: 1 });
+		expect(counted()).toMatchObject({ held: 1 });
 		expect(counted().resumed).toBeUndefined();
 		expect(Date.parse(String((held.held as IDataObject).nextProbeAt)) - Date.now()).toBeGreaterThan(500_000);
 		// while held, a request leaves unsent (its next probe comes after its deadline)
 		down = false;
 		const refused = await runHttp(wf, [{ json: {} }], systemRuntime, { store });
-		expect(errorOf(refused.jsonOf('HTTP', 1)[0])).toMatchObject({ reason: 'circuit-open' });
+		expect(errorOf(refused.jsonOf('HTTP', 1)[0])).toMatchObject({ reason: 'api-held' });
 		expect(api.requests).toHaveLength(5);
 
 		const [ended] = await trafficControl(store, { operation: 'resume', api: new URL(api.url).host, end: 'hold' });
 		expect(ended).toMatchObject({ ended: ['outage hold'], held: null, window: { size: 1, slowStart: true } });
-		expect(counted()).toMatchObject({ down: 1, resumed: 1 });
+		expect(counted()).toMatchObject({ held: 1, resumed: 1 });
 		const after = await runHttp(wf, [{ json: {} }], systemRuntime, { store });
 		expect(after.jsonOf('HTTP', 0)).toHaveLength(1);
 		expect(api.requests).toHaveLength(6);

@@ -68,7 +68,7 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 		await new Promise((resolve) => setTimeout(resolve, 20));
 		const ttl = await redis.admin.pttl(key);
 		const refused = await redis.workerB.traffic('refuse', T0 + 1, params, (d, l) => admit(d, l, T0 + 1, request(), params));
-		expect(refused).toMatchObject({ go: false, reason: 'concurrency', until: T0 + params.leaseMs });
+		expect(refused).toMatchObject({ go: false, reason: 'window', until: T0 + params.leaseMs });
 		expect(await redis.admin.get(key)).toBe(value);
 		expect(await redis.admin.pttl(key)).toBeLessThanOrEqual(ttl);
 	});

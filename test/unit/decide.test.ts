@@ -72,7 +72,7 @@ describe('every stop reason the decision gives', () => {
 
 	it('covers every reason but the ones only the loop around it gives (success, canceled, a guard refusing)', () => {
 		const given = new Set(cases.map((c) => c[4]));
-		expect(STOP_REASONS.filter((r) => !given.has(r))).toEqual(['success', 'circuit-open', 'canceled']);
+		expect(STOP_REASONS.filter((r) => !given.has(r))).toEqual(['success', 'api-held', 'canceled']);
 	});
 });
 
@@ -84,8 +84,10 @@ describe("Backoff Delay's state: a failure read from an item", () => {
 		expect(decideAfterFailure(fromItem({ error: { reason: 'not-retryable', code: 'ENOTFOUND' } }), token(), policy(), NOW, half)).toMatchObject({ stop: 'not-retryable-error' });
 	});
 
-	it('an open circuit is retried after its break; with Only Retry Transient Failures off a 404 is retried too', () => {
+	it('an item the hold kept back is retried at its next probe; with Only Retry Transient Failures off a 404 is retried too', () => {
 		const openUntil = new Date(NOW + 20_000).toISOString();
+		expect(decideAfterFailure(fromItem({ error: { reason: 'api-held', code: 'EAPIHELD', retryAt: openUntil } }), token(), policy(), NOW, half)).toMatchObject({ retry: true, delayReason: 'retry-after' });
+		// as an earlier version named it
 		expect(decideAfterFailure(fromItem({ error: { reason: 'circuit-open', code: 'ECIRCUITOPEN', retryAt: openUntil } }), token(), policy(), NOW, half)).toMatchObject({ retry: true, delayReason: 'retry-after' });
 		expect(decideAfterFailure(fromItem({ error: { status: 404 } }, false), token(), policy(), NOW, half)).toMatchObject({ retry: true });
 	});

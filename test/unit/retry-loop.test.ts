@@ -536,21 +536,21 @@ describe('gate: the API\'s traffic controller before every attempt', () => {
 		const probeAt = START + 30_000;
 		const outcome = await rt.runUntilSettled(
 			runWithRetry(fn, policy(), rt, undefined, {
-				enter: async () => ({ go: false, stop: 'circuit-open', why: 'The API looks down: requests are held while a probe finds out when it is back', retryAt: probeAt, note: {} }),
+				enter: async () => ({ go: false, stop: 'api-held', why: 'The API looks down: requests are held while a probe finds out when it is back', retryAt: probeAt, note: {} }),
 			}),
 		);
 		expect(fn.calls).toHaveLength(0);
 		expect(outcome.ok).toBe(false);
-		expect(outcome.story).toMatchObject({ stoppedBecause: 'circuit-open', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(probeAt).toISOString() });
+		expect(outcome.story).toMatchObject({ stoppedBecause: 'api-held', attempts: 0, retryAfterMs: 30_000, retryAt: new Date(probeAt).toISOString() });
 		expect(outcome.story.summary).toBe('Not sent: The API looks down: requests are held while a probe finds out when it is back');
-		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'ECIRCUITOPEN', reachedServer: 'no' });
+		if (!outcome.ok) expect(outcome.failure).toMatchObject({ code: 'EAPIHELD', reachedServer: 'no' });
 	});
 
 	it.each([
 		['retry-budget-exhausted', 'ERETRYBUDGET'],
 		['retry-after-too-long', 'EPAUSED'],
 		['deadline-exceeded', 'EQUEUED'],
-	] as const)('a first attempt stopped with %s leaves with its own code (%s), never ECIRCUITOPEN', async (stop, code) => {
+	] as const)('a first attempt stopped with %s leaves with its own code (%s), never EAPIHELD', async (stop, code) => {
 		const rt = new FakeRuntime();
 		const fn = scriptedAttempts(rt, [{ status: 200 }]);
 		const outcome = await rt.runUntilSettled(runWithRetry(fn, policy(), rt, undefined, { enter: async () => ({ go: false, stop, why: 'why it stopped', note: {} }) }));

@@ -42,13 +42,13 @@ describe('storyLines', () => {
 			history: [
 				{ attempt: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 15, status: 503, statusText: 'Service Unavailable', delayBeforeMs: 0, traffic: { waitedMs: 0, inFlight: 1, window: 10 }, budget: { available: 40 } },
 				{ attempt: 2, startedAt: '2026-01-01T00:00:01.215Z', durationMs: 12, errorCode: 'ECONNRESET', error: 'socket hang up', delayBeforeMs: 1200, delayReason: 'backoff', traffic: { waitedMs: 0, inFlight: 1, window: 10 } },
-				{ attempt: 3, startedAt: '2026-01-01T00:00:03.400Z', durationMs: 3, status: 404, statusText: 'Not Found', delayBeforeMs: 2000, delayReason: 'retry-after', delayHeader: 'retry-after', traffic: { waitedMs: 150, waitedFor: { concurrency: 150 }, inFlight: 10, window: 10 } },
+				{ attempt: 3, startedAt: '2026-01-01T00:00:03.400Z', durationMs: 3, status: 404, statusText: 'Not Found', delayBeforeMs: 2000, delayReason: 'retry-after', delayHeader: 'retry-after', traffic: { waitedMs: 150, waitedFor: { window: 150 }, inFlight: 10, window: 10 } },
 			],
 		});
 		expect(lines).toEqual([
 			'Retry story: 3 attempts of at most 5, 3.4 s in all',
 			'1. 2026-01-01T00:00:00.000Z: 503 Service Unavailable in 15 ms; then waited 1.2 s, backoff',
-			'2. 2026-01-01T00:00:01.215Z: ECONNRESET: socket hang up in 12 ms; then waited 2 s, asked by the server (retry-after); waited 150 ms at the API\'s traffic control (for a slot 150 ms, 10 in flight of a window of 10)',
+			'2. 2026-01-01T00:00:01.215Z: ECONNRESET: socket hang up in 12 ms; then waited 2 s, asked by the server (retry-after); waited 150 ms at the API\'s traffic control (for room in the window 150 ms, 10 in flight of a window of 10)',
 			'3. 2026-01-01T00:00:03.400Z: 404 Not Found in 3 ms',
 			'Stopped after 3 attempts in 3.4 s: response 404 Not Found is final',
 		]);
@@ -79,7 +79,7 @@ describe('storyLines', () => {
 			storyLines({ ...base, attempts: 1, stoppedBecause: 'success', summary: 'Succeeded on attempt 1', elapsedMs: 9, history: [{ attempt: 1, startedAt: '2026-01-01T00:00:00.000Z', durationMs: 8, status: 200, delayBeforeMs: 0, traffic: { ...traffic, inFlight: 1, window: 10 } }] }).join('\n');
 		expect(record({ waitedMs: 1 })).not.toMatch(/Before attempt 1/);
 		expect(record({ waitedMs: 40 })).not.toMatch(/Before attempt 1/);
-		expect(record({ waitedMs: 4, waitedFor: { rate: 4 } })).not.toMatch(/Before attempt 1/);
-		expect(record({ waitedMs: 40, waitedFor: { rate: 40 } })).toMatch(/^Before attempt 1: waited 40 ms at the API's traffic control \(for the pace 40 ms\)$/m);
+		expect(record({ waitedMs: 4, waitedFor: { pace: 4 } })).not.toMatch(/Before attempt 1/);
+		expect(record({ waitedMs: 40, waitedFor: { pace: 40 } })).toMatch(/^Before attempt 1: waited 40 ms at the API's traffic control \(for the pace 40 ms\)$/m);
 	});
 });

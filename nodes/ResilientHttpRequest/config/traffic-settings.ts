@@ -48,14 +48,14 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		};
 	}
 	if (o.breaker !== false) {
-		const breakMs = num('breakerBreak', 'Outage: First Probe After (Ms)', HOLD_DEFAULTS.breakMs, { min: 1 });
-		const maxBreakMs = num('breakerMaxBreak', 'Outage: Max Probe Interval (Ms)', HOLD_DEFAULTS.maxBreakMs, { min: 1 });
-		if (breakMs > maxBreakMs) parameterError(ctx, i, 'Outage: First Probe After (Ms)', `must not be more than Outage: Max Probe Interval (Ms) (${maxBreakMs}), got ${breakMs}`);
+		const breakMs = num('breakerBreak', 'Hold: First Probe After (Ms)', HOLD_DEFAULTS.breakMs, { min: 1 });
+		const maxBreakMs = num('breakerMaxBreak', 'Hold: Max Probe Interval (Ms)', HOLD_DEFAULTS.maxBreakMs, { min: 1 });
+		if (breakMs > maxBreakMs) parameterError(ctx, i, 'Hold: First Probe After (Ms)', `must not be more than Hold: Max Probe Interval (Ms) (${maxBreakMs}), got ${breakMs}`);
 		params.hold = {
-			consecutiveFailures: num('breakerConsecutiveFailures', 'Outage: Consecutive Failures', HOLD_DEFAULTS.consecutiveFailures, { integer: true, max: 1_000_000 }),
-			failureRatio: num('breakerFailurePercent', 'Outage: Failure Ratio (%)', HOLD_DEFAULTS.failureRatio * 100, { max: 100 }) / 100,
-			minimumCalls: num('breakerMinimumCalls', 'Outage: Minimum Requests', HOLD_DEFAULTS.minimumCalls, { integer: true, min: 1, max: 1_000_000 }),
-			windowMs: num('breakerWindow', 'Outage: Window (Ms)', HOLD_DEFAULTS.windowMs, { min: 1000 }),
+			consecutiveFailures: num('breakerConsecutiveFailures', 'Hold: Consecutive Failures', HOLD_DEFAULTS.consecutiveFailures, { integer: true, max: 1_000_000 }),
+			failureRatio: num('breakerFailurePercent', 'Hold: Failure Ratio (%)', HOLD_DEFAULTS.failureRatio * 100, { max: 100 }) / 100,
+			minimumCalls: num('breakerMinimumCalls', 'Hold: Minimum Requests', HOLD_DEFAULTS.minimumCalls, { integer: true, min: 1, max: 1_000_000 }),
+			windowMs: num('breakerWindow', 'Hold: Window (Ms)', HOLD_DEFAULTS.windowMs, { min: 1000 }),
 			breakMs,
 			maxBreakMs,
 		};

@@ -65,7 +65,7 @@ export const limitsProperties: INodeProperties[] = [
 					'Whether requests wait while the API looks down (failures in a row, or a failure ratio), with single probes finding out when it is back; then they come back one, two, four at a time. Off: every item retries on its own.',
 			},
 			{
-				displayName: 'Outage: Consecutive Failures',
+				displayName: 'Hold: Consecutive Failures',
 				name: 'breakerConsecutiveFailures',
 				type: 'number',
 				typeOptions: { minValue: 0 },
@@ -73,7 +73,7 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'The API counts as down after this many failures in a row (network errors, timeouts, 5xx; 0: only the ratio counts)',
 			},
 			{
-				displayName: 'Outage: Failure Ratio (%)',
+				displayName: 'Hold: Failure Ratio (%)',
 				name: 'breakerFailurePercent',
 				type: 'number',
 				typeOptions: { minValue: 0, maxValue: 100 },
@@ -81,7 +81,7 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'Or when this share of the requests in the window failed (0: only failures in a row count)',
 			},
 			{
-				displayName: 'Outage: First Probe After (Ms)',
+				displayName: 'Hold: First Probe After (Ms)',
 				name: 'breakerBreak',
 				type: 'number',
 				typeOptions: { minValue: 1 },
@@ -89,7 +89,7 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'How long the requests are held before one probe goes; the interval doubles after each failed probe',
 			},
 			{
-				displayName: 'Outage: Max Probe Interval (Ms)',
+				displayName: 'Hold: Max Probe Interval (Ms)',
 				name: 'breakerMaxBreak',
 				type: 'number',
 				typeOptions: { minValue: 1 },
@@ -97,7 +97,7 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'The interval between probes never grows longer than this',
 			},
 			{
-				displayName: 'Outage: Minimum Requests',
+				displayName: 'Hold: Minimum Requests',
 				name: 'breakerMinimumCalls',
 				type: 'number',
 				typeOptions: { minValue: 1 },
@@ -105,7 +105,7 @@ export const limitsProperties: INodeProperties[] = [
 				description: 'The failure ratio counts only with at least this many requests in the window',
 			},
 			{
-				displayName: 'Outage: Window (Ms)',
+				displayName: 'Hold: Window (Ms)',
 				name: 'breakerWindow',
 				type: 'number',
 				typeOptions: { minValue: 1000 },

@@ -142,7 +142,7 @@ export function classifyItemFailure(found: ItemFailure, rules: ItemClassificatio
 	const serverDelay = found.serverDelay ? { serverDelay: found.serverDelay } : {};
 	if (!found.failed) return { kind: 'status', ...(found.status !== undefined ? { status: found.status } : {}), message: String(found.status ?? ''), reachedServer: 'yes', transient: false, judged: 'not-a-failure' };
 	const judged = verdict && FOLLOWED_VERDICTS.has(verdict) ? { judged: verdict } : {};
-	const forced = !rules.onlyTransient || verdict === 'circuit-open';
+	const forced = !rules.onlyTransient || verdict === 'api-held';
 	if (found.status !== undefined) {
 		// the same judgement as the HTTP node's on a response: the status list, and what the server said
 		const facts = { status: found.status, ...(found.statusText !== undefined ? { statusText: found.statusText } : {}) };

@@ -44,7 +44,7 @@ export type AttemptFn<T> = (ctx: AttemptContext) => Promise<AttemptResult<T>>;
 export type GateNote = Pick<AttemptRecord, 'traffic' | 'budget'>;
 
 /** Why an item stops at the gate without sending its next attempt. */
-export type GateStop = Extract<StopReason, 'retry-after-too-long' | 'circuit-open' | 'retry-budget-exhausted' | 'deadline-exceeded'>;
+export type GateStop = Extract<StopReason, 'retry-after-too-long' | 'api-held' | 'retry-budget-exhausted' | 'deadline-exceeded'>;
 
 export type GateEntry<T> =
 	| { go: true; note: GateNote; done(result: AttemptResult<T>): Promise<void> }
@@ -63,7 +63,7 @@ export interface AttemptGate<T> {
 /** The code of the failure an item leaves with when the gate stopped it before any request. */
 const GATE_CODES: Record<GateStop, string> = {
 	'retry-after-too-long': 'EPAUSED',
-	'circuit-open': 'ECIRCUITOPEN',
+	'api-held': 'EAPIHELD',
 	'retry-budget-exhausted': 'ERETRYBUDGET',
 	'deadline-exceeded': 'EQUEUED',
 };

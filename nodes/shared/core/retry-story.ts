@@ -7,7 +7,7 @@ export type { StopReason };
 export type DelayReason = 'backoff' | 'poll' | 'retry-after' | 'rate-limit-reset';
 
 /** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
-export type TrafficWaitReason = 'paused' | 'held' | 'concurrency' | 'rate' | 'budget';
+export type TrafficWaitReason = 'paused' | 'held' | 'window' | 'pace' | 'budget';
 
 interface TrafficNote {
 	/** Time spent at the gate before this attempt went (0: none). */
@@ -81,8 +81,8 @@ const WAIT_REASONS: Record<DelayReason, string> = { backoff: 'backoff', poll: 'p
 const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 	paused: 'paused by the API',
 	held: 'held during an outage',
-	concurrency: 'for a slot',
-	rate: 'for the pace',
+	window: 'for room in the window',
+	pace: 'for the pace',
 	budget: 'for the retry budget',
 };
 
@@ -109,7 +109,7 @@ function waitBefore(record: AttemptRecord): string | undefined {
 	if (traffic && traffic.waitedMs >= TOLD_TRAFFIC_WAIT_MS && Object.keys(traffic.waitedFor ?? {}).length > 0) {
 		// the controller's numbers only where they explain the wait
 		const reasons = Object.entries(traffic.waitedFor ?? {}).map(([reason, ms]) => `${TRAFFIC_REASONS[reason as TrafficWaitReason]} ${formatDuration(ms ?? 0)}`);
-		const slots = traffic.waitedFor?.concurrency ? `, ${traffic.inFlight} in flight of a window of ${traffic.window}` : '';
+		const slots = traffic.waitedFor?.window ? `, ${traffic.inFlight} in flight of a window of ${traffic.window}` : '';
 		const budget = traffic.waitedFor?.budget && record.budget ? `, budget ${JSON.stringify(record.budget)}` : '';
 		parts.push(`waited ${formatDuration(traffic.waitedMs)} at the API's traffic control${reasons.length > 0 ? ` (${reasons.join(', ')}${slots}${budget})` : ''}`);
 	}

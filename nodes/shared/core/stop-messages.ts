@@ -56,8 +56,8 @@ export function whyStopped(facts: StopFacts): string {
 			return `the next retry (in ${formatDuration(facts.nextDelayMs ?? 0)}) would start after the total deadline; last ${last}`;
 		case 'retry-budget-exhausted':
 			return 'The retry budget is spent: too many retries for the traffic; keep the item for replay';
-		case 'circuit-open':
-			return `The circuit breaker is open; last ${last}`;
+		case 'api-held':
+			return `The API is held (it looks down); last ${last}`;
 		case 'not-a-failure':
 			return `The item carries no failure (${last}): nothing to retry`;
 		case 'canceled':

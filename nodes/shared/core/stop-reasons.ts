@@ -12,7 +12,7 @@ export const STOP_REASONS = [
 	'deadline-exceeded',
 	'retry-after-too-long',
 	'not-safe-to-retry',
-	'circuit-open',
+	'api-held',
 	'retry-budget-exhausted',
 	'canceled',
 	'not-a-failure',
@@ -27,6 +27,8 @@ export type StopReason = (typeof STOP_REASONS)[number];
  */
 const LEGACY: Record<string, (hadStatus: boolean) => StopReason> = {
 	'server-delay-too-long': () => 'retry-after-too-long',
+	// the hold was named for the circuit breaker's state (docs/glossary.md: one name per concept)
+	'circuit-open': () => 'api-held',
 	'not-retryable': (hadStatus) => (hadStatus ? 'final-status' : 'not-retryable-error'),
 };
 

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { admit, complete, TRAFFIC_MEMORY_MS, type Admission, type AdmitRequest, type Lease, type LeaseView, type Outcome, type Step, type TrafficData, type TrafficEvent, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { learnedRps } from '../../../nodes/shared/core/traffic/rate';
 import { budgetLimit } from '../../../nodes/shared/core/traffic/budget';
-import { breakerSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
+import { holdSnapshot, HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 
 import { resumeTraffic } from '../../../nodes/shared/core/traffic/operator';
@@ -86,11 +86,11 @@ class Api {
 }
 
 describe('traffic controller: slots in flight', () => {
-	it('lets a new API have 10 requests in flight; the 11th waits for a slot until the soonest lease ends', () => {
+	it('lets a new API have 10 requests in flight; the 11th waits for room in the window until the soonest lease ends', () => {
 		const api = new Api(params());
 		const admitted = Array.from({ length: 10 }, (_, k) => api.admit(T0 + k));
 		expect(admitted.every((a) => a.go)).toBe(true);
-		expect(api.admit(T0 + 10)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		expect(api.admit(T0 + 10)).toMatchObject({ go: false, reason: 'window', until: T0 + 40_000 });
 		api.complete(T0 + 20, admitted[0].id, OK);
 		expect(api.admit(T0 + 21)).toMatchObject({ go: true, inFlight: 10, window: 11 });
 	});
@@ -114,11 +114,11 @@ describe('traffic controller: slots in flight', () => {
 	it('gives up a lease that never reported (its worker died): the slot frees, a late report still teaches', () => {
 		const api = new Api(params({ window: { ceiling: 1, mode: 'fixed' } }));
 		const lost = api.admit(T0);
-		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'concurrency', until: T0 + 40_000 });
+		expect(api.admit(T0 + 1)).toMatchObject({ go: false, reason: 'window', until: T0 + 40_000 });
 		const next = api.admit(T0 + 40_000);
 		expect(next.go).toBe(true);
 		api.complete(T0 + 40_001, lost.id, OK); // unknown lease: ignored for the slot
-		expect(api.admit(T0 + 40_002)).toMatchObject({ go: false, reason: 'concurrency' });
+		expect(api.admit(T0 + 40_002)).toMatchObject({ go: false, reason: 'window' });
 	});
 });
 
@@ -347,7 +347,7 @@ describe('traffic controller: holding during an outage', () => {
 	it('after 5 failures in a row holds every request until the probe; one probe at a time; probes back off', () => {
 		const api = new Api(params());
 		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
-		expect(api.events.find((e) => e.kind === 'down')).toMatchObject({ kind: 'down', nextProbeAt: T0 + 1000 });
+		expect(api.events.find((e) => e.kind === 'held')).toMatchObject({ kind: 'held', nextProbeAt: T0 + 1000 });
 		expect(api.admit(T0 + 500)).toMatchObject({ go: false, reason: 'held', until: T0 + 1000 });
 		const probe = api.admit(T0 + 1000);
 		expect(probe).toMatchObject({ go: true, probe: true });
@@ -368,7 +368,7 @@ describe('traffic controller: holding during an outage', () => {
 		expect(api.events.some((e) => e.kind === 'recovered')).toBe(true);
 		const wave = [api.admit(T0 + 1011), api.admit(T0 + 1011), api.admit(T0 + 1011)];
 		expect(wave.map((a) => a.go)).toEqual([true, true, false]);
-		expect(wave[2]).toMatchObject({ reason: 'concurrency' });
+		expect(wave[2]).toMatchObject({ reason: 'window' });
 		for (const a of wave.slice(0, 2)) api.complete(T0 + 1020, a.id, OK);
 		const next = Array.from({ length: 5 }, () => api.admit(T0 + 1021));
 		expect(next.map((a) => a.go)).toEqual([true, true, true, true, false]);
@@ -429,7 +429,7 @@ describe('traffic controller: a hold is for an API that is down, not for items t
 				for (let r = 0; r < 4; r++) api.call(now + 10 + r, DOWN, { retry: true, failedBefore: true });
 			} else api.call(now, OK);
 		}
-		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.events.filter((e) => e.kind === 'held')).toEqual([]);
 		expect(api.admit(T0 + 10_001)).toMatchObject({ go: true, probe: false });
 	});
 
@@ -438,9 +438,9 @@ describe('traffic controller: a hold is for an API that is down, not for items t
 		const api = new Api(params());
 		const retry = { retry: true, failedBefore: true };
 		for (const [at, request] of [[0, {}], [900, retry], [1800, retry], [2700, {}]] as const) expect(api.call(T0 + at, DOWN, request).go).toBe(true);
-		expect(api.events.filter((e) => e.kind === 'down')).toEqual([]);
+		expect(api.events.filter((e) => e.kind === 'held')).toEqual([]);
 		expect(api.call(T0 + 3600, DOWN, retry).go).toBe(true);
-		expect(api.events.filter((e) => e.kind === 'down')).toHaveLength(1);
+		expect(api.events.filter((e) => e.kind === 'held')).toHaveLength(1);
 		expect(api.admit(T0 + 3601)).toMatchObject({ go: false, reason: 'held' });
 	});
 
@@ -587,8 +587,8 @@ describe('traffic controller: a refusal writes only what must be told once', () 
 		const full: LeaseView = { count: 1, soonest: T0 + 40_000 };
 		// (a first request: the retries the pause held back go first until 2200, see "after a stated pause")
 		const ended = admit(api.data, full, T0 + 2200, request, api.p);
-		expect(ended).toMatchObject({ changed: true, result: { go: false, reason: 'concurrency', events: [{ kind: 'resumed', by: 'retry-after', how: 'time' }] } });
-		expect(admit(ended.data, full, T0 + 2201, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'concurrency' } });
+		expect(ended).toMatchObject({ changed: true, result: { go: false, reason: 'window', events: [{ kind: 'resumed', by: 'retry-after', how: 'time' }] } });
+		expect(admit(ended.data, full, T0 + 2201, request, api.p)).toMatchObject({ changed: false, result: { go: false, reason: 'window' } });
 		expect(admit(ended.data, full, T0 + 2201, request, api.p).result.events).toBeUndefined();
 	});
 
@@ -640,14 +640,14 @@ describe('traffic controller: the pace', () => {
 	it('a fixed rate of 10 per second spaces requests 100 ms apart: a request the pace holds back reserves the next slot and goes at it', () => {
 		const api = new Api(params({ rateLimitRps: 10 }));
 		expect(api.admit(T0).go).toBe(true);
-		expect(api.admit(T0 + 30, { id: 'a' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 100, paceSlotAt: T0 + 100 });
+		expect(api.admit(T0 + 30, { id: 'a' })).toMatchObject({ go: false, reason: 'pace', until: T0 + 100, paceSlotAt: T0 + 100 });
 		// the next one held back gets the slot after it: nobody needs to look again before its own
-		expect(api.admit(T0 + 40, { id: 'b' })).toMatchObject({ go: false, reason: 'rate', until: T0 + 200, paceSlotAt: T0 + 200 });
+		expect(api.admit(T0 + 40, { id: 'b' })).toMatchObject({ go: false, reason: 'pace', until: T0 + 200, paceSlotAt: T0 + 200 });
 		// a little early (a timer, another worker's clock), it is admitted and sent at its slot, without taking another
 		expect(api.admit(T0 + 90, { id: 'a', paceSlotAt: T0 + 100 })).toMatchObject({ go: true, sendAt: T0 + 100 });
 		// late (a loaded machine), it still goes on the slot it holds, and the next goes a spacing after it
 		expect(api.admit(T0 + 260, { id: 'b', paceSlotAt: T0 + 200 }).go).toBe(true);
-		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'rate', until: T0 + 360 });
+		expect(api.admit(T0 + 260)).toMatchObject({ go: false, reason: 'pace', until: T0 + 360 });
 	});
 
 	it('waiters woken late together are admitted at once and sent one spacing apart, each keeping its slot: no burst after a stalled event loop, no round trip more', () => {
@@ -664,7 +664,7 @@ describe('traffic controller: the pace', () => {
 		expect(api.admit(T0 + 800, { id: 'b', paceSlotAt: T0 + 500 })).toMatchObject({ go: true, sendAt: T0 + 1050 });
 		expect(api.admit(T0 + 800, { id: 'c', paceSlotAt: T0 + 750 })).toMatchObject({ go: true, sendAt: T0 + 1300 });
 		// the next free slot is a spacing after the last one, late as it was
-		expect(api.admit(T0 + 810)).toMatchObject({ go: false, reason: 'rate', until: T0 + 1550, paceSlotAt: T0 + 1550 });
+		expect(api.admit(T0 + 810)).toMatchObject({ go: false, reason: 'pace', until: T0 + 1550, paceSlotAt: T0 + 1550 });
 	});
 
 	it('a request on its slot a few ms after a late one before it is admitted at once and sent at the spacing after it: a refusal would cost a round trip', () => {
@@ -681,9 +681,9 @@ describe('traffic controller: the pace', () => {
 		const api = new Api(params({ rateLimitRps: 0.5 }));
 		expect(api.admit(T0).go).toBe(true);
 		const held = api.admit(T0 + 10, { id: 'a' });
-		expect(held).toMatchObject({ go: false, reason: 'rate', paceSlotAt: T0 + 2000 });
-		expect(api.admit(T0 + 900, { id: 'a', paceSlotAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 2000, paceSlotAt: T0 + 2000 });
-		expect(api.admit(T0 + 1500, { id: 'a', paceSlotAt: T0 + 2000, deadlineAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'rate', until: T0 + 2000 });
+		expect(held).toMatchObject({ go: false, reason: 'pace', paceSlotAt: T0 + 2000 });
+		expect(api.admit(T0 + 900, { id: 'a', paceSlotAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'pace', until: T0 + 2000, paceSlotAt: T0 + 2000 });
+		expect(api.admit(T0 + 1500, { id: 'a', paceSlotAt: T0 + 2000, deadlineAt: T0 + 2000 })).toMatchObject({ go: false, reason: 'pace', until: T0 + 2000 });
 		expect(api.admit(T0 + 1500, { id: 'a', paceSlotAt: T0 + 2000, deadlineAt: T0 + 2001 })).toMatchObject({ go: true, sendAt: T0 + 2000 });
 	});
 
@@ -696,7 +696,7 @@ describe('traffic controller: the pace', () => {
 		// a fixed pace still holds a late reader back, by the slot it reserves
 		const paced = new Api(params({ rateLimitRps: 10 }));
 		expect(paced.admit(T0 + 50).go).toBe(true);
-		expect(paced.admit(T0 + 20)).toMatchObject({ go: false, reason: 'rate', paceSlotAt: T0 + 150 });
+		expect(paced.admit(T0 + 20)).toMatchObject({ go: false, reason: 'pace', paceSlotAt: T0 + 150 });
 	});
 
 	it('learns no pace from a throttle that carries a quota: the quota says the limit', () => {
@@ -740,7 +740,7 @@ describe('traffic controller: the pace', () => {
 		expect(rates.map((r) => Math.round(r * 10) / 10)).toEqual([10.8, 18.1]); // 0.9 x 20, 0.1 s into its curve
 		// the pace holds requests back at 5 s: kept 20 s from then, not from the throttle
 		expect(api.admit(T0 + 5000).go).toBe(true);
-		expect(api.admit(T0 + 5001)).toMatchObject({ go: false, reason: 'rate' });
+		expect(api.admit(T0 + 5001)).toMatchObject({ go: false, reason: 'pace' });
 		// 20 s after the throttle it still paces (it held a request back at 5 s)...
 		expect(api.data?.rate.learned && learnedRps(api.data.rate, T0 + 300 + 20_001)).toBeGreaterThan(0);
 		// ...and is dropped 20 s after that
@@ -816,7 +816,7 @@ describe('traffic controller: properties', () => {
 						continue;
 					}
 					const before = api.data;
-					const hold = tp.hold && before?.hold ? breakerSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
+					const hold = tp.hold && before?.hold ? holdSnapshot(before.hold, now, { ...tp.hold, probeTimeoutMs: tp.leaseMs }) : undefined;
 					const holdState = hold?.state ?? 'closed';
 					const inFlight = api.leases.filter(([, exp]) => exp > now).length;
 					const a = api.admit(now, { retry: o.retry, paced: o.paced });

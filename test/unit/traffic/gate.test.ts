@@ -133,11 +133,11 @@ describe('answers read together', () => {
 		let third: Awaited<ReturnType<typeof passGate>> | undefined;
 		const waiting = passGate(ctx, { id: 'c', retry: false, paced: false }, { maxServerDelayMs: 60_000 }).then((gate) => (third = gate));
 		await flush();
-		expect(ctx.waiters.size('api|slot')).toBe(1);
+		expect(ctx.waiters.size('api|window')).toBe(1);
 		await reportOutcome(ctx, a, first);
 		await flush();
 		// a's answer freed a slot; the waiter has not taken it before b's answer, read in the same turn, was reported
-		const wokenBeforeSecond = third !== undefined || ctx.waiters.size('api|slot') === 0;
+		const wokenBeforeSecond = third !== undefined || ctx.waiters.size('api|window') === 0;
 		await reportOutcome(ctx, b, second);
 		runtime.advance(0);
 		await flush();
@@ -251,11 +251,11 @@ describe('a woken request that cannot look', () => {
 			(error: Error) => error.message,
 		);
 		for (let i = 0; i < 10; i++) await Promise.resolve();
-		expect(ctx.waiters.size('api|slot')).toBe(1);
+		expect(ctx.waiters.size('api|window')).toBe(1);
 		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false });
 		failNext = true;
 		runtime.advance(0);
 		expect(await waiting).toBe('store down');
-		expect(ctx.waiters.lookingIn('api|slot')).toBe(0);
+		expect(ctx.waiters.lookingIn('api|window')).toBe(0);
 	});
 });

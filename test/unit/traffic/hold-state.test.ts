@@ -3,43 +3,43 @@ import {
 	allowCall,
 	HOLD_DEFAULTS,
 	breakDuration,
-	breakerForgetAt,
-	breakerSnapshot,
+	holdForgetAt,
+	holdSnapshot,
 	recordOutcome,
-	type BreakerData,
+	type HoldData,
 } from '../../../nodes/shared/core/traffic/hold-state';
-import type { BreakerChange, BreakerParams, BreakerVerdict } from '../../../nodes/shared/core/traffic/hold-state';
+import type { HoldChange, HoldParams, HoldVerdict } from '../../../nodes/shared/core/traffic/hold-state';
 import { FC_OPTIONS, T0 } from '../state/fc-options';
 
 /** The state machine's tests run on a refusing breaker's sizes (30 s to 5 min): the mechanics do not depend on them. */
-const BREAKER_PARAMS: BreakerParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
+const BREAKER_PARAMS: HoldParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
 
 /** A breaker driven step by step on an injected clock. */
 class Driver {
-	data: BreakerData | undefined;
+	data: HoldData | undefined;
 	now = T0;
-	constructor(readonly params: BreakerParams = BREAKER_PARAMS) {}
+	constructor(readonly params: HoldParams = BREAKER_PARAMS) {}
 	advance(ms: number): this {
 		this.now += ms;
 		return this;
 	}
-	allow(): BreakerVerdict {
+	allow(): HoldVerdict {
 		const step = allowCall(this.data, this.now, this.params);
 		this.data = step.data;
 		return step.result;
 	}
-	record(success: boolean): BreakerChange | undefined {
+	record(success: boolean): HoldChange | undefined {
 		const step = recordOutcome(this.data, this.now, success, this.params);
 		this.data = step.data;
 		return step.result;
 	}
 	/** A call that is let through and fails (or succeeds). */
-	call(success: boolean): BreakerChange | undefined {
+	call(success: boolean): HoldChange | undefined {
 		expect(this.allow().allowed).toBe(true);
 		return this.record(success);
 	}
 	get state() {
-		return breakerSnapshot(this.data, this.now, this.params);
+		return holdSnapshot(this.data, this.now, this.params);
 	}
 }
 
@@ -274,15 +274,15 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 	it('remembers an open breaker for maxBreakMs after its break, then forgets it (a fresh closed breaker)', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);
-		const data = b.data as BreakerData;
-		expect(breakerForgetAt(data, BREAKER_PARAMS)).toBe(T0 + 30_000 + 300_000);
-		expect(breakerSnapshot(data, T0 + 329_999, BREAKER_PARAMS)).toMatchObject({ state: 'open', openings: 1 });
-		expect(breakerSnapshot(data, T0 + 330_000, BREAKER_PARAMS)).toEqual({ state: 'closed', consecutiveFailures: 0, openings: 0 });
+		const data = b.data as HoldData;
+		expect(holdForgetAt(data, BREAKER_PARAMS)).toBe(T0 + 30_000 + 300_000);
+		expect(holdSnapshot(data, T0 + 329_999, BREAKER_PARAMS)).toMatchObject({ state: 'open', openings: 1 });
+		expect(holdSnapshot(data, T0 + 330_000, BREAKER_PARAMS)).toEqual({ state: 'closed', consecutiveFailures: 0, openings: 0 });
 	});
 
 	it('a closed breaker that saw no call has nothing to remember', () => {
 		const step = allowCall(undefined, T0, BREAKER_PARAMS);
-		expect(breakerForgetAt(step.data, BREAKER_PARAMS)).toBe(-Infinity);
+		expect(holdForgetAt(step.data, BREAKER_PARAMS)).toBe(-Infinity);
 	});
 
 	it('switches each trigger off with 0', () => {
@@ -294,7 +294,7 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 		const b = new Driver();
 		for (let i = 0; i < 5; i++) b.call(false);
 		b.advance(30_000).allow();
-		const copy = JSON.parse(JSON.stringify(b.data)) as BreakerData;
+		const copy = JSON.parse(JSON.stringify(b.data)) as HoldData;
 		expect(copy).toEqual(b.data);
 		expect(recordOutcome(copy, b.now, false, BREAKER_PARAMS)).toEqual(recordOutcome(b.data, b.now, false, BREAKER_PARAMS));
 	});
@@ -302,7 +302,7 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 	it('does not change the state it is given', () => {
 		const b = new Driver();
 		for (let i = 0; i < 4; i++) b.call(false);
-		const frozen = JSON.parse(JSON.stringify(b.data)) as BreakerData;
+		const frozen = JSON.parse(JSON.stringify(b.data)) as HoldData;
 		const deepFreeze = (o: object): void => {
 			Object.freeze(o);
 			for (const v of Object.values(o)) if (v && typeof v === 'object') deepFreeze(v as object);
@@ -315,7 +315,7 @@ describe('(e) circuit breaker: the state machine on an injected clock', () => {
 
 type Op = { kind: 'advance'; ms: number } | { kind: 'allow' } | { kind: 'report'; pick: number; success: boolean };
 
-const paramsArb: fc.Arbitrary<BreakerParams> = fc
+const paramsArb: fc.Arbitrary<HoldParams> = fc
 	.record({
 		consecutiveFailures: fc.integer({ min: 0, max: 6 }),
 		failureRatio: fc.constantFrom(0, 0.25, 0.5, 1),
@@ -326,7 +326,7 @@ const paramsArb: fc.Arbitrary<BreakerParams> = fc
 	})
 	.map(({ maxFactor, ...p }) => ({ ...p, maxBreakMs: p.breakMs * maxFactor }));
 
-const opsArb = (params: BreakerParams): fc.Arbitrary<Op[]> =>
+const opsArb = (params: HoldParams): fc.Arbitrary<Op[]> =>
 	fc.array(
 		fc.oneof(
 			{ weight: 2, arbitrary: fc.integer({ min: 0, max: Math.max(10, Math.floor(params.breakMs / 3)) }).map((ms): Op => ({ kind: 'advance', ms })) },

@@ -38,7 +38,7 @@ function costPerMinute(most: number): Limit {
 		name,
 		verdict({ data, nowMs, cost }) {
 			if (usedAt(data, nowMs) + cost <= most) return undefined;
-			return { go: false, reason: 'rate', until: (Math.floor(nowMs / MINUTE_MS) + 1) * MINUTE_MS, wake: 'time' };
+			return { go: false, reason: 'pace', until: (Math.floor(nowMs / MINUTE_MS) + 1) * MINUTE_MS, wake: 'time' };
 		},
 		// no refusalMerges, no admissionMerges: its verdict reads its own count, so its steps are exact
 		admitted({ data, nowMs, cost }) {
@@ -82,7 +82,7 @@ describe('a limit added by one module and one line (TrafficParams.limits)', () =
 		expect(await admitted(store, 'api:plain', T0, PLAIN, Array(8).fill(undefined))).toBe(8);
 		expect(await admitted(store, 'api:toy', T0, TOY, Array(8).fill(undefined))).toBe(5);
 		const refused = await call(store, 'api:toy', T0 + 1_000, TOY);
-		expect(refused).toMatchObject({ go: false, reason: 'rate', until: T0 + MINUTE_MS, wake: 'time' });
+		expect(refused).toMatchObject({ go: false, reason: 'pace', until: T0 + MINUTE_MS, wake: 'time' });
 		// cost 2 twice is 4 units; a third would be 6
 		expect(await admitted(store, 'api:toy', T0 + MINUTE_MS, TOY, [2, 2, 2, 1])).toBe(3);
 	});
@@ -97,7 +97,7 @@ describe('a limit added by one module and one line (TrafficParams.limits)', () =
 		expect(TOY.limits!.at(-1)!.forgetAt!(step.data, TOY)).toBe(T0 + MINUTE_MS);
 		expect(trafficForgetAt(step.data, TOY)).toBeGreaterThanOrEqual(T0 + MINUTE_MS);
 		const refusal = admit(step.data, { count: 1, soonest: T0 + 30_000 }, T0, request(3), TOY);
-		expect(refusal.result).toMatchObject({ go: false, reason: 'rate' });
+		expect(refusal.result).toMatchObject({ go: false, reason: 'pace' });
 		expect(refusal.merges).toBeUndefined();
 	});
 });
@@ -134,7 +134,7 @@ describeRedis(REDIS_URL ? 'a limit added by one line, in Redis' : `a limit added
 		// both workers send 6 requests at once: 5 units a minute for both together
 		const admissions = await Promise.all([...Array(6).keys()].flatMap(() => [call(worker, key, now, TOY), call(other, key, now, TOY)]));
 		expect(admissions.filter((a) => a.go)).toHaveLength(5);
-		expect(await call(other, key, now, TOY)).toMatchObject({ go: false, reason: 'rate' });
+		expect(await call(other, key, now, TOY)).toMatchObject({ go: false, reason: 'pace' });
 		// the state as Redis keeps it, read back: the toy's count is in it
 		const [state] = await worker.traffic(key, now, TOY, (data) => ({ data: data!, result: [data?.limits], changed: false }));
 		expect(state).toEqual({ costPerMinute: { minute: Math.floor(now / MINUTE_MS), used: 5 } });

@@ -98,7 +98,7 @@ describe("a node's gate publishes to the process's bus", () => {
 		const gate = createTrafficGate<string>(ctxOf('Mail', log.logger), new MemoryStateStore(), { key, label: 'smtp.example.com', params: params({ hold: { ...HOLD_DEFAULTS, consecutiveFailures: 3 } }) }, runtime, undefined, { nodeType: 'Some Mail Node', loopRetry: false, maxServerDelayMs: 60_000, reading });
 		const failure: AttemptFailure = { kind: 'network', code: 'ECONNREFUSED', message: 'refused', reachedServer: 'no', transient: true };
 		for (let i = 0; i < 3; i++) await attempt(gate, { ok: false, failure });
-		expect(getProcessTrafficEventCounts().countsOf(key)).toEqual({ down: 1 });
+		expect(getProcessTrafficEventCounts().countsOf(key)).toEqual({ held: 1 });
 		expect(log.lines).toEqual([['warn', expect.stringMatching(/^Some Mail Node "Mail": the API smtp\.example\.com looks down: its requests are held, one probe at /)]]);
 	});
 

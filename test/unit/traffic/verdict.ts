@@ -6,6 +6,6 @@
 export function verdictOf(result: unknown): unknown {
 	if (Array.isArray(result) || typeof result !== 'object' || result === null) return result;
 	const { inFlight: _inFlight, window: _window, budget: _budget, lease, ...verdict } = result as Record<string, unknown>;
-	if (verdict.reason === 'concurrency') delete verdict.until;
+	if (verdict.reason === 'window') delete verdict.until;
 	return Array.isArray(lease) ? { ...verdict, lease: [lease[0], lease[1], lease[3]] } : verdict;
 }

@@ -8,8 +8,8 @@ import { FakeRuntime, flushMicrotasks } from '../fake-runtime';
 
 describe('the queues of an API', () => {
 	it('a hold and a slot wait in one queue (a report frees both); every other reason in its own', () => {
-		expect(queueOf('api:1', 'held')).toBe(queueOf('api:1', 'concurrency'));
-		const names = (['concurrency', 'paused', 'budget', 'rate', 'bucket'] as const).map((reason) => queueOf('api:1', reason));
+		expect(queueOf('api:1', 'held')).toBe(queueOf('api:1', 'window'));
+		const names = (['window', 'paused', 'budget', 'pace', 'bucket'] as const).map((reason) => queueOf('api:1', reason));
 		expect(new Set(names).size).toBe(5);
 		expect(queueOf('api:2', 'paused')).not.toBe(queueOf('api:1', 'paused'));
 	});
@@ -18,7 +18,7 @@ describe('the queues of an API', () => {
 	function waitingEverywhere(waiters: Waiters, runtime: FakeRuntime): Map<string, boolean[]> {
 		const woken = new Map<string, boolean[]>();
 		for (const key of ['api:1', 'api:12']) {
-			for (const reason of ['concurrency', 'paused', 'budget', 'rate', 'bucket'] as const) {
+			for (const reason of ['window', 'paused', 'budget', 'pace', 'bucket'] as const) {
 				const queue = queueOf(key, reason);
 				const results: boolean[] = [];
 				woken.set(queue, results);

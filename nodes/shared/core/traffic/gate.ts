@@ -84,14 +84,14 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 			return { stop: 'retry-after-too-long', why: `The API paused all requests:${wait ? ` for${wait}` : ''} ${by}${when}, ${limit}` };
 		}
 		case 'held':
-			return { stop: 'circuit-open', why: `The API looks down: requests are held while a probe finds out when it is back; the next probe${when} comes ${limit}` };
+			return { stop: 'api-held', why: `The API looks down: requests are held while a probe finds out when it is back; the next probe${when} comes ${limit}` };
 		case 'budget':
 			return blocked.until === Infinity
 				? { stop: 'retry-budget-exhausted', why: 'The retry budget of the API allows no retry (Budget: Retries Allowed and Retries Always Allowed per Window are 0)' }
 				: { stop: 'retry-budget-exhausted', why: `The retry budget of the API is spent (retries are over their share of the traffic); room for this retry comes ${limit}` };
-		case 'concurrency':
-			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for a slot: the API's requests in flight are at their limit` };
-		case 'rate':
+		case 'window':
+			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for room in the window: the API's requests in flight are at their limit` };
+		case 'pace':
 			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for its turn at the API's pace` };
 	}
 }
@@ -117,7 +117,7 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const target = until === undefined ? Infinity : exact ? until : until + spread(until - now, () => runtime.random());
 	// a quota past its reset waits for the answer that tells the new count: any report may be it
 	const change = admission.reason === 'paused' && admission.wake === 'change';
-	const queue = queueOf(ctx.key, change ? 'concurrency' : admission.bucket !== undefined ? 'bucket' : admission.reason);
+	const queue = queueOf(ctx.key, change ? 'window' : admission.bucket !== undefined ? 'bucket' : admission.reason);
 	const lookAt = admission.wake === 'time' ? target : Math.min(target, now + ctx.pollMs);
 	// the timers count from the clock as it is now, after the store's round trip: counted from the
 	// time the step was asked, each wait would end that round trip late (a probe too, under load)
@@ -174,7 +174,7 @@ async function waitBehind(ctx: GateContext, queue: string, deadlineAt: number | 
 	const now = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now });
-	waits.concurrency = (waits.concurrency ?? 0) + Math.max(0, runtime.now() - now);
+	waits.window = (waits.window ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
 }
 
@@ -193,14 +193,14 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 	// room left: as many waiters as there is room for may go too, together (slow start grows
 	// the window one success at a time); one at a time would chain a round trip per request.
 	// Those woken already and still looking take their share of it
-	const slotQueue = queueOf(key, 'concurrency');
+	const slotQueue = queueOf(key, 'window');
 	if (admission.inFlight < admission.window) waiters.wakeForRoom(slotQueue, admission.window - admission.inFlight);
 	// a first request raises the budget's limit: a retry waiting for it may fit now
 	if (!request.retry) waiters.wake(queueOf(key, 'budget'));
 	// the pause is over: the request that has waited longest for it goes next, then the next
 	waiters.wake(queueOf(key, 'paused'));
 	// the pace's next slot: the longest waiter for it looks then
-	const rateQueue = queueOf(key, 'rate');
+	const rateQueue = queueOf(key, 'pace');
 	if (admission.paceAt !== undefined) waiters.lookAgain(rateQueue, { atMs: admission.paceAt, nowMs: runtime.now() }, (ms, fire) => runtime.startTimer(ms, fire));
 	// the next in its line may go too (else it waits again, and its queue's timer with it); in the
 	// slot queue, only when none woken is looking already (the room was handed out above)
@@ -218,7 +218,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
 	// reserved for it once the pace held it back
 	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
-	const slotQueue = queueOf(ctx.key, 'concurrency');
+	const slotQueue = queueOf(ctx.key, 'window');
 	for (;;) {
 		if (signal?.aborted) {
 			place.passOn();
@@ -242,7 +242,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 				// its reserved slot is just ahead: admitted now, it is sent then
 				const before = runtime.now();
 				await sleepUntil(ctx, admission.sendAt);
-				waits.rate = (waits.rate ?? 0) + Math.max(0, runtime.now() - before);
+				waits.pace = (waits.pace ?? 0) + Math.max(0, runtime.now() - before);
 			}
 			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
 		}
@@ -275,7 +275,7 @@ export async function reportOutcome(ctx: GateContext, lease: Lease, outcome: Out
 	const events = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => complete(data, leases, now, lease, outcome, ctx.params));
 	// a slot is free, or the probe has answered: handed on once the answers read with this one are
 	// reported too (a 429 among them pauses the API before the slot's next request goes)
-	ctx.waiters.wakeSoon(queueOf(ctx.key, 'concurrency'), (ms, fire) => ctx.runtime.startTimer(ms, fire));
+	ctx.waiters.wakeSoon(queueOf(ctx.key, 'window'), (ms, fire) => ctx.runtime.startTimer(ms, fire));
 	if (events.length > 0) ctx.onEvents?.(events);
 	return events;
 }

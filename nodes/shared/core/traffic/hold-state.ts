@@ -40,7 +40,7 @@
  * then every outcome in half-open counts as the probe's, as it did.
  *
  * Forgetting: a state nobody touched for long enough is as good as none, and is reset to a fresh
- * closed breaker (the store drops it at the same moment, see breakerForgetAt):
+ * closed breaker (the store drops it at the same moment, see holdForgetAt):
  *   closed     once the window holds no call (so also no streak)
  *   open       at openUntil + memoryMs
  *   half-open  at probeSince + probeTimeoutMs + memoryMs
@@ -50,7 +50,7 @@
  */
 import { addToBucket, clampWindowMs, currentBucket, liveBuckets, windowEmptyAt, windowTotals, type Bucket } from './sliding-window';
 
-export interface BreakerParams {
+export interface HoldParams {
 	/** Opens after this many failures in a row (0: off). */
 	consecutiveFailures: number;
 	/** Or when failures / calls in the window reach this ratio (0: off)... */
@@ -65,10 +65,10 @@ export interface BreakerParams {
 	probeTimeoutMs?: number;
 }
 
-type BreakerState = 'closed' | 'open' | 'half-open';
+type HoldState = 'closed' | 'open' | 'half-open';
 
-interface BreakerSnapshot {
-	state: BreakerState;
+interface HoldSnapshot {
+	state: HoldState;
 	/** When an open breaker lets a probe through (epoch ms). */
 	openUntil?: number;
 	consecutiveFailures: number;
@@ -76,19 +76,19 @@ interface BreakerSnapshot {
 	openings: number;
 }
 
-export type BreakerVerdict =
-	| { allowed: true; probe: boolean; snapshot: BreakerSnapshot }
-	| { allowed: false; snapshot: BreakerSnapshot };
+export type HoldVerdict =
+	| { allowed: true; probe: boolean; snapshot: HoldSnapshot }
+	| { allowed: false; snapshot: HoldSnapshot };
 
-export interface BreakerChange {
-	from: BreakerState;
-	to: BreakerState;
-	snapshot: BreakerSnapshot;
+export interface HoldChange {
+	from: HoldState;
+	to: HoldState;
+	snapshot: HoldSnapshot;
 }
 
 /** What a store keeps per breaker key. Plain JSON. */
-export interface BreakerData {
-	state: BreakerState;
+export interface HoldData {
+	state: HoldState;
 	/** Failures in a row, while closed. */
 	consecutiveFailures: number;
 	/** Of the streak, the failures of callers that had not failed before (absent: 0): it opens only with STREAK_FIRSTS of them. */
@@ -129,7 +129,7 @@ export interface BreakerData {
  *   deadline, 5 min by default). Refusing breakers wait longer (opossum 30 s, resilience4j 60 s)
  *   because each break fails requests; a hold fails none, so it can look often.
  */
-export const HOLD_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
+export const HOLD_DEFAULTS: Readonly<HoldParams> = Object.freeze({
 	consecutiveFailures: 5,
 	failureRatio: 0.5,
 	minimumCalls: 10,
@@ -138,8 +138,8 @@ export const HOLD_DEFAULTS: Readonly<BreakerParams> = Object.freeze({
 	maxBreakMs: 30_000,
 });
 
-interface BreakerStep<T> {
-	data: BreakerData;
+interface HoldStep<T> {
+	data: HoldData;
 	result: T;
 }
 
@@ -148,7 +148,7 @@ function nonNegative(n: number): number {
 }
 
 /** How long the breaker stays open at its `openings`-th opening in a row. */
-export function breakDuration(openings: number, params: BreakerParams): number {
+export function breakDuration(openings: number, params: HoldParams): number {
 	const base = nonNegative(params.breakMs);
 	const cap = nonNegative(params.maxBreakMs);
 	// 2^1024 is Infinity; any exponent past 60 is far over every sane cap already.
@@ -156,11 +156,11 @@ export function breakDuration(openings: number, params: BreakerParams): number {
 	return Math.min(cap, base * 2 ** exponent);
 }
 
-function probeTimeout(params: BreakerParams): number {
+function probeTimeout(params: HoldParams): number {
 	return params.probeTimeoutMs !== undefined ? nonNegative(params.probeTimeoutMs) : nonNegative(params.breakMs);
 }
 
-function memoryMs(params: BreakerParams): number {
+function memoryMs(params: HoldParams): number {
 	return Math.max(clampWindowMs(params.windowMs), nonNegative(params.breakMs), nonNegative(params.maxBreakMs));
 }
 
@@ -168,7 +168,7 @@ function memoryMs(params: BreakerParams): number {
  * From this time on the state is forgotten: a fresh closed breaker gives the same answers.
  * A store may drop the state then.
  */
-export function breakerForgetAt(data: BreakerData, params: BreakerParams): number {
+export function holdForgetAt(data: HoldData, params: HoldParams): number {
 	switch (data.state) {
 		case 'closed':
 			return windowEmptyAt(data.buckets, data.windowMs);
@@ -179,21 +179,21 @@ export function breakerForgetAt(data: BreakerData, params: BreakerParams): numbe
 	}
 }
 
-function fresh(windowMs: number): BreakerData {
+function fresh(windowMs: number): HoldData {
 	return { state: 'closed', consecutiveFailures: 0, openings: 0, windowMs, buckets: [] };
 }
 
 /** A copy of the state as it stands at `nowMs`: forgotten when idle long enough, window moved on. */
-function settle(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerData {
+function settle(data: HoldData | undefined, nowMs: number, params: HoldParams): HoldData {
 	const windowMs = clampWindowMs(params.windowMs);
-	if (!data || nowMs >= breakerForgetAt(data, params)) return fresh(windowMs);
-	const copy: BreakerData = { ...data, buckets: data.windowMs === windowMs ? data.buckets : [], windowMs };
+	if (!data || nowMs >= holdForgetAt(data, params)) return fresh(windowMs);
+	const copy: HoldData = { ...data, buckets: data.windowMs === windowMs ? data.buckets : [], windowMs };
 	if (copy.state === 'closed') copy.buckets = liveBuckets(copy.buckets, currentBucket(copy.buckets, nowMs, windowMs));
 	return copy;
 }
 
-function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
-	const snapshot: BreakerSnapshot = { state: data.state, consecutiveFailures: data.consecutiveFailures, openings: data.openings };
+function snapshotOf(data: HoldData, params: HoldParams): HoldSnapshot {
+	const snapshot: HoldSnapshot = { state: data.state, consecutiveFailures: data.consecutiveFailures, openings: data.openings };
 	if (data.state === 'open' && data.openUntil !== undefined) snapshot.openUntil = data.openUntil;
 	// Half-open: the earliest another probe may go, should the one in flight never report
 	if (data.state === 'half-open' && data.probeSince !== undefined) snapshot.openUntil = data.probeSince + probeTimeout(params);
@@ -201,9 +201,9 @@ function snapshotOf(data: BreakerData, params: BreakerParams): BreakerSnapshot {
 }
 
 /** Asks before a call (`id` names it, to know the probe's report): closed lets it through, open refuses it, half-open lets one probe through. */
-export function allowCall(data: BreakerData | undefined, nowMs: number, params: BreakerParams, id?: string): BreakerStep<BreakerVerdict> {
+export function allowCall(data: HoldData | undefined, nowMs: number, params: HoldParams, id?: string): HoldStep<HoldVerdict> {
 	const next = settle(data, nowMs, params);
-	const probe = (): BreakerStep<BreakerVerdict> => {
+	const probe = (): HoldStep<HoldVerdict> => {
 		next.state = 'half-open';
 		next.probeSince = nowMs;
 		if (id !== undefined) next.probeId = id;
@@ -225,7 +225,7 @@ export function allowCall(data: BreakerData | undefined, nowMs: number, params: 
 	}
 }
 
-function open(next: BreakerData, nowMs: number, params: BreakerParams): void {
+function open(next: HoldData, nowMs: number, params: HoldParams): void {
 	next.state = 'open';
 	next.openings += 1;
 	next.openUntil = nowMs + breakDuration(next.openings, params);
@@ -235,7 +235,7 @@ function open(next: BreakerData, nowMs: number, params: BreakerParams): void {
 	next.buckets = [];
 }
 
-function close(next: BreakerData): void {
+function close(next: HoldData): void {
 	next.state = 'closed';
 	next.openings = 0;
 	next.consecutiveFailures = 0;
@@ -252,17 +252,17 @@ function close(next: BreakerData): void {
 const STREAK_FIRSTS = 2;
 
 /** Who reported: `id` as given to allowCall; `counted: false` for a caller that failed already (its failure adds to the streak, not to the ratio). */
-interface BreakerReport {
+interface HoldReport {
 	id?: string;
 	counted?: boolean;
 }
 
-function resetStreak(next: BreakerData): void {
+function resetStreak(next: HoldData): void {
 	next.consecutiveFailures = 0;
 	delete next.streakFirsts;
 }
 
-function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
+function shouldTrip(next: HoldData, params: HoldParams): boolean {
 	const streak = params.consecutiveFailures;
 	if (streak > 0 && next.consecutiveFailures >= streak && (next.streakFirsts ?? 0) >= Math.min(STREAK_FIRSTS, streak)) return true;
 	if (!(params.failureRatio > 0)) return false;
@@ -271,7 +271,7 @@ function shouldTrip(next: BreakerData, params: BreakerParams): boolean {
 }
 
 /** Records the outcome of a call the breaker let through; returns the state change it caused. */
-export function recordOutcome(data: BreakerData | undefined, nowMs: number, success: boolean, params: BreakerParams, report: BreakerReport = {}): BreakerStep<BreakerChange | undefined> {
+export function recordOutcome(data: HoldData | undefined, nowMs: number, success: boolean, params: HoldParams, report: HoldReport = {}): HoldStep<HoldChange | undefined> {
 	const next = settle(data, nowMs, params);
 	const from = next.state;
 	if (from === 'closed') {
@@ -305,16 +305,16 @@ export function recordOutcome(data: BreakerData | undefined, nowMs: number, succ
  * moment rather than go with a caller that failed already (whose failure says less). A new state,
  * as every step here gives: the controller shares the one it was given.
  */
-export function markFreshWaiting(data: BreakerData, nowMs: number): BreakerData {
+export function markFreshWaiting(data: HoldData, nowMs: number): HoldData {
 	return data.state !== 'closed' ? { ...data, freshWaitingAt: nowMs } : data;
 }
 
 /** Has a caller that had not failed yet been refused since the breaker opened this time? */
-export function freshWaiting(data: BreakerData | undefined): boolean {
+export function freshWaiting(data: HoldData | undefined): boolean {
 	return data !== undefined && data.freshWaitingAt !== undefined && data.openedAt !== undefined && data.freshWaitingAt >= data.openedAt;
 }
 
 /** The breaker as it stands at `nowMs`, changing nothing. */
-export function breakerSnapshot(data: BreakerData | undefined, nowMs: number, params: BreakerParams): BreakerSnapshot {
+export function holdSnapshot(data: HoldData | undefined, nowMs: number, params: HoldParams): HoldSnapshot {
 	return snapshotOf(settle(data, nowMs, params), params);
 }

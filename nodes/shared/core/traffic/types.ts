@@ -5,7 +5,7 @@
  * (controller.ts), its limits (limits/) and the operator (operator.ts) import them, none of them
  * imports another for a type.
  */
-import type { BreakerChange, BreakerData, BreakerParams } from './hold-state';
+import type { HoldChange, HoldData, HoldParams } from './hold-state';
 import type { BucketsData } from './buckets';
 import type { BudgetData, BudgetParams, BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
@@ -16,7 +16,7 @@ export interface TrafficParams {
 	/** The retry budget; absent: none. */
 	budget?: BudgetParams;
 	/** When the API counts as down, and how probes are spaced (breakMs doubling to maxBreakMs); absent: no hold. */
-	hold?: BreakerParams;
+	hold?: HoldParams;
 	window: WindowParams;
 	/** A fixed pace the user set, requests per second; absent or 0: none. */
 	rateLimitRps?: number;
@@ -58,7 +58,7 @@ export interface TrafficData {
 	 */
 	retriesFirst?: { until: number; by: string };
 	budget?: BudgetData;
-	hold?: BreakerData;
+	hold?: HoldData;
 	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
 	buckets?: BucketsData;
 	/** How the log names the API (TrafficParams.label), for the operator's view. */
@@ -165,8 +165,8 @@ export interface Outcome {
 export type TrafficEvent =
 	| { kind: 'paused'; until: number; by: string; probedFrom?: number; bucket?: string }
 	| { kind: 'resumed'; by: string; how: 'probe' | 'time' | 'refilled' | 'hand'; bucket?: string }
-	| { kind: 'down'; nextProbeAt: number; change: BreakerChange }
-	| { kind: 'recovered'; change: BreakerChange }
+	| { kind: 'held'; nextProbeAt: number; change: HoldChange }
+	| { kind: 'recovered'; change: HoldChange }
 	| { kind: 'window'; decrease: WindowDecrease }
 	| { kind: 'rate-learned'; rps: number };
 

@@ -10,8 +10,8 @@ import type { Waiters } from './waiters';
 type QueueReason = WaitReason | 'bucket';
 
 /**
- * Waiters queue by what frees them: a report frees a slot or ends a probe (`held` and
- * `concurrency` wait in one queue); a first request makes room in the budget. A bucket's pause
+ * Waiters queue by what frees them: a report frees room in the window or ends a probe
+ * (`held` and `window` wait in one queue); a first request makes room in the budget. A bucket's pause
  * (`bucket`) is not the API's: the API's requests going on must not wake its waiters. Every queue
  * of an API starts with its key and `|`, so that all of them can be woken at once.
  */
@@ -19,11 +19,11 @@ export function queueOf(key: string, reason: QueueReason): string {
 	if (reason === 'bucket') return `${key}|bucket`;
 	if (reason === 'budget') return `${key}|budget`;
 	if (reason === 'paused') return `${key}|paused`;
-	if (reason === 'rate') return `${key}|rate`;
-	return `${key}|slot`;
+	if (reason === 'pace') return `${key}|pace`;
+	return `${key}|window`;
 }
 
-const QUEUE_REASONS: QueueReason[] = ['concurrency', 'paused', 'budget', 'rate', 'bucket'];
+const QUEUE_REASONS: QueueReason[] = ['window', 'paused', 'budget', 'pace', 'bucket'];
 
 /** The longest waiter of each of the API's queues looks again (another process changed its state). */
 export function wakeOneOfEachQueue(waiters: Waiters, key: string): void {

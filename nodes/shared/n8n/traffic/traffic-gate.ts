@@ -57,7 +57,7 @@ function noteOf(result: GateResult): GateNote {
 	const waited = Object.keys(result.waits).length > 0;
 	const probe = result.go && result.probe;
 	if (!waited && !probe) return {};
-	const slots = result.waits.concurrency !== undefined && admission ? { inFlight: admission.inFlight, window: admission.window } : {};
+	const slots = result.waits.window !== undefined && admission ? { inFlight: admission.inFlight, window: admission.window } : {};
 	const note: GateNote = { traffic: { waitedMs: result.waitedMs, ...(waited ? { waitedFor: result.waits } : {}), ...(probe ? { probe: true as const } : {}), ...slots } };
 	if (result.waits.budget !== undefined && admission?.budget) {
 		const b = admission.budget;

@@ -51,7 +51,7 @@ export function logTrafficEvent(logger: Logger, record: TrafficEventRecord): voi
 			// what an operator ended by hand, the Traffic Control node logs itself: one line for all it ended
 			if (record.how !== 'hand') logger.info(`${node}: ${resumedMessage(label, record)}`);
 			break;
-		case 'down':
+		case 'held':
 			logger.warn(`${node}: the API ${label} looks down: its requests are held, one probe at ${new Date(record.nextProbeAt).toISOString()}`);
 			break;
 		case 'recovered':

@@ -3,20 +3,20 @@
  * time, with growing intervals, a request that has not failed yet first; any success ends it, and
  * the held requests come back in slow start (the window restarts at one in flight).
  */
-import { allowCall, breakerForgetAt, breakerSnapshot, freshWaiting, HOLD_DEFAULTS, markFreshWaiting, recordOutcome, type BreakerParams } from '../hold-state';
+import { allowCall, holdForgetAt, holdSnapshot, freshWaiting, HOLD_DEFAULTS, markFreshWaiting, recordOutcome, type HoldParams } from '../hold-state';
 import { restart } from '../window';
 import { isoTime as iso, readsNoCount } from './limit';
 import type { Limit, LimitVerdict, TrafficParams } from '../types';
 
 /** The hold's breaker: a probe is given up when its lease is (a slow probe is no reason for a second). */
-function holdOf(params: TrafficParams): BreakerParams | undefined {
+function holdOf(params: TrafficParams): HoldParams | undefined {
 	if (!params.hold) return undefined;
 	// once per params object: every step of every request asks (params are never mutated)
 	let hold = holdParamsCache.get(params);
 	if (!hold) holdParamsCache.set(params, (hold = { ...params.hold, probeTimeoutMs: params.hold.probeTimeoutMs ?? params.leaseMs }));
 	return hold;
 }
-const holdParamsCache = new WeakMap<TrafficParams, BreakerParams>();
+const holdParamsCache = new WeakMap<TrafficParams, HoldParams>();
 
 /**
  * While the hold's probe is due, a request that failed already waits this long for one that has not
@@ -34,7 +34,7 @@ export const hold: Limit = {
 	verdict({ data, nowMs, request, params }): LimitVerdict {
 		const holdParams = holdOf(params);
 		if (!holdParams) return undefined;
-		const held = breakerSnapshot(data.hold, nowMs, holdParams);
+		const held = holdSnapshot(data.hold, nowMs, holdParams);
 		if (held.state === 'closed') return undefined;
 		if (held.openUntil !== undefined && nowMs < held.openUntil) return { go: false, reason: 'held', until: held.openUntil, wake: held.state === 'open' ? 'time' : 'change' };
 		const due = held.openUntil ?? nowMs;
@@ -60,16 +60,16 @@ export const hold: Limit = {
 		const step = recordOutcome(data.hold, nowMs, !outcome.outageFailure, holdParams, { id, counted: outcome.failedBefore !== true });
 		data.hold = step.data;
 		const change = step.result;
-		if (change?.to === 'open') events.push({ kind: 'down', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
+		if (change?.to === 'open') events.push({ kind: 'held', nextProbeAt: change.snapshot.openUntil ?? nowMs, change });
 		if (change && change.from !== 'closed' && change.to === 'closed') {
 			restart(data.window);
 			events.push({ kind: 'recovered', change });
 		}
 	},
-	forgetAt: (data, params) => (data.hold && params.hold ? breakerForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity),
+	forgetAt: (data, params) => (data.hold && params.hold ? holdForgetAt(data.hold, holdOf(params) ?? params.hold) : -Infinity),
 	view(data, nowMs, view) {
 		if (!data.hold) return;
-		const held = breakerSnapshot(data.hold, nowMs, { ...HOLD_DEFAULTS, windowMs: data.hold.windowMs, maxBreakMs: Infinity, probeTimeoutMs: Infinity });
+		const held = holdSnapshot(data.hold, nowMs, { ...HOLD_DEFAULTS, windowMs: data.hold.windowMs, maxBreakMs: Infinity, probeTimeoutMs: Infinity });
 		if (held.state !== 'closed') view.held = { state: held.state, nextProbeAt: held.openUntil !== undefined && Number.isFinite(held.openUntil) ? iso(held.openUntil) : null, openings: held.openings };
 	},
 	/** Closed by hand: the window restarts in slow start, as after a successful probe. */

@@ -25,7 +25,7 @@ export const pace: Limit = {
 		const { data, nowMs, request, params } = asking;
 		if (request.paceSlotAt === undefined) {
 			const paceAt = paceAllowsAt(data.rate);
-			return paceAt > nowMs ? { go: false, reason: 'rate', until: paceAt, wake: 'time' } : undefined;
+			return paceAt > nowMs ? { go: false, reason: 'pace', until: paceAt, wake: 'time' } : undefined;
 		}
 		// a slot reserved earlier is this request's, however late it comes (the pace took it then), but it
 		// keeps the spacing after the request before it: late wakes must not add up to a burst. Due
@@ -33,7 +33,7 @@ export const pace: Limit = {
 		// that time with another round trip, and requests of several workers woken late would chase
 		// each other's spacing round trip after round trip.
 		const at = reservedSlotSendAt(data.rate, request.paceSlotAt, nowMs, params.rateLimitRps);
-		if (at - nowMs > RESERVED_SEND_AHEAD_MS || (request.deadlineAt !== undefined && at >= request.deadlineAt)) return { go: false, reason: 'rate', until: at, wake: 'time' };
+		if (at - nowMs > RESERVED_SEND_AHEAD_MS || (request.deadlineAt !== undefined && at >= request.deadlineAt)) return { go: false, reason: 'pace', until: at, wake: 'time' };
 		if (at > nowMs) asking.sendAt = at;
 		return undefined;
 	},

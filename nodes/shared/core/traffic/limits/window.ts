@@ -20,7 +20,7 @@ export const window: Limit = {
 	},
 	verdict({ data, leases, params }) {
 		if (leases.count < windowSize(data.window, params.window)) return undefined;
-		return { go: false, reason: 'concurrency', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
+		return { go: false, reason: 'window', ...(Number.isFinite(leases.soonest) ? { until: leases.soonest } : {}), wake: 'change' };
 	},
 	/** The window is full: it stays full as long as the requests in flight are at least the window. */
 	refusalMerges: ({ data, params }): Merges => ({ inFlight: [windowSize(data.window, params.window), Infinity], ...noRoomWhile(data, params) }),
