@@ -5,7 +5,8 @@
  * request.
  *
  * - One policy, one implementation: a step is the controller's own TypeScript; Redis applies its
- *   result atomically with one Lua script (STEP) that holds no policy. The API's state is kept in
+ *   result atomically with one Lua script (STEP, state/step-script.ts) that holds no policy; what
+ *   it is sent and answers is typed, its argument order in one place (state/step-codec.ts). The API's state is kept in
  *   two parts (state/traffic-counters.ts): the counts that requests only add to (the budget's,
  *   the hold's and the pace's counts, the window's growth, the last use) in a hash, and the rest
  *   as one small JSON value with a version.
@@ -43,10 +44,11 @@
 import { randomBytes } from 'node:crypto';
 import { trafficForgetAt, type LeaseView, type TrafficData, type TrafficParams } from '../core/traffic/controller';
 import { connectionId, RedisStoreError, type RedisConnection } from './redis-connection';
-import { RedisClient, RedisTimeoutError, script, type RedisLike } from './redis-client';
+import { RedisClient, RedisTimeoutError, type RedisLike } from './redis-client';
 import type { StateStore, TrafficInspector, TrafficStep } from '../core/traffic/store';
 import { LeaseNames, type LeaseChanges } from './lease-names';
-import { counterChanges, countersFromHash, joinTraffic, SCALAR_FIELDS, splitTraffic, withScalarCounts, type Counters } from './traffic-counters';
+import { counterChanges, countersFromHash, joinTraffic, splitTraffic, withScalarCounts, type Counters } from './traffic-counters';
+import { decodeRead, decodeStep, encodeRead, encodeStep, freeChannel, READ, replyBytes, STEP, type StepPlan, type StepReply } from './step-codec';
 
 export const REDIS_STORE_DEFAULTS = Object.freeze({
 	/** Every key this package writes starts with it. */
@@ -95,114 +97,6 @@ interface RedisStoreStats {
 	largestCall: number;
 }
 
-/**
- * KEYS[1] the state ("<version>\n<json>" without its counts), KEYS[2] the leases, KEYS[3] the
- * counts (a hash, state/traffic-counters.ts). ARGV: [1] 'x' exact | 'm' merge, [2] the version the steps
- * started from ('' none), [3] the counts' sequence they saw (exact only), [4] [5] the fewest and
- * most leases in flight their verdicts hold for ('' no most), [6] now (ms), [7] the new value
- * ('' write nothing, '-' delete; exact only), [8] the state's time to live (ms; a merge only
- * lengthens it), [9] the leases' time to live (ms), [10] a channel to publish on ('' none), [11]
- * the message, [12] the largest window size (the count `ws`) the verdicts hold for ('' any; a
- * merge only), [13] [14] the window size the most in flight [5] is for and its ceiling ('' none):
- * a window others grew raises it as much (a merge only), [15] k, the number of arguments of count
- * changes that follow: 'a' field n (add) | 'x' field n (the larger) | 's' field n (set) | 'd'
- * field; then the lease changes, in four arguments whatever the number of steps: [16+k] this
- * process's prefix of lease names, [17+k] [18+k] the first number of the leases added and how
- * many (numbered on: prefix .. first, prefix .. first + 1, ...), [19+k] their end (ms after [6]: a
- * few digits, not an epoch), [20+k] the numbers of the leases ended ('a,b,c'; '' none).
- * Expired leases are dropped first. An exact write needs the version, the counts' sequence and the
- * leases the steps saw; a merge needs the version and the leases in its range, and adds its counts
- * to whatever other workers added. Returns {1, leases, soonest end, the counts' sequence, ws, wt,
- * wn, t} when applied, {0, current value, leases, soonest end, sequence, every count, why} when
- * not (why: 'state' another version, 'inFlight' leases out of the range, 'window' a window others
- * grew, 'counts' counts others added to before an exact write).
- */
-const STEP = script(`
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[6])
-local current = redis.call('GET', KEYS[1])
-if current == false then current = '' end
-local version = string.match(current, '^[^\\n]*')
-local count = redis.call('ZCARD', KEYS[2])
-local sequence = redis.call('HGET', KEYS[3], '_')
-if sequence == false then sequence = '' end
-local exact = ARGV[1] == 'x'
-local ws = tonumber(redis.call('HGET', KEYS[3], 'ws') or '0')
-local grown = ARGV[12] ~= '' and ws > tonumber(ARGV[12])
-local most = math.huge
-if ARGV[5] ~= '' then most = tonumber(ARGV[5]) end
-if ARGV[13] ~= '' then
-  local ceiling = tonumber(ARGV[14])
-  most = most + math.max(0, math.min(ceiling, ws) - math.min(ceiling, tonumber(ARGV[13])))
-end
-local lost = false
-if version ~= ARGV[2] then lost = 'state'
-elseif count < tonumber(ARGV[4]) or count > most then lost = 'inFlight'
-elseif grown then lost = 'window'
-elseif exact and sequence ~= ARGV[3] then lost = 'counts' end
-if lost then
-  local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-  return {0, current, count, first[2] or '', sequence, redis.call('HGETALL', KEYS[3]), lost}
-end
-local ttl = tonumber(ARGV[8])
-local k = tonumber(ARGV[15])
-if ARGV[7] == '-' then
-  redis.call('DEL', KEYS[1], KEYS[3])
-else
-  if ARGV[7] ~= '' then redis.call('SET', KEYS[1], ARGV[7], 'PX', ttl) end
-  local i = 16
-  while i <= 15 + k do
-    local op = ARGV[i]
-    if op == 'd' then
-      redis.call('HDEL', KEYS[3], ARGV[i + 1])
-      i = i + 2
-    else
-      if op == 'a' then
-        redis.call('HINCRBY', KEYS[3], ARGV[i + 1], ARGV[i + 2])
-      elseif op == 's' or tonumber(redis.call('HGET', KEYS[3], ARGV[i + 1]) or '0') < tonumber(ARGV[i + 2]) then
-        redis.call('HSET', KEYS[3], ARGV[i + 1], ARGV[i + 2])
-      end
-      i = i + 3
-    end
-  end
-  if k > 0 then sequence = tostring(redis.call('HINCRBY', KEYS[3], '_', 1)) end
-  if k > 0 or ARGV[7] ~= '' then
-    for _, key in ipairs({KEYS[1], KEYS[3]}) do
-      if exact or redis.call('PTTL', key) < ttl then redis.call('PEXPIRE', key, ttl) end
-    end
-  end
-end
-local i = 16 + k
-local prefix = ARGV[i]
-local adds = tonumber(ARGV[i + 2])
-if adds > 0 then
-  local score = tonumber(ARGV[6]) + tonumber(ARGV[i + 3])
-  local first = tonumber(ARGV[i + 1])
-  local members = {}
-  for j = 0, adds - 1 do
-    members[#members + 1] = score
-    members[#members + 1] = prefix .. (first + j)
-  end
-  redis.call('ZADD', KEYS[2], unpack(members))
-  if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[9]) then redis.call('PEXPIRE', KEYS[2], ARGV[9]) end
-end
-if ARGV[i + 4] ~= '' then
-  local members = {}
-  for number in string.gmatch(ARGV[i + 4], '[^,]+') do members[#members + 1] = prefix .. number end
-  redis.call('ZREM', KEYS[2], unpack(members))
-end
-if ARGV[10] ~= '' then redis.call('PUBLISH', ARGV[10], ARGV[11]) end
-local first = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
-local scalars = redis.call('HMGET', KEYS[3], 'ws', 'wt', 'wn', 't')
-return {1, redis.call('ZCARD', KEYS[2]), first[2] or '', sequence, scalars[1], scalars[2], scalars[3], scalars[4]}
-`);
-
-/** KEYS[1] the state, KEYS[2] the leases, KEYS[3] the counts; ARGV[1] now (ms). Returns {the state's value, leases in flight, every count}. */
-const READ = script(`
-local value = redis.call('GET', KEYS[1])
-if value == false then value = '' end
-return {value, redis.call('ZCOUNT', KEYS[2], '(' .. ARGV[1], '+inf'), redis.call('HGETALL', KEYS[3])}
-`);
-
 /** What this process last saw of an API: its version, state and leases. */
 interface Seen {
 	version: string;
@@ -246,7 +140,7 @@ interface Lane {
 
 /** One script's arguments, and what the steps answered if it applies. */
 interface Plan {
-	args: string[];
+	step: StepPlan;
 	results: unknown[];
 	/** What this process sees once it applies (a merge: before the counts Redis hands back). */
 	seen: Seen;
@@ -272,26 +166,23 @@ function parseSeen(raw: string, count: number, soonest: string, sequence: string
 }
 
 /** What this process sees once a script applied its plan: the leases Redis counts, and after a merge the window's counts others added to. */
-function applied(plan: Plan, reply: unknown[]): Seen {
-	const leases = { count: Number(reply[1]), soonest: reply[2] === '' ? Infinity : Number(reply[2]) };
-	const sequence = typeof reply[3] === 'string' ? reply[3] : '';
+function applied(plan: Plan, reply: Extract<StepReply, { applied: true }>): Seen {
+	const leases = { count: reply.inFlight, soonest: reply.soonest };
+	const sequence = reply.sequence;
 	if (!plan.merge) return { ...plan.seen, ...leases, sequence };
 	// nobody else added to the counts since this process last had them all: it still has them all
 	const complete = sequence === plan.nextSequence;
 	const data = plan.seen.data;
 	if (!data) return { ...plan.seen, ...leases, sequence: complete ? sequence : STALE };
-	const counters = new Map(plan.seen.counters);
-	SCALAR_FIELDS.forEach((field, i) => {
-		const value = reply[4 + i];
-		if (value !== null && value !== undefined && Number.isFinite(Number(value))) counters.set(field, Number(value));
-	});
+	const counters = new Map([...plan.seen.counters, ...reply.scalars]);
 	return { ...plan.seen, ...leases, data: { ...data, ...withScalarCounts(data.window, data.touchedAt, counters) }, counters, sequence: complete ? sequence : STALE };
 }
 
-/** Bytes of a script's reply (strings and numbers, nested lists included). */
-function replyBytes(reply: unknown): number {
-	if (Array.isArray(reply)) return reply.reduce<number>((sum, part) => sum + replyBytes(part), 0);
-	return reply === null || reply === undefined ? 0 : Buffer.byteLength(String(reply));
+/** STEP's reply, or a store error for what is none. */
+function decodeReply(raw: unknown): StepReply {
+	const reply = decodeStep(raw);
+	if (!reply) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(raw)}`);
+	return reply;
 }
 
 /** What a batch's steps did, run in order on what this process last saw. */
@@ -457,14 +348,13 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 
 	private async commit(key: string, lane: Lane, batch: Pending[]): Promise<unknown[]> {
 		const redisKey = this.keyFor(key);
-		const keys = [redisKey, `${redisKey}:leases`, `${redisKey}:counts`];
 		for (let attempt = 0; attempt < this.options.maxCasAttempts; attempt++) {
-			const plan = this.plan(lane, batch, `${redisKey}:free`);
+			const plan = this.plan(lane, batch, redisKey);
+			const call = encodeStep(plan.step);
 			this.counters.scripts++;
 			if (plan.merge) this.counters.merges++;
-			const sent = plan.args.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0) + keys.reduce((sum, k) => sum + k.length, 0);
-			this.counters.bytesSent += sent;
-			const reply: unknown = await this.client.run(STEP, keys, plan.args).catch((error: unknown) => {
+			this.counters.bytesSent += call.bytes;
+			const raw: unknown = await this.client.run(STEP, call.keys, call.args).catch((error: unknown) => {
 				if (error instanceof RedisTimeoutError) {
 					// it may still run: its leases are ended by the next script, and what Redis holds is unknown
 					this.counters.timeouts++;
@@ -473,11 +363,11 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 				}
 				return Promise.reject(error);
 			});
-			if (!Array.isArray(reply)) throw new RedisStoreError(`Redis store: unexpected script reply ${JSON.stringify(reply)}`);
-			const received = replyBytes(reply);
+			const reply = decodeReply(raw);
+			const received = replyBytes(raw);
 			this.counters.bytesReceived += received;
-			this.counters.largestCall = Math.max(this.counters.largestCall, sent + received);
-			if (Number(reply[0]) === 1) {
+			this.counters.largestCall = Math.max(this.counters.largestCall, call.bytes + received);
+			if (reply.applied) {
 				this.counters.steps += batch.length;
 				this.counters.leasesReleased += lane.names.pendingEnds;
 				lane.names.applied(plan.leases);
@@ -486,9 +376,8 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 			}
 			// another worker changed the state in between (or leases expired): the steps run again on what it holds now
 			this.counters.lostCas++;
-			const why: unknown = reply[6];
-			if (why === 'state' || why === 'inFlight' || why === 'window' || why === 'counts') this.counters.lostTo[why]++;
-			lane.seen = parseSeen(typeof reply[1] === 'string' ? reply[1] : '', Number(reply[2]), typeof reply[3] === 'string' ? reply[3] : '', typeof reply[4] === 'string' ? reply[4] : '', reply[5]);
+			if (reply.lostTo) this.counters.lostTo[reply.lostTo]++;
+			lane.seen = parseSeen(reply.value, reply.inFlight, reply.soonest, reply.sequence, reply.hash);
 		}
 		throw new RedisStoreError(`Redis store: ${this.options.maxCasAttempts} concurrent updates of one API's state in a row; giving up on these steps`);
 	}
@@ -501,10 +390,11 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		const prefix = `${this.options.keyPrefix}traffic:{`;
 		const found: Array<{ key: string; data: TrafficData; inFlight: number }> = [];
 		for (const redisKey of await this.client.scan(`${prefix}*}`)) {
-			const reply: unknown = await this.client.run(READ, [redisKey, `${redisKey}:leases`, `${redisKey}:counts`], [String(Math.floor(nowMs))]);
-			if (!Array.isArray(reply)) continue;
-			const { data } = parseSeen(typeof reply[0] === 'string' ? reply[0] : '', 0, '', '', reply[2]);
-			if (data) found.push({ key: redisKey.slice(prefix.length, -1), data, inFlight: Number(reply[1]) || 0 });
+			const call = encodeRead(redisKey, nowMs);
+			const reply = decodeRead(await this.client.run(READ, call.keys, call.args));
+			if (!reply) continue;
+			const { data } = parseSeen(reply.value, 0, '', '', reply.hash);
+			if (data) found.push({ key: redisKey.slice(prefix.length, -1), data, inFlight: reply.inFlight });
 		}
 		return found;
 	}
@@ -514,50 +404,46 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	 * A merge when every step says its verdict reads no count (Step.merges) and the steps only added
 	 * to counts: then other workers' healthy requests, which only add to counts too, race it no more.
 	 */
-	private plan(lane: Lane, batch: Pending[], channel: string): Plan {
+	private plan(lane: Lane, batch: Pending[], redisKey: string): Plan {
 		const seen = lane.seen;
 		const ran = runSteps(seen, batch);
 		const { data, count, soonest, nowMs, results } = ran;
 		const base = Math.floor(nowMs);
 		const leases = lane.names.changes(ran.added, ran.ended, nowMs);
-		const leaseArgs = [this.versionPrefix, String(leases.first), String(leases.added.length), String(leases.added.length > 0 ? Math.ceil(ran.leasesUntil - base) : 0), leases.endNumbers.join(',')];
-		const leaseTtlMs = Math.max(1, Math.ceil(ran.leasesUntil - nowMs + this.options.ttlGraceMs));
-		const publish = [ran.frees ? channel : '', this.versionPrefix];
 		const next = { ...seen, data, count, soonest };
 		// a window others grew raises the most in flight, when every step with a most said so (refusals have none)
-		const room = ran.roomGrows && Number.isFinite(ran.roomSize) ? [String(ran.roomSize), String(ran.roomCeiling)] : ['', ''];
-		const windowChecks = [Number.isFinite(ran.windowAtMost) ? String(ran.windowAtMost) : '', ...room];
-		// STEP's arguments, in its order: the check (a merge's or an exact write's), what to write, the count and lease changes
-		const argsFor = (merge: boolean, value: string, ttlMs: number, counterOps: readonly string[]): string[] => [
-			...(merge ? ['m', seen.version, '', String(Math.max(0, ran.fewest)), Number.isFinite(ran.most) ? String(ran.most) : ''] : ['x', seen.version, seen.sequence, String(seen.count), String(seen.count)]),
-			String(base),
-			value,
-			String(Math.max(1, ttlMs)),
-			String(leaseTtlMs),
-			...publish,
-			...(merge ? windowChecks : ['', '', '']),
-			String(counterOps.length),
-			...counterOps,
-			...leaseArgs,
-		];
+		const room = ran.roomGrows && Number.isFinite(ran.roomSize) ? { size: ran.roomSize, ceiling: ran.roomCeiling } : undefined;
+		// the check (a merge's or an exact write's), what to write, the count and lease changes
+		const stepPlan = (merge: boolean, write: StepPlan['write'], ttlMs: number, counterOps: StepPlan['counterOps']): StepPlan => ({
+			redisKey,
+			check: merge ? { merge, version: seen.version, fewest: Math.max(0, ran.fewest), most: ran.most, windowAtMost: ran.windowAtMost, room } : { merge, version: seen.version, sequence: seen.sequence, inFlight: seen.count },
+			nowMs: base,
+			write,
+			ttlMs: Math.max(1, ttlMs),
+			leaseTtlMs: Math.max(1, Math.ceil(ran.leasesUntil - nowMs + this.options.ttlGraceMs)),
+			counterOps,
+			leases: { prefix: this.versionPrefix, first: leases.first, added: leases.added.length, endsInMs: leases.added.length > 0 ? Math.ceil(ran.leasesUntil - base) : 0, ended: leases.endNumbers },
+			publish: ran.frees,
+			from: this.versionPrefix,
+		});
 		if (!ran.params || !data) {
 			// nothing to write: the check that the verdicts still hold, and the leases
-			return { args: argsFor(ran.mergeable, '', 1, []), results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, leases };
+			return { step: stepPlan(ran.mergeable, undefined, 1, []), results, seen: next, merge: ran.mergeable, nextSequence: seen.sequence, leases };
 		}
 		const split = splitTraffic(data);
 		const changes = counterChanges(seen.counters, split.counters);
 		const ttlMs = Math.ceil(trafficForgetAt(data, ran.params) - nowMs + this.options.ttlGraceMs);
 		const merge = ran.mergeable && split.base === seen.base && changes.merge !== undefined && ttlMs > 0;
-		const counterOps = (merge ? changes.merge : changes.exact)!.flatMap((op) => op.map(String));
+		const counterOps = (merge ? changes.merge : changes.exact)!;
 		const nextSequence = counterOps.length === 0 ? seen.sequence : /^\d+$/.test(seen.sequence) ? String(Number(seen.sequence) + 1) : seen.sequence === '' ? '1' : STALE;
 		if (merge) {
-			return { args: argsFor(true, '', ttlMs, counterOps), results, seen: { ...next, counters: split.counters }, merge, nextSequence, leases };
+			return { step: stepPlan(true, undefined, ttlMs, counterOps), results, seen: { ...next, counters: split.counters }, merge, nextSequence, leases };
 		}
 		const rewrite = split.base !== seen.base;
 		const version = rewrite ? `${this.versionPrefix}.${(++this.versions).toString(36)}` : seen.version;
-		const value = ttlMs <= 0 ? '-' : rewrite ? `${version}\n${split.base}` : '';
-		const after: Seen = value === '-' ? { ...NOTHING, count, soonest } : { ...next, version, base: split.base, counters: split.counters };
-		return { args: argsFor(false, value, ttlMs, counterOps), results, seen: after, merge, nextSequence: value === '-' ? '' : nextSequence, leases };
+		const write = ttlMs <= 0 ? 'delete' : rewrite ? { value: `${version}\n${split.base}` } : undefined;
+		const after: Seen = write === 'delete' ? { ...NOTHING, count, soonest } : { ...next, version, base: split.base, counters: split.counters };
+		return { step: stepPlan(false, write, ttlMs, counterOps), results, seen: after, merge, nextSequence: write === 'delete' ? '' : nextSequence, leases };
 	}
 
 	/**
@@ -565,7 +451,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	 * subscription per key and process, whatever the number of watchers.
 	 */
 	watch(key: string, onChange: () => void): () => void {
-		const channel = `${this.keyFor(key)}:free`;
+		const channel = freeChannel(this.keyFor(key));
 		let listeners = this.watchers.get(channel);
 		if (!listeners) {
 			listeners = new Set();

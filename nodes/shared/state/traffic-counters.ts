@@ -133,6 +133,9 @@ export function countersFromHash(flat: readonly unknown[]): Counters {
 /** The window's counts and the last use, which every merge hands back (so a worker sees the window others grew). */
 export const SCALAR_FIELDS = Object.freeze(['ws', 'wt', 'wn', 't'] as const);
 
+/** The window's size: a merge's verdict holds only while it is at most what the steps saw. */
+export const WINDOW_SIZE_FIELD = 'ws';
+
 /** The window and the last use with the counts `counters` holds; those it does not hold are the given ones (or start again). */
 export function withScalarCounts(window: Partial<TrafficData['window']>, touchedAt: number | undefined, counters: Counters): Pick<TrafficData, 'window' | 'touchedAt'> {
 	return {
