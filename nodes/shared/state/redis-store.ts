@@ -175,7 +175,7 @@ function applied(plan: Plan, reply: Extract<StepReply, { applied: true }>): Seen
 	const data = plan.seen.data;
 	if (!data) return { ...plan.seen, ...leases, sequence: complete ? sequence : STALE };
 	const counters = new Map([...plan.seen.counters, ...reply.scalars]);
-	return { ...plan.seen, ...leases, data: { ...data, ...withScalarCounts(data.window, data.touchedAt, counters) }, counters, sequence: complete ? sequence : STALE };
+	return { ...plan.seen, ...leases, data: { ...data, ...withScalarCounts(data, counters) }, counters, sequence: complete ? sequence : STALE };
 }
 
 /** STEP's reply, or a store error for what is none. */

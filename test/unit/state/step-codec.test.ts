@@ -60,8 +60,9 @@ describe('the STEP arguments', () => {
 
 describe('the STEP replies', () => {
 	it('applied: the leases, the soonest end, the sequence and the window counts it holds', () => {
-		const reply = decodeStep([1, 2, '31000', '3', '5', null, '7', '1500']);
-		expect(reply).toEqual({ applied: true, inFlight: 2, soonest: 31_000, sequence: '3', scalars: new Map([['ws', 5], ['wn', 7], ['t', 1_500]]) });
+		// in the order of SCALAR_FIELDS: t ws wt wn
+		const reply = decodeStep([1, 2, '31000', '3', '1500', '5', null, '7']);
+		expect(reply).toEqual({ applied: true, inFlight: 2, soonest: 31_000, sequence: '3', scalars: new Map([['t', 1_500], ['ws', 5], ['wn', 7]]) });
 		expect(decodeStep([1, 0, '', '', null, null, null, null])).toMatchObject({ soonest: Infinity, scalars: new Map() });
 	});
 
@@ -94,11 +95,11 @@ const REDIS_URL = process.env.RH_TEST_REDIS_URL;
 
 	it('writes an exact plan, adds a merge to it, and hands a stale one back what it holds', async () => {
 		await redis.del(KEY, `${KEY}:leases`, `${KEY}:counts`);
-		expect(await run(exact)).toEqual({ applied: true, inFlight: 2, soonest: 31_000, sequence: '1', scalars: new Map([['ws', 4], ['t', 1_000]]) });
+		expect(await run(exact)).toEqual({ applied: true, inFlight: 2, soonest: 31_000, sequence: '1', scalars: new Map([['t', 1_000], ['ws', 4]]) });
 		expect(await redis.get(KEY)).toBe('v1\n{"a":1}');
 		expect(await redis.zrange(`${KEY}:leases`, 0, -1)).toEqual(['p0', 'p1']);
 
-		expect(await run(merge)).toEqual({ applied: true, inFlight: 1, soonest: 31_500, sequence: '2', scalars: new Map([['ws', 5], ['t', 1_500]]) });
+		expect(await run(merge)).toEqual({ applied: true, inFlight: 1, soonest: 31_500, sequence: '2', scalars: new Map([['t', 1_500], ['ws', 5]]) });
 		expect(await redis.hgetall(`${KEY}:counts`)).toEqual({ ws: '5', t: '1500', f7: '2', _: '2' });
 		expect(await redis.zrange(`${KEY}:leases`, 0, -1)).toEqual(['p2']);
 		expect(await redis.pttl(KEY)).toBeGreaterThan(50_000);

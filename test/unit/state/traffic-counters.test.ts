@@ -132,4 +132,26 @@ describe('traffic counters: the state split for a shared store', () => {
 		expect(joinTraffic({ not: 'ours' }, new Map())).toBeUndefined();
 		expect(joinTraffic('text', new Map())).toBeUndefined();
 	});
+
+	it('keeps the hash fields and the JSON part a state was written with (no migration)', () => {
+		const window = { size: 6, slowStart: false, toward: 2, roundStartsAt: 3, starts: 9 };
+		const data = {
+			window,
+			rate: { nextAt: 5, successes: [[7, 4]] },
+			pausedUntil: 0,
+			touchedAt: 1_234,
+			budget: { windowMs: 60_000, buckets: [[7, 3, 1], [8, 2, 0]] },
+			hold: { state: 'closed', consecutiveFailures: 1, openings: 0, buckets: [[8, 5, 1]] },
+		} as unknown as TrafficData;
+		const { base, counters } = splitTraffic(data);
+		expect([...counters]).toEqual([
+			['t', 1_234], ['ws', 6], ['wt', 2], ['wn', 9], ['s7', 4],
+			['f7', 3], ['r7', 1], ['f8', 2], ['r8', 0], ['c8', 5], ['x8', 1],
+		]);
+		expect(base).toBe('{"budget":{"windowMs":60000},"hold":{"consecutiveFailures":1,"openings":0,"state":"closed"},"pausedUntil":0,"rate":{"nextAt":5},"window":{"roundStartsAt":3,"slowStart":false}}');
+		expect(joinTraffic(JSON.parse(base), counters)).toEqual(data);
+		// a state written before the counts had a hash keeps them in its JSON
+		expect(joinTraffic(JSON.parse(JSON.stringify(data)), new Map())).toEqual(data);
+		expect(joinTraffic({ window: { slowStart: true, roundStartsAt: 0 }, rate: { nextAt: 0 }, pausedUntil: 0 }, new Map())).toEqual({ window: { size: 1, toward: 0, starts: 0, slowStart: true, roundStartsAt: 0 }, rate: { nextAt: 0, successes: [] }, pausedUntil: 0, touchedAt: 0 });
+	});
 });
