@@ -50,7 +50,7 @@ export const STEP = script(`${prelude(STEP_ARGV, STEP_LEASE_ARGV)}\n${STEP_BODY}
 export const READ = script(`${prelude(READ_ARGV, [])}\n${READ_BODY}`);
 
 /** Why a script did not apply: another version, leases in flight out of range, a window others grew, counts others added to before an exact write. */
-type LostTo = 'state' | 'inFlight' | 'window' | 'counts';
+export type LostTo = 'state' | 'inFlight' | 'window' | 'counts';
 
 /** What a batch's verdicts need of the state to hold. */
 type StepCheck =
