@@ -5,7 +5,7 @@
  * part against Redis runs with RH_TEST_REDIS_URL.
  */
 import { Redis } from 'ioredis';
-import { decodeStep, encodeStep, STEP, type StepPlan } from '../../../nodes/shared/state/step-codec';
+import { decodeStep, encodeStep, READ, STEP, type StepPlan } from '../../../nodes/shared/state/step-codec';
 
 const KEY = `rh-test:traffic:{codec-${process.pid}}`;
 
@@ -55,6 +55,24 @@ describe('the STEP arguments', () => {
 		const open: StepPlan = { ...merge, check: { merge: true, version: 'v1', fewest: 0, most: Infinity, windowAtMost: Infinity, room: undefined }, counterOps: [] };
 		expect(encodeStep(open).args.slice(0, 15)).toEqual(['m', 'v1', '', '0', '', '1500', '', '60000', '45000', '', 'p', '', '', '', '0']);
 		expect(encodeStep({ ...exact, write: 'delete' }).args[6]).toBe('-');
+	});
+});
+
+describe('the STEP script', () => {
+	it('declares every argument and key it reads, from the codec, and reads every one it declares', () => {
+		for (const { source, prefix, array } of [
+			{ source: STEP.source, prefix: 'args', array: 'ARGV' },
+			{ source: READ.source, prefix: 'args', array: 'ARGV' },
+			{ source: STEP.source, prefix: 'keys', array: 'KEYS' },
+		]) {
+			const declared = [...source.matchAll(new RegExp(`(\\w+) = ${array}\\[(?:\\d|OPS_FROM)`, 'g'))].map((m) => m[1]);
+			const read = new Set([...source.matchAll(new RegExp(`\\b${prefix}\\.(\\w+)`, 'g'))].map((m) => m[1]));
+			expect(new Set(declared).size).toBe(declared.length);
+			expect([...read].sort()).toEqual([...declared].sort());
+		}
+		// READ's one argument, and STEP's fixed ones before the count changes and the five lease arguments after them
+		expect(READ.source).toContain('now = ARGV[1]');
+		expect(STEP.source).toContain('local OPS_FROM = 16');
 	});
 });
 
