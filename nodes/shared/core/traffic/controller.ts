@@ -3,17 +3,17 @@
  * request to that API, of every item, execution and worker, asks it before it is sent and reports
  * to it after. It replaces "refuse" with "wait" wherever a request can still succeed later.
  *
- * It runs a list of limits (limits/registry.ts), each one module with one interface (limits/limit.ts):
+ * It runs a list of limits (limits/registry.ts), each one module with one interface (Limit, types.ts):
  * the first that refuses a request is its reason to wait, and each learns from every report. In
  * their order:
  *
  *   paused       the API asked everyone to wait (limits/pause.ts), or its rate-limit quota is spent
  *                (limits/quota.ts), or the quota of the bucket the request's route goes to
  *                (limits/buckets.ts). A pause whose end the node only guesses is probed.
- *   held         the API looks down (limits/hold.ts, the circuit breaker's rule): nothing goes but
+ *   held         the API looks down (limits/hold.ts, hold-state.ts's rule): nothing goes but
  *                one probe at a time; the held requests come back in slow start.
- *   concurrency  requests in flight to the API are at its learned window (limits/window.ts).
- *   rate         the pace: a fixed limit the user set, or one learned from throttling (limits/pace.ts).
+ *   window       requests in flight to the API are at its learned window (limits/window.ts).
+ *   pace         a fixed limit the user set, or one learned from throttling (limits/pace.ts).
  *   budget       a retry after an error waits while retries are over their share of the traffic
  *                (limits/budget.ts).
  *
