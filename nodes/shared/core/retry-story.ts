@@ -16,7 +16,7 @@ interface TrafficNote {
 	waitedFor?: Partial<Record<TrafficWaitReason, number>>;
 	/** This attempt was the probe that finds out whether a down API is back. */
 	probe?: true;
-	/** For a wait for a slot: requests in flight to the API when it went (itself included), and the API's window. */
+	/** For a wait for room in the window: requests in flight to the API when it went (itself included), and the API's window. */
 	inFlight?: number;
 	window?: number;
 }

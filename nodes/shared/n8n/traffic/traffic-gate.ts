@@ -48,7 +48,7 @@ interface TrafficGateOptions<T> {
 
 /**
  * What the attempt's record says of the API's traffic controller: only what explains a wait
- * before it (how long and why; the slots in flight for a slot, the budget's counters for the
+ * before it (how long and why; the requests in flight for room in the window, the budget's counters for the
  * budget) or that it was the probe after an outage. The controller's own step (a store's round
  * trip, no reason) is no wait a person needs to read of.
  */
