@@ -1,6 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { stateStoreProperty } from '../shared/n8n/state-store-parameter';
 
+/** The forms the API parameter takes (api-filter.ts reads them). */
+const API_FORMS = 'Any of: the host (api.github.com, 127.0.0.1: every port and credential of it), host:port, a URL or origin on it (any path), the label or the key (api:…) Get State shows. Host names in any case; a default port (80, 443) may be given or not.';
+
 export const trafficControlProperties: INodeProperties[] = [
 	{
 		displayName: 'Operation',
@@ -24,7 +27,7 @@ export const trafficControlProperties: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		placeholder: 'e.g. api.github.com',
-		description: "The API's host (every controller of that host: one per credential), a URL on it, or a key from Get State (api:…). Empty: every API.",
+		description: `The API to show. ${API_FORMS} Empty: every API.`,
 		displayOptions: { show: { operation: ['getState'] } },
 	},
 	{
@@ -34,7 +37,7 @@ export const trafficControlProperties: INodeProperties[] = [
 		default: '',
 		required: true,
 		placeholder: 'e.g. api.github.com',
-		description: "The API's host (every controller of that host: one per credential), a URL on it, or a key from Get State (api:…)",
+		description: `The API whose pause or hold to end. ${API_FORMS} An API the store does not keep fails the item, listing those it keeps.`,
 		displayOptions: { show: { operation: ['resume'] } },
 	},
 	{

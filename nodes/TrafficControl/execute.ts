@@ -12,10 +12,11 @@ import { resumeTraffic, trafficView } from '../shared/core/traffic/operator';
 import type { ResumeRequest } from '../shared/core/traffic/types';
 import { wakeAllQueuesOf } from '../shared/core/traffic/wait-queues';
 import { getProcessWaiters } from '../shared/core/traffic/waiters';
-import { isApiKey } from '../shared/n8n/traffic/api-name';
 import { selectStateStore, type OperatorStore } from '../shared/n8n/traffic/state-store';
 import { getProcessTrafficEvents } from '../shared/n8n/traffic/traffic-events';
 import { logNameOf } from '../shared/n8n/traffic/traffic-log';
+import { apiMatches, readApiFilter, type ApiFilter } from './api-filter';
+import { hintNothingFound, noApiError } from './no-api';
 
 /** How the log lines of this node name it: its display name (TrafficControl.node.ts). */
 const NODE_DISPLAY_NAME = 'Resilient HTTP Traffic Control';
@@ -26,8 +27,8 @@ const NODE_DISPLAY_NAME = 'Resilient HTTP Traffic Control';
  */
 const OPERATOR_PARAMS: TrafficParams = Object.freeze({ window: { ceiling: 1000, mode: 'adaptive' as const }, leaseMs: 600_000, hold: { ...HOLD_DEFAULTS }, budget: { ...BUDGET_DEFAULTS } });
 
-/** The API parameter: a key (api:…), or a host, read from a URL when it is one. */
-function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): string | undefined {
+/** The API parameter (api-filter.ts says the forms it takes); undefined: every API (Get State only). */
+function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): ApiFilter | undefined {
 	const raw = ctx.getNodeParameter('api', i, '') as unknown;
 	if (typeof raw !== 'string') throw new NodeOperationError(ctx.getNode(), `The parameter "API" must be text, got ${typeof raw}`, { itemIndex: i });
 	const value = raw.trim();
@@ -35,16 +36,15 @@ function apiFilter(ctx: IExecuteFunctions, i: number, required: boolean): string
 		if (required) throw new NodeOperationError(ctx.getNode(), 'The parameter "API" must name an API: its host (e.g. api.github.com), a URL on it, or a key from Get State', { itemIndex: i });
 		return undefined;
 	}
-	if (isApiKey(value)) return value;
 	try {
-		return /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? new URL(value).host.toLowerCase() : value.toLowerCase();
+		return readApiFilter(value);
 	} catch {
 		throw new NodeOperationError(ctx.getNode(), `The parameter "API" is not a host, a URL or a key: ${value}`, { itemIndex: i });
 	}
 }
 
-function matches(key: string, data: TrafficData, filter: string | undefined): boolean {
-	return filter === undefined || filter === key || (data.label ?? '').toLowerCase() === filter;
+function matches(key: string, data: TrafficData, filter: ApiFilter | undefined): boolean {
+	return filter === undefined || apiMatches(filter, key, data.label);
 }
 
 function endOf(ctx: IExecuteFunctions, i: number): ResumeRequest {
@@ -78,29 +78,61 @@ async function resumeOne(ctx: IExecuteFunctions, store: OperatorStore, key: stri
 	return { ...(result.after ? trafficView(key, result.after, result.inFlight, nowMs) : { api: key }), ended: result.ended };
 }
 
+/** A controller as the store lists it. */
+type StoredState = { key: string; data: TrafficData; inFlight: number };
+
+/** What one item asks: the APIs named, and for End Pause or Hold what to end; or why it cannot be read. */
+type ItemRequest = { filter: ApiFilter | undefined; end: ResumeRequest } | { error: NodeOperationError };
+
+/** Every item's parameters, read before anything changes: a bad one fails the node then, unless On Error continues. */
+function readRequests(ctx: IExecuteFunctions, count: number, resume: boolean): ItemRequest[] {
+	return Array.from({ length: count }, (_, i) => {
+		try {
+			return { filter: apiFilter(ctx, i, resume), end: resume ? endOf(ctx, i) : { pause: false, hold: false } };
+		} catch (error) {
+			// NodeOperationError hands back an error that already is one, unchanged
+			const failure = new NodeOperationError(ctx.getNode(), error as Error, { itemIndex: i });
+			if (!ctx.continueOnFail()) throw failure;
+			return { error: failure };
+		}
+	});
+}
+
+/** An item that failed, as n8n's nodes hand it on under On Error: Continue (n8n merges the input in on the error output). */
+const failedItem = (i: number, error: Error): INodeExecutionData => ({ json: { error: error.message }, pairedItem: { item: i } });
+
 export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: OperatorStore): Promise<INodeExecutionData[][]> {
 	const operation = ctx.getNodeParameter('operation', 0, 'getState') as string;
 	if (operation !== 'getState' && operation !== 'resume') throw new NodeOperationError(ctx.getNode(), `Unknown operation ${JSON.stringify(operation)}`);
-	const items = ctx.getInputData();
-	const filters = items.map((_, i) => apiFilter(ctx, i, operation === 'resume'));
-	const ends = operation === 'resume' ? items.map((_, i) => endOf(ctx, i)) : [];
+	const requests = readRequests(ctx, ctx.getInputData().length, operation === 'resume');
 	let store: OperatorStore;
-	let states: Array<{ key: string; data: TrafficData; inFlight: number }>;
+	let states: StoredState[];
 	try {
 		store = await selectStateStore(ctx, memoryStore, NODE_DISPLAY_NAME, 'no fallback');
 		states = await store.list(runtime.now());
 	} catch (error) {
 		throw new NodeOperationError(ctx.getNode(), `The shared state cannot be read: ${(error as Error).message}`);
 	}
+	// every item's APIs found before any is changed: an API named wrong fails the node with nothing ended
+	const found = requests.map((request) => ('error' in request ? [] : states.filter(({ key, data }) => matches(key, data, request.filter))));
+	const missing = requests.map((request, i) => ('error' in request || request.filter === undefined || found[i].length > 0 ? undefined : noApiError(ctx, i, request.filter, states)));
+	const firstMissing = missing.find((error) => error !== undefined);
+	if (firstMissing && operation === 'resume' && !ctx.continueOnFail()) throw firstMissing;
+	// Get State finds nothing as n8n's searches do, with no items: the hint says why (once, for the first item)
+	if (firstMissing && operation === 'getState') hintNothingFound(ctx, firstMissing);
 	const out: INodeExecutionData[] = [];
-	for (let i = 0; i < items.length; i++) {
-		const found = states.filter(({ key, data }) => matches(key, data, filters[i]));
-		for (const { key, data, inFlight } of found) {
+	for (const [i, request] of requests.entries()) {
+		if ('error' in request) {
+			out.push(failedItem(i, request.error));
+			continue;
+		}
+		const notFound = operation === 'resume' ? missing[i] : undefined;
+		if (notFound) out.push(failedItem(i, notFound));
+		for (const { key, data, inFlight } of found[i]) {
 			const now = runtime.now();
-			const json = operation === 'getState' ? trafficView(key, data, inFlight, now) : await resumeOne(ctx, store, key, now, ends[i]);
+			const json = operation === 'getState' ? trafficView(key, data, inFlight, now) : await resumeOne(ctx, store, key, now, request.end);
 			out.push({ json: json as unknown as INodeExecutionData['json'], pairedItem: { item: i } });
 		}
-		if (operation === 'resume' && found.length === 0) out.push({ json: { api: filters[i] ?? null, ended: [], found: false }, pairedItem: { item: i } });
 	}
 	return [out];
 }

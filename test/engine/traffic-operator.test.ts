@@ -11,7 +11,7 @@ import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
 import { runWorkflow, type WorkflowJson } from './harness';
 import { useLocalServers } from './servers';
-import { httpWorkflow, runHttp } from './workflow-builders';
+import { httpWorkflow, ITEMS_SOURCE, itemsSource, runHttp } from './workflow-builders';
 
 const server = useLocalServers();
 const TRAFFIC_CONTROL = 'n8n-nodes-resilient-http.resilientHttpTrafficControl';
@@ -38,8 +38,14 @@ function trafficControlWorkflow(parameters: IDataObject): WorkflowJson {
 	};
 }
 
+const runTrafficControl = (store: MemoryStateStore, parameters: IDataObject, onError?: INode['onError']) => {
+	const wf = trafficControlWorkflow(parameters);
+	if (onError) wf.nodes[1].onError = onError;
+	return runWorkflow(wf, { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store) } });
+};
+
 async function trafficControl(store: MemoryStateStore, parameters: IDataObject): Promise<IDataObject[]> {
-	const run = await runWorkflow(trafficControlWorkflow(parameters), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store) } });
+	const run = await runTrafficControl(store, parameters);
 	expect(run.error).toBeUndefined();
 	return run.jsonOf('Traffic Control', 0);
 }
@@ -172,5 +178,76 @@ describe('the Traffic Control node', () => {
 		const store = new MemoryStateStore();
 		const run = await runWorkflow(trafficControlWorkflow({ operation: 'resume', api: ' ' }), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store) } });
 		expect(run.error?.message).toMatch(/The parameter "API" must name an API/);
+	});
+
+	describe('the API parameter finds an API however it is named', () => {
+		/** An API on 127.0.0.1 with a pause of an hour: a Get State label 127.0.0.1:<port>. */
+		async function pausedApi(store: MemoryStateStore) {
+			const api = await server(() => ({ status: 429, headers: { 'retry-after': '3600' } }));
+			await runHttp(httpWorkflow({ url: `${api.url}/x`, maxAttempts: 1 }, { onError: 'continueErrorOutput' }), [{ json: {} }], systemRuntime, { store });
+			const [state] = await trafficControl(store, { operation: 'getState' });
+			expect(state.paused).not.toBeNull();
+			return { api, key: String(state.api), label: String(state.label) };
+		}
+
+		it.each([
+			['the host alone', (url: URL) => url.hostname],
+			['host:port', (url: URL) => url.host],
+			['a URL on it', (url: URL) => `${url.origin}/some/path?q=1`],
+			['an origin', (url: URL) => url.origin],
+			['host:port with a path', (url: URL) => `${url.host}/x`],
+			['the label Get State shows', (_url: URL, label: string) => label],
+			['its key', (_url: URL, _label: string, key: string) => key],
+			['its key in capitals', (_url: URL, _label: string, key: string) => key.toUpperCase()],
+		])('End Pause or Hold with %s ends the pause', async (_form, nameOf) => {
+			const store = new MemoryStateStore();
+			const { api, key, label } = await pausedApi(store);
+			const [ended] = await trafficControl(store, { operation: 'resume', api: nameOf(new URL(api.url), label, key), end: 'both' });
+			expect(ended).toMatchObject({ api: key, label, paused: null });
+			expect(ended.ended).toEqual(expect.arrayContaining([expect.any(String)]));
+			expect(await trafficControl(store, { operation: 'getState', api: new URL(api.url).hostname })).toEqual([expect.objectContaining({ api: key, paused: null })]);
+		});
+
+		it('an API the store does not keep: the item fails naming "API" and the item, listing the APIs it keeps; nothing ends', async () => {
+			const store = new MemoryStateStore();
+			const { key, label } = await pausedApi(store);
+			const run = await runTrafficControl(store, { operation: 'resume', api: 'api.example.com', end: 'both' });
+			expect(run.error?.message).toBe(`Parameter "API" names no API kept in this n8n process's memory: got "api.example.com" (item 0). The APIs kept in this n8n process's memory: ${label} (${key}).`);
+			const [state] = await trafficControl(store, { operation: 'getState' });
+			expect(state.paused).not.toBeNull();
+		});
+
+		it('an empty store: the error says no API is kept there', async () => {
+			const run = await runTrafficControl(new MemoryStateStore(), { operation: 'resume', api: '127.0.0.1' });
+			expect(run.error?.message).toMatch(/^Parameter "API" names no API kept in this n8n process's memory: got "127.0.0.1" \(item 0\)\. No API's controller is kept in this n8n process's memory/);
+		});
+
+		it.each([
+			['continueRegularOutput', 0],
+			['continueErrorOutput', 1],
+		] as const)('On Error %s: the item that names no API goes out with its error (output %i), the API the other names is resumed', async (onError, errorOutput) => {
+			const store = new MemoryStateStore();
+			const { api, key } = await pausedApi(store);
+			const wf = trafficControlWorkflow({ operation: 'resume', api: '={{ $json.api }}', end: 'both' });
+			wf.nodes[1].onError = onError;
+			wf.nodes.push({ id: 'items', name: 'Items', type: ITEMS_SOURCE, typeVersion: 1, position: [100, 0], parameters: {} });
+			wf.connections = { Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Traffic Control', type: 'main', index: 0 }]] } };
+			const source = itemsSource([{ json: { api: 'nowhere.example' } }, { json: { api: new URL(api.url).host } }]);
+			const run = await runWorkflow(wf, { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, store), [ITEMS_SOURCE]: source } });
+			expect(run.error).toBeUndefined();
+			const [failed] = run.outputOf('Traffic Control', errorOutput).filter((item) => item.json.error !== undefined);
+			expect(failed.pairedItem).toEqual({ item: 0 });
+			expect(String(failed.json.error)).toMatch(/^Parameter "API" names no API kept in this n8n process's memory: got "nowhere.example" \(item 0\)/);
+			expect(run.outputOf('Traffic Control', 0)).toHaveLength(errorOutput === 0 ? 2 : 1);
+			expect(run.jsonOf('Traffic Control', 0).filter((json) => json.error === undefined)).toEqual([expect.objectContaining({ api: key, paused: null })]);
+		});
+
+		it('Get State with a filter that finds nothing: no items, and a hint that lists the APIs kept', async () => {
+			const store = new MemoryStateStore();
+			const { label } = await pausedApi(store);
+			const run = await runTrafficControl(store, { operation: 'getState', api: 'nowhere.example' });
+			expect(run.jsonOf('Traffic Control')).toEqual([]);
+			expect(run.taskOf('Traffic Control').hints).toEqual([expect.objectContaining({ message: expect.stringContaining(label), location: 'outputPane' })]);
+		});
 	});
 });
