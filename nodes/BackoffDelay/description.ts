@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
+import { RETRY_LIMITS } from '../shared/core/defaults';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -81,7 +82,7 @@ export const backoffDelayProperties: INodeProperties[] = [
 				displayName: 'In-Process Wait Limit (Ms)',
 				name: 'inProcessWaitLimit',
 				type: 'number',
-				typeOptions: { minValue: 0 },
+				typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
 				default: BACKOFF_DEFAULTS.inProcessWaitLimitMs,
 				description: "Longer waits put the execution into n8n's waiting state, which survives a restart (n8n checks for due executions every minute)",
 			},

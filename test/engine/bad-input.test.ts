@@ -114,6 +114,22 @@ describe('bad parameters: a clear error naming the parameter and the item, no re
 	});
 });
 
+/**
+ * The editor holds a number field to its typeOptions' range; a workflow imported, written through
+ * n8n's API or by an agent is not: an out-of-range value written as it is is refused the same way.
+ */
+describe('Max Attempts out of range written as a number, not an expression', () => {
+	it.each([
+		[-1, 'Parameter "Max Attempts" must be at least 1, got -1 (item 0)'],
+		[1_000_000, 'Parameter "Max Attempts" must be at most 100, got 1000000 (item 0)'],
+	])('%d: the node fails before any request, naming the parameter, its range and the value', async (maxAttempts, error) => {
+		const upstream = await server(() => ({ status: 200, body: { ok: true } }));
+		const run = await runHttp(httpWorkflow({ url: `${upstream.url}/x`, maxAttempts }), [{ json: {} }], createVirtualRuntime());
+		expect(run.error?.message).toBe(error);
+		expect(upstream.requests).toHaveLength(0);
+	});
+});
+
 describe('a deadline already past in Backoff Delay', () => {
 	it('gives up at once: no wait, no retry, the item whole on Give up', async () => {
 		const upstream = await server(() => ({ status: 503 }));

@@ -1,6 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
-import { RETRY_DEFAULTS, RETRY_PARAMETERS } from '../../shared/core/defaults';
+import { RETRY_DEFAULTS, RETRY_LIMITS, RETRY_PARAMETERS } from '../../shared/core/defaults';
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -109,7 +109,7 @@ export const retryProperties: INodeProperties[] = [
 				displayName: 'Attempt Timeout (Ms)',
 				name: 'attemptTimeout',
 				type: 'number',
-				typeOptions: { minValue: 0 },
+				typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
 				default: RETRY_DEFAULTS.attemptTimeoutMs,
 				description: 'How long one attempt may take, from connecting to the last byte of the response. A timed-out attempt counts as a transient failure. 0 means no limit.',
 			},
