@@ -5,6 +5,7 @@
  * path, a URL or an origin. A controller's label is `url.host` (api-name.ts): the scheme is not
  * kept, so a default port (80 or 443) given matches a label without one.
  */
+import { isApiKey } from '../shared/n8n/traffic/api-name';
 
 /** A host as a filter reads it: lower-case name, and its port ('' = the default one, 'any' = not given). */
 interface HostFilter {
@@ -44,7 +45,8 @@ function hostWithoutScheme(value: string): HostFilter | undefined {
 /** The filter the parameter's text makes; throws a URL that does not parse (with a scheme, it is meant as one). */
 export function readApiFilter(text: string): ApiFilter {
 	const lowered = text.toLowerCase();
-	if (lowered.startsWith('api:')) return { text, lowered };
+	// a key; "api:8080" is a host named api (a container's, say) with its port
+	if (isApiKey(lowered)) return { text, lowered };
 	if (!HAS_SCHEME.test(text)) return { text, lowered, ...optionalHost(hostWithoutScheme(text)) };
 	const url = new URL(text);
 	// an origin or a URL names its port: none is the scheme's default

@@ -25,6 +25,8 @@ describe('the API parameter names a controller', () => {
 		['an IPv6 URL', 'http://[::1]:8080/x', '[::1]:8080'],
 		['an international name', 'http://bücher.example/x', 'xn--bcher-kva.example'],
 		['the scope label', 'Its Scope', 'its scope'],
+		['a host named api, with its port', 'api:8080', 'api:8080'],
+		['a host named api, any port', 'api', 'api:8080'],
 	])('%s: %s names %s', (_form, text, label) => {
 		expect(names(text, label)).toBe(true);
 	});
