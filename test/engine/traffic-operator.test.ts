@@ -5,7 +5,9 @@
  * hold by hand, after which the next request goes at once.
  */
 import type { IDataObject, INode } from 'n8n-workflow';
+import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import { systemRuntime } from '../../nodes/shared/core/runtime';
+import { closeRedisStateStores } from '../../nodes/shared/state/redis-store';
 import { getProcessTrafficEventCounts } from '../../nodes/shared/n8n/traffic/traffic-events';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
@@ -248,6 +250,22 @@ describe('the Traffic Control node', () => {
 			const run = await runTrafficControl(store, { operation: 'getState', api: 'nowhere.example' });
 			expect(run.jsonOf('Traffic Control')).toEqual([]);
 			expect(run.taskOf('Traffic Control').hints).toEqual([expect.objectContaining({ message: expect.stringContaining(label), location: 'outputPane' })]);
+		});
+
+		const REDIS_URL = process.env.RH_TEST_REDIS_URL;
+		(REDIS_URL ? describe : describe.skip)(`in Redis${REDIS_URL ? '' : ' (skipped: RH_TEST_REDIS_URL not set)'}`, () => {
+			// the process-wide Redis clients reconnect in the background: close them, or Jest cannot exit
+			afterAll(async () => closeRedisStateStores());
+
+			it('an API Redis does not keep: the error says it looked in Redis', async () => {
+				const url = new URL(REDIS_URL ?? 'redis://127.0.0.1:6379');
+				const wf = trafficControlWorkflow({ operation: 'resume', stateStore: 'redis', api: 'nowhere.invalid' });
+				wf.nodes[1].credentials = { resilientHttpRedis: { id: 'r', name: 'redis' } };
+				const credential = { host: url.hostname, port: Number(url.port || 6379), database: 0, user: '', password: '', ssl: false };
+				const run = await runWorkflow(wf, { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(systemRuntime, new MemoryStateStore()) }, credentialTypes: [new ResilientHttpRedis()], credentials: { resilientHttpRedis: credential } });
+				// other runs share the server: it may keep their APIs, or none
+				expect(run.error?.message).toMatch(/^Parameter "API" names no API kept in Redis: got "nowhere.invalid" \(item 0\)\. (The APIs kept in Redis: |No API's controller is kept in Redis)/);
+			});
 		});
 	});
 });
