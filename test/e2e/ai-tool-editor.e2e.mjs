@@ -101,7 +101,9 @@ async function searchNodeCreator(page, text, shows, expected) {
 			const noResults = (await page.locator('[data-test-id="node-creator-no-results"]:visible').count()) > 0;
 			return shows(names, noResults) ? names : undefined;
 		},
-		{ timeoutMs: 15_000, intervalMs: 100, what: `the node creator's answer to "${text}": ${expected}` },
+		// a guard against a hang, not a bound on speed: on a loaded 2-core machine (another test
+		// file's n8n beside this one) the creator once took over 15 s to answer a search
+		{ timeoutMs: 45_000, intervalMs: 100, what: `the node creator's answer to "${text}": ${expected}` },
 	);
 }
 
