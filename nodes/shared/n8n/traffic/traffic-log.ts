@@ -9,6 +9,7 @@ import type { IExecuteFunctions, Logger } from 'n8n-workflow';
 import { formatDuration } from '../../core/retry-story';
 import type { TrafficEvent } from '../../core/traffic/controller';
 import type { TrafficEventRecord } from '../../core/traffic/events';
+import { isoTime } from '../../core/traffic/limits/limit';
 
 /** How a log line names a node: its display name, then its name in the workflow. */
 function nodeLogName(nodeType: string, node: string): string {
@@ -18,11 +19,6 @@ function nodeLogName(nodeType: string, node: string): string {
 /** The node running in `ctx`, named for its log lines. */
 export function logNameOf(ctx: IExecuteFunctions, nodeType: string): string {
 	return nodeLogName(nodeType, ctx.getNode().name);
-}
-
-/** A time for the log; a server's absurd wait stays a valid date (the latest JavaScript has). */
-function isoTime(ms: number): string {
-	return new Date(Math.min(ms, 8.64e15)).toISOString();
 }
 
 function pausedMessage(label: string, event: Extract<TrafficEvent, { kind: 'paused' }>, nowMs: number): string {

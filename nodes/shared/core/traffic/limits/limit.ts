@@ -19,7 +19,7 @@ import type { Merges } from '../types';
 /** A verdict that holds whatever the requests in flight. */
 export const ANY_IN_FLIGHT: Merges = Object.freeze({ inFlight: Object.freeze([0, Infinity]) as [number, number] });
 
-/** A time as the operator's view shows it (far future clamped to the latest Date). */
+/** A time as the operator's view and the log show it: a server's absurd wait stays a valid date (clamped to the latest Date). */
 export const isoTime = (ms: number) => new Date(Math.min(ms, 8.64e15)).toISOString();
 
 /** For a limit whose verdict reads no count (only the versioned rest of the state). */
