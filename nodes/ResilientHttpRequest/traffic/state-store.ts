@@ -1,5 +1,5 @@
 /**
- * Where this node's budgets and breakers live for this execution (nodes/shared/n8n/traffic/
+ * Where this node's API controllers (pause, hold, window, pace, budget) live for this execution (nodes/shared/n8n/traffic/
  * state-store.ts): a Redis problem never fails a request, the store falls back to memory.
  */
 import type { IExecuteFunctions } from 'n8n-workflow';

@@ -29,7 +29,7 @@ export async function selectStateStore(ctx: IExecuteFunctions, memoryStore: Stat
 			info: (message) => ctx.logger.info(`${node}: ${message}`),
 		});
 	} catch (error) {
-		ctx.logger.warn(`${node}: the Redis credential cannot be used (${(error as Error).message}); budgets and breakers stay in this process's memory`);
+		ctx.logger.warn(`${node}: the Redis credential cannot be used (${(error as Error).message}); retry budgets and holds stay in this process's memory`);
 		return memoryStore;
 	}
 }
