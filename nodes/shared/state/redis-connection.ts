@@ -139,7 +139,9 @@ export function loadIoredis(): typeof import('ioredis') | RedisStoreError {
 	try {
 		return require('ioredis') as typeof import('ioredis');
 	} catch (error) {
-		return new RedisStoreError(`Redis store: cannot load the Redis client (ioredis): ${messageOf(error)}`);
+		return new RedisStoreError(
+			`Redis store: cannot load the Redis client (ioredis): ${messageOf(error)}. The package was installed without its dependencies: install it with \`npm install --omit=peer\` (README, Install in your own n8n)`,
+		);
 	}
 }
 
