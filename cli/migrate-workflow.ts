@@ -6,6 +6,7 @@
  * with the reason; what behaves differently is noted. Pure: no files, no n8n.
  */
 import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
+import { DEFAULT_DIFFERENCES, isShown } from './default-differences';
 import { isGenericAuthType } from '../nodes/ResilientHttpRequest/auth/generic-auth-types';
 import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
 
@@ -96,6 +97,12 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 	const notes: string[] = [];
 	const migrated: WorkflowNode = { ...structuredClone(node), type, typeVersion: RESILIENT_VERSION, parameters };
 	if (tool) notes.push('as a tool the model gets the same answer on success, and on failure a short account (status, attempts, the server\'s requested wait) instead of the error; rate limits are waited out inside the call up to Max Server-Requested Delay (1 min)');
+
+	for (const difference of DEFAULT_DIFFERENCES) {
+		if (parameters[difference.name] !== undefined || !isShown(difference, parameters)) continue;
+		parameters[difference.name] = difference.httpRequestDefault;
+		changes.push(`${difference.displayName} set to ${JSON.stringify(difference.httpRequestDefault)}, the value HTTP Request used (this node's default is ${JSON.stringify(difference.resilientDefault)})`);
+	}
 
 	if (node.retryOnFail === true) {
 		const { tries, waitMs } = retryOnFailOf(node);
