@@ -69,6 +69,7 @@ slowest_first=(
   docker-layout      # 75
   ai-tool-editor     # 70
   traffic-control-editor # 65
+  traffic-control-names  # 95
   traffic-buckets    # 45
   ai-agent-tool      # 40
 )
