@@ -87,22 +87,30 @@ function duplicateQueryNames(parameters: Json): string[] {
 	return [...new Set(names.filter((name, index) => names.indexOf(name) !== index))];
 }
 
+/**
+ * Writes HTTP Request's value into each parameter whose default differs here and that the node
+ * never set (n8n saves only values that differ from the default); returns what it wrote.
+ */
+function carryHttpRequestDefaults(parameters: Json): string[] {
+	const changes: string[] = [];
+	for (const difference of DEFAULT_DIFFERENCES) {
+		if (parameters[difference.name] !== undefined || !isShown(difference, parameters)) continue;
+		parameters[difference.name] = difference.httpRequestDefault;
+		changes.push(`${difference.displayName} set to ${JSON.stringify(difference.httpRequestDefault)}, the value HTTP Request used (this node's default is ${JSON.stringify(difference.resilientDefault)})`);
+	}
+	return changes;
+}
+
 function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeReport } {
 	const version = Number(node.typeVersion);
 	const parameters: Json = structuredClone(node.parameters ?? {});
 	const options: Json = isObject(parameters.options) ? parameters.options : {};
 	const tool = node.type === HTTP_REQUEST_TOOL_TYPE;
 	const type = tool ? RESILIENT_TOOL_TYPE : RESILIENT_TYPE;
-	const changes: string[] = [`type ${node.type} v${version} -> ${type} v${RESILIENT_VERSION}`];
+	const changes: string[] = [`type ${node.type} v${version} -> ${type} v${RESILIENT_VERSION}`, ...carryHttpRequestDefaults(parameters)];
 	const notes: string[] = [];
 	const migrated: WorkflowNode = { ...structuredClone(node), type, typeVersion: RESILIENT_VERSION, parameters };
 	if (tool) notes.push('as a tool the model gets the same answer on success, and on failure a short account (status, attempts, the server\'s requested wait) instead of the error; rate limits are waited out inside the call up to Max Server-Requested Delay (1 min)');
-
-	for (const difference of DEFAULT_DIFFERENCES) {
-		if (parameters[difference.name] !== undefined || !isShown(difference, parameters)) continue;
-		parameters[difference.name] = difference.httpRequestDefault;
-		changes.push(`${difference.displayName} set to ${JSON.stringify(difference.httpRequestDefault)}, the value HTTP Request used (this node's default is ${JSON.stringify(difference.resilientDefault)})`);
-	}
 
 	if (node.retryOnFail === true) {
 		const { tries, waitMs } = retryOnFailOf(node);
