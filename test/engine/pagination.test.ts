@@ -126,7 +126,8 @@ describe('pagination: each page is one request for the retry engine', () => {
 		// n8n's pagination helper's error, as HTTP Request's: statusCode, no status
 		expect(error).toMatchObject({ statusCode: 503, reason: 'attempts-exhausted' });
 		expect(error.pagination).toEqual({ pagesFetched: 2, resumeFrom: { node: 'http', page: 3, url: `${api.url}/list`, parameters: { qs: { page: 3 } } }, items: EXPECTED.slice(0, 4) });
-		expect(error.message).toBe('503 - ""');
+		// the node's headline (issue 38): the story's summary, not HTTP Request's `503 - ""`
+		expect(error.message).toBe((error._retry as IDataObject).summary);
 		expect((error._retry as IDataObject).summary).toMatch(/^Page 3 failed, 2 pages fetched before it: /);
 		expect(api.requests.map(pageOf)).toEqual([1, 2, 3, 3]);
 

@@ -151,10 +151,13 @@ describe('Resilient HTTP Request in n8n-core', () => {
 
 		expect(run.status).toBe('error');
 		expect(upstream.requests).toHaveLength(4);
-		// HTTP Request's message for a 503; the story follows in the description, one line per attempt
-		expect(run.error?.message).toBe('Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)');
-		expect(run.error).toMatchObject({ httpCode: '503' });
-		expect(String(run.error?.description)).toMatch(/^503 - ""\n\nRetry story: 4 attempts of at most 4, .+\n1\. .+: 503 Service Unavailable in .+; then waited .+, backoff\n(.+\n){3}Gave up after 4 attempts in .+: last response 503/);
+		// the node's headline, not HTTP Request's advice to retry automatically (issue 38); HTTP
+		// Request's code and raw message stay; what to do, then the story, one line per attempt
+		expect(run.error?.message).toMatch(/^Gave up after 4 attempts in .+: last response 503 Service Unavailable$/);
+		expect(run.error).toMatchObject({ httpCode: '503', messages: ['503 - ""'] });
+		expect(String(run.error?.description)).toMatch(/^What to do: .+\n\nRetry story: 4 attempts of at most 4, .+\n1\. .+: 503 Service Unavailable in .+; then waited .+, backoff\n(.+\n){3}Gave up after 4 attempts in .+: last response 503/);
+		// the editor renders the description as HTML: the same lines, a <br> between them
+		expect(String((run.error?.context as { descriptionTemplate?: string }).descriptionTemplate).split('<br>')).toEqual(String(run.error?.description).split('\n'));
 	});
 
 	it('cancelling the execution ends a long backoff at once', async () => {

@@ -7,7 +7,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, JsonObject } f
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import type { AttemptFailure } from '../../shared/core/classify';
 import type { Redactor } from '../../shared/core/redact';
-import { storyLines, type RetryStory } from '../../shared/core/retry-story';
+import { storyWithLines, type RetryStory } from '../../shared/core/retry-story';
 import type { RetryOutcome } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
@@ -18,11 +18,12 @@ import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
+import { descriptionLines, headlineOf, ownsHeadline, setDescription } from './failure-headline';
 import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest } from './tool-answer';
 
 export function withStory(items: INodeExecutionData[], field: string, story: RetryStory, i: number): INodeExecutionData[] {
-	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: story as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
+	return items.map((item) => ({ ...item, json: field ? { ...item.json, [field]: storyWithLines(story) as unknown as IDataObject } : item.json, pairedItem: { item: i } }));
 }
 
 /** What a failed pass adds: pagination's pages fetched (items) and what the details carry (its resume point). */
@@ -67,8 +68,14 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, pass: Fail
 	const error = httpRequestError((await redactor()).value(httpRequestErrorFields(failure, request, settings.response.format, pass.page === true)));
 	// built as HTTP Request builds it, before the additions (NodeApiError reads `reason` as a message)
 	const nodeError = new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
-	nodeError.description = [...(nodeError.description ? [nodeError.description, ''] : []), ...storyLines(story)].join('\n');
-	const additions: IDataObject = { ...errorAdditions(failure, story, runtime.now()), ...(extras?.details ?? {}), ...(settings.failureStoryField ? { [settings.failureStoryField]: story as unknown as IDataObject } : {}) };
+	const owned = ownsHeadline(story, failure.status);
+	// HTTP Request's description is the server's words, or, for a body that has none, its own message again
+	const serverWords = nodeError.description && (!owned || nodeError.description !== error.message) ? nodeError.description : undefined;
+	nodeError.message = headlineOf(story, nodeError.message, owned);
+	setDescription(nodeError, descriptionLines(story, serverWords, owned));
+	// the error item's message is the same headline; its other fields stay HTTP Request's
+	error.message = headlineOf(story, error.message, owned);
+	const additions: IDataObject = { ...errorAdditions(failure, story, runtime.now()), ...(extras?.details ?? {}), ...(settings.failureStoryField ? { [settings.failureStoryField]: storyWithLines(story) as unknown as IDataObject } : {}) };
 	for (const [key, value] of Object.entries(additions)) Object.defineProperty(error, key, { value, enumerable: true, writable: true, configurable: true });
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, error)];
 	if (pass.context) nodeError.context.request = (await redactor()).value(pass.context);

@@ -64,6 +64,8 @@ export interface RetryStory {
 	retryAfterMs?: number;
 	retryAt?: string;
 	history: AttemptRecord[];
+	/** The story as a person reads it, one line per attempt (storyLines): added where the story goes on an item, after the fields above. */
+	lines?: string[];
 }
 
 /** 12.3 s, 850 ms, 2 min 5 s: short and readable in the n8n output panel. */
@@ -144,4 +146,9 @@ export function storyLines(story: RetryStory): string[] {
 	lines.push(story.summary);
 	if (story.retryAt) lines.push(`The server allows another try at ${story.retryAt}`);
 	return lines;
+}
+
+/** The story as an item carries it: its fields, then the same story as lines (`lines`), for an expression or a message. */
+export function storyWithLines(story: RetryStory): RetryStory {
+	return { ...story, lines: storyLines(story) };
 }

@@ -89,3 +89,46 @@ export function stopSummary(reason: StopReason, why: string, progress: StopProgr
 			return why;
 	}
 }
+
+/**
+ * What a person can do about a stop, in the node's words and naming the parameters as the editor
+ * shows them: never HTTP Request's advice (Retry On Fail, batching), which the node replaces.
+ */
+export function whatToDo(reason: StopReason): string {
+	const deadline = RETRY_PARAMETERS.totalDeadline.displayName;
+	const later = 'send the item again later (from the error output, through a Backoff Delay node)';
+	switch (reason) {
+		case 'attempts-exhausted':
+			return `What to do: the failure lasted longer than the retries: ${later}, or allow more with ${RETRY_PARAMETERS.maxAttempts.displayName} and ${deadline}.`;
+		case 'deadline-exceeded':
+			return `What to do: ${later}, or give each item more time with ${deadline}.`;
+		case 'not-done-by-deadline':
+			return `What to do: poll the job again later (its item is on the error output), or give it more time with ${deadline}.`;
+		case 'retry-after-too-long':
+			return `What to do: send the item again once the server allows it (a Backoff Delay node on the error output waits until then), or raise ${RETRY_PARAMETERS.maxServerDelay.displayName} so that the node waits itself.`;
+		case 'not-safe-to-retry':
+			return 'What to do: before sending the item again, find out whether the server processed it: the request may have gone through.';
+		case 'api-held':
+			return `What to do: ${later} once the API is back, or end the hold by hand with the Traffic Control node.`;
+		case 'retry-budget-exhausted':
+			return `What to do: ${later}: the budget refills as first attempts go through, and retries beyond it would add to the load of an API that is failing.`;
+		case 'final-status':
+			return `What to do: change the request as the server's answer says; if this status is transient for this API, add it to ${RETRY_PARAMETERS.retryOnStatusCodes.displayName}.`;
+		case 'not-retryable-error':
+			return 'What to do: check the URL, the host and the network settings: waiting does not make this error go away.';
+		case 'canceled':
+			return 'What to do: run the execution again.';
+		case 'not-a-failure':
+		case 'success':
+			return 'Nothing to do.';
+	}
+}
+
+/**
+ * The headline of a failed item: its stop summary, and, when the server (or the API's traffic
+ * controller) set a time for another try that the summary does not say yet, that time.
+ */
+export function stopHeadline(story: { summary: string; retryAt?: string }): string {
+	if (story.retryAt === undefined || story.summary.includes(story.retryAt)) return story.summary;
+	return `${story.summary}; another try is allowed from ${story.retryAt}`;
+}

@@ -100,6 +100,15 @@ function sameWithLastValues(reference: unknown, resilient: unknown, isUrl: boole
 	return refPath === resPath && lastValues(refQuery) === lastValues(resQuery);
 }
 
+/**
+ * The node's headlines (nodes/shared/core/stop-messages.ts, the retry loop's summaries): after
+ * retries, a refusal to retry, a stop at the API's traffic controller, or a final 429 or 503.
+ */
+const NODE_HEADLINE = /^(Page \d+ failed, \d+ pages? fetched before it: )?(Gave up after \d+ attempts?|Stopped after \d+ attempts?: |Not sent: |Not retried: |The server asked to wait |The API is held |The retry budget |Response (429|503) .* is final: )/;
+
+/** HTTP Request's own message (`503 - ""`, its 429 advice), which its description repeats when the body has no words of its own. */
+const HTTP_REQUEST_OWN_MESSAGE = /^(\d{3} - .*|Try spacing your requests out using the batching settings under 'Options')$/s;
+
 export const DEVIATIONS: readonly Deviation[] = [
 	{
 		name: 'repeated-field-names-before-4.3',
@@ -205,13 +214,23 @@ export const DEVIATIONS: readonly Deviation[] = [
 		matches: (d) => /^outputs\[\d+\]\[\d+\]\.json\.error\.(_retry|reason|retryAt|retryAfterMs|idempotencyKey|idempotencyKeyOwner|pagination)$/.test(d.path) && d.reference === undefined,
 	},
 	{
+		name: 'node-headline',
+		reason:
+			"A failed item's headline is the node's own account, where HTTP Request's would contradict it (issue 38): after retries or a refusal to retry (attempts used up, the total deadline, a Retry-After longer than Max Server-Requested Delay with the time another try is allowed, a POST without an idempotency key, the API held or paused, the retry budget), and for a final 429 or 503, the error's `message` (the error item's and the thrown error's) is the retry story's summary, where HTTP Request says `503 - \"\"`, \"Service unavailable - try again later or consider setting this node to retry automatically\" or \"Try spacing your requests out using the batching settings under 'Options'\". For any other final status or error HTTP Request's message stays. Only the message is explained: every other field of HTTP Request's error (httpCode, messages, statusCode, the body) stays the same. Pinned by failure-headlines.test.ts.",
+		matches: (d) => /^((nodeError|executionError)|outputs\[\d+\]\[\d+\]\.json\.error)\.message$/.test(d.path) && typeof d.reference === 'string' && typeof d.resilient === 'string' && NODE_HEADLINE.test(d.resilient),
+	},
+	{
 		name: 'story-in-description',
 		reason:
-			"A thrown error's description is HTTP Request's (for the same failure), followed by the retry story as lines a person reads: one per attempt (when, status or error, how long, the wait before the next and why), then how it ended (issue 21, point 5). Only a description that starts with HTTP Request's and goes on with the story is explained.",
+			"A thrown error's description is the node's account as lines a person reads (issue 21, point 5; issue 38): what to do (after the node's own reason, where the headline stays HTTP Request's), the server's words where HTTP Request's description has them (left out where it only repeats HTTP Request's message, such as `503 - \"\"`), then the retry story, one line per attempt (when, status or error, how long, the wait before the next and why) and how it ended. The same lines, HTML-escaped and joined by `<br>`, are in `context.descriptionTemplate`, which n8n's editor shows instead of the description (it renders a description as HTML, where a line break collapses). Only such a description is explained.",
 		matches: (d) => {
+			if (/^(nodeError|executionError)\.context\.descriptionTemplate$/.test(d.path)) return d.reference === undefined && typeof d.resilient === 'string' && d.resilient.includes('<br><br>Retry story: ');
 			if (!/^(nodeError|executionError)\.description$/.test(d.path) || typeof d.resilient !== 'string') return false;
-			const before = typeof d.reference === 'string' && d.reference !== '' ? `${d.reference}\n\n` : '';
-			return d.resilient.startsWith(`${before}Retry story: `);
+			const lines = d.resilient.split('\n');
+			const blank = lines.indexOf('');
+			const account = lines.slice(0, blank);
+			if (blank < 0 || !lines[blank + 1]?.startsWith('Retry story: ') || !account.some((line) => line.startsWith('What to do: '))) return false;
+			return typeof d.reference !== 'string' || d.reference === '' || account.includes(d.reference) || HTTP_REQUEST_OWN_MESSAGE.test(d.reference);
 		},
 	},
 	{
