@@ -62,6 +62,7 @@ slowest_first=(
   partial-failure    # 175
   npm-start          # 150
   long-wait          # 120
+  failure-headlines  # 120
   queue-mode         # 115
   install-readme     # 110
   drop-in            # 105
