@@ -178,7 +178,7 @@ describe('the editor template of a description', () => {
 		const upstream = await server(() => ({ status: 503, statusText: 'Service Unavailable', body: { message: '<b>down</b> & "out"' } }));
 		const run = await runHttp(httpWorkflow({ url: `${upstream.url}/x`, maxAttempts: 1 }), [{ json: {} }], createVirtualRuntime());
 		const error = run.error as unknown as { description: string; context: { descriptionTemplate: string } };
-		expect(error.description.split('\n')[1]).toBe('<b>down</b> & "out"');
-		expect(error.context.descriptionTemplate.split('<br>')[1]).toBe('&lt;b&gt;down&lt;/b&gt; &amp; &quot;out&quot;');
+		expect(error.description.split('\n')[1]).toBe('The server\'s answer: <b>down</b> & "out"');
+		expect(error.context.descriptionTemplate.split('<br>')[1]).toBe('The server&#39;s answer: &lt;b&gt;down&lt;/b&gt; &amp; &quot;out&quot;');
 	});
 });

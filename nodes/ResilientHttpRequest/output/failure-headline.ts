@@ -32,6 +32,16 @@ export function headlineOf(story: RetryStory, httpRequestMessage: string, owned:
 }
 
 /**
+ * What HTTP Request's description adds for the description's lines: the server's own words (a
+ * body's `message`, say), labelled as its answer; nothing where it only repeats HTTP Request's
+ * message (`503 - ""`, its 429 advice to batch).
+ */
+export function serverWordsOf(httpRequestDescription: string | undefined, httpRequestMessage: string, answered: boolean): string | undefined {
+	if (!httpRequestDescription || httpRequestDescription === httpRequestMessage) return undefined;
+	return answered ? `The server's answer: ${httpRequestDescription}` : httpRequestDescription;
+}
+
+/**
  * The description as lines: what to do (after the node's account, when the headline is HTTP
  * Request's), the server's own words where HTTP Request's description has them, then the story.
  */

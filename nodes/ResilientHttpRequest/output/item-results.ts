@@ -18,7 +18,7 @@ import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
-import { descriptionLines, headlineOf, ownsHeadline, setDescription } from './failure-headline';
+import { descriptionLines, headlineOf, ownsHeadline, serverWordsOf, setDescription } from './failure-headline';
 import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest } from './tool-answer';
 
@@ -69,8 +69,7 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, pass: Fail
 	// built as HTTP Request builds it, before the additions (NodeApiError reads `reason` as a message)
 	const nodeError = new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
 	const owned = ownsHeadline(story, failure.status);
-	// HTTP Request's description is the server's words, or, for a body that has none, its own message again
-	const serverWords = nodeError.description && (!owned || nodeError.description !== error.message) ? nodeError.description : undefined;
+	const serverWords = serverWordsOf(nodeError.description ?? undefined, error.message, failure.status !== undefined);
 	nodeError.message = headlineOf(story, nodeError.message, owned);
 	setDescription(nodeError, descriptionLines(story, serverWords, owned));
 	// the error item's message is the same headline; its other fields stay HTTP Request's

@@ -222,7 +222,7 @@ export const DEVIATIONS: readonly Deviation[] = [
 	{
 		name: 'story-in-description',
 		reason:
-			"A thrown error's description is the node's account as lines a person reads (issue 21, point 5; issue 38): what to do (after the node's own reason, where the headline stays HTTP Request's), the server's words where HTTP Request's description has them (left out where it only repeats HTTP Request's message, such as `503 - \"\"`), then the retry story, one line per attempt (when, status or error, how long, the wait before the next and why) and how it ended. The same lines, HTML-escaped and joined by `<br>`, are in `context.descriptionTemplate`, which n8n's editor shows instead of the description (it renders a description as HTML, where a line break collapses). Only such a description is explained.",
+			"A thrown error's description is the node's account as lines a person reads (issue 21, point 5; issue 38): what to do (after the node's own reason, where the headline stays HTTP Request's), the server's words where HTTP Request's description has them (\"The server's answer: ...\"; left out where it only repeats HTTP Request's message, such as `503 - \"\"`), then the retry story, one line per attempt (when, status or error, how long, the wait before the next and why) and how it ended. The same lines, HTML-escaped and joined by `<br>`, are in `context.descriptionTemplate`, which n8n's editor shows instead of the description (it renders a description as HTML, where a line break collapses). Only such a description is explained.",
 		matches: (d) => {
 			if (/^(nodeError|executionError)\.context\.descriptionTemplate$/.test(d.path)) return d.reference === undefined && typeof d.resilient === 'string' && d.resilient.includes('<br><br>Retry story: ');
 			if (!/^(nodeError|executionError)\.description$/.test(d.path) || typeof d.resilient !== 'string') return false;
@@ -230,7 +230,7 @@ export const DEVIATIONS: readonly Deviation[] = [
 			const blank = lines.indexOf('');
 			const account = lines.slice(0, blank);
 			if (blank < 0 || !lines[blank + 1]?.startsWith('Retry story: ') || !account.some((line) => line.startsWith('What to do: '))) return false;
-			return typeof d.reference !== 'string' || d.reference === '' || account.includes(d.reference) || HTTP_REQUEST_OWN_MESSAGE.test(d.reference);
+			return typeof d.reference !== 'string' || d.reference === '' || account.includes(d.reference) || account.includes(`The server's answer: ${d.reference}`) || HTTP_REQUEST_OWN_MESSAGE.test(d.reference);
 		},
 	},
 	{
