@@ -182,3 +182,20 @@ describe('the editor template of a description', () => {
 		expect(error.context.descriptionTemplate.split('<br>')[1]).toBe('The server&#39;s answer: &lt;b&gt;down&lt;/b&gt; &amp; &quot;out&quot;');
 	});
 });
+
+describe('the story as lines on a success item (Retry Story: On Every Item)', () => {
+	it('comes after the story fields, which keep their names and values', async () => {
+		const upstream = await server((_req, n) => (n < 2 ? { status: 503, statusText: 'Service Unavailable' } : { status: 200, body: { ok: true } }));
+		const run = await runHttp(httpWorkflow({ url: `${upstream.url}/x` }), [{ json: {} }], createVirtualRuntime());
+		const story = run.jsonOf('HTTP')[0]._retry as unknown as RetryStory;
+		expect(Object.keys(story).at(-1)).toBe('lines');
+		expect(story).toMatchObject({ attempts: 3, stoppedBecause: 'success' });
+		expect(story.lines).toEqual([
+			expect.stringMatching(/^Retry story: 3 attempts of at most 5, .+ in all$/),
+			expect.stringMatching(/^1\. .+: 503 Service Unavailable in .+; then waited .+, backoff$/),
+			expect.stringMatching(/^2\. .+: 503 Service Unavailable in .+; then waited .+, backoff$/),
+			expect.stringMatching(/^3\. .+: 200 OK in .+$/),
+			story.summary,
+		]);
+	});
+});
