@@ -21,13 +21,13 @@ const HTTP_REQUEST_ADVISES_RETRY = new Set([429, 503]);
  * ("Authorization failed - please check your credentials") already say what to do, and stay, unless
  * they advise a retry or batching.
  */
-export function ownsHeadline(story: RetryStory, status: number | undefined): boolean {
+function ownsHeadline(story: RetryStory, status: number | undefined): boolean {
 	if (story.stoppedBecause !== 'final-status' && story.stoppedBecause !== 'not-retryable-error') return true;
 	return status !== undefined && HTTP_REQUEST_ADVISES_RETRY.has(status);
 }
 
 /** The error's message: the node's headline, or HTTP Request's where it stays. */
-export function headlineOf(story: RetryStory, httpRequestMessage: string, owned: boolean): string {
+function headlineOf(story: RetryStory, httpRequestMessage: string, owned: boolean): string {
 	return owned ? stopHeadline(story) : httpRequestMessage;
 }
 
@@ -36,7 +36,7 @@ export function headlineOf(story: RetryStory, httpRequestMessage: string, owned:
  * body's `message`, say), labelled as its answer; nothing where it only repeats HTTP Request's
  * message (`503 - ""`, its 429 advice to batch).
  */
-export function serverWordsOf(httpRequestDescription: string | undefined, httpRequestMessage: string, answered: boolean): string | undefined {
+function serverWordsOf(httpRequestDescription: string | undefined, httpRequestMessage: string, answered: boolean): string | undefined {
 	if (!httpRequestDescription || httpRequestDescription === httpRequestMessage) return undefined;
 	return answered ? `The server's answer: ${httpRequestDescription}` : httpRequestDescription;
 }
@@ -45,7 +45,7 @@ export function serverWordsOf(httpRequestDescription: string | undefined, httpRe
  * The description as lines: what to do (after the node's account, when the headline is HTTP
  * Request's), the server's own words where HTTP Request's description has them, then the story.
  */
-export function descriptionLines(story: RetryStory, serverWords: string | undefined, owned: boolean): string[] {
+function descriptionLines(story: RetryStory, serverWords: string | undefined, owned: boolean): string[] {
 	return [...(owned ? [] : [stopHeadline(story)]), whatToDo(story.stoppedBecause), ...(serverWords ? [serverWords] : []), '', ...storyLines(story)];
 }
 
@@ -58,7 +58,20 @@ const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '
  * that a server's words show as written; the description itself stays plain text for expressions,
  * logs and alerts.
  */
-export function setDescription(error: NodeApiError, lines: string[]): void {
+function setDescription(error: NodeApiError, lines: string[]): void {
 	error.description = lines.join('\n');
 	error.context.descriptionTemplate = lines.map((line) => line.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c])).join('<br>');
+}
+
+/**
+ * Puts the headline on both errors of a failed item, built as HTTP Request builds them: the thrown
+ * NodeApiError (message, description, the editor's template) and HTTP Request's error object that
+ * the error item carries (its message only).
+ */
+export function headlineTheFailure(nodeError: NodeApiError, error: Error, story: RetryStory, status: number | undefined): void {
+	const owned = ownsHeadline(story, status);
+	const serverWords = serverWordsOf(nodeError.description ?? undefined, error.message, status !== undefined);
+	nodeError.message = headlineOf(story, nodeError.message, owned);
+	setDescription(nodeError, descriptionLines(story, serverWords, owned));
+	error.message = headlineOf(story, error.message, owned);
 }

@@ -18,7 +18,7 @@ import { requestContext } from './request-context';
 import { errorAdditions, errorDetails, failedItem, ItemFailedError, responseOf } from './error-output';
 import { httpRequestError, httpRequestErrorFields, type SentRequest } from './http-request-error';
 import { responseToItems } from './response';
-import { descriptionLines, headlineOf, ownsHeadline, serverWordsOf, setDescription } from './failure-headline';
+import { headlineTheFailure } from './failure-headline';
 import type { OutputSettings } from '../config/output-settings';
 import { toolFailure, toolSuccessItems, type FailedRequest } from './tool-answer';
 
@@ -68,12 +68,8 @@ export async function failedResult(ctx: IExecuteFunctions, i: number, pass: Fail
 	const error = httpRequestError((await redactor()).value(httpRequestErrorFields(failure, request, settings.response.format, pass.page === true)));
 	// built as HTTP Request builds it, before the additions (NodeApiError reads `reason` as a message)
 	const nodeError = new NodeApiError(ctx.getNode(), error as unknown as JsonObject, { itemIndex: i });
-	const owned = ownsHeadline(story, failure.status);
-	const serverWords = serverWordsOf(nodeError.description ?? undefined, error.message, failure.status !== undefined);
-	nodeError.message = headlineOf(story, nodeError.message, owned);
-	setDescription(nodeError, descriptionLines(story, serverWords, owned));
-	// the error item's message is the same headline; its other fields stay HTTP Request's
-	error.message = headlineOf(story, error.message, owned);
+	// the node's headline, on the thrown error and on the error item; HTTP Request's other fields stay
+	headlineTheFailure(nodeError, error, story, failure.status);
 	const additions: IDataObject = { ...errorAdditions(failure, story, runtime.now()), ...(extras?.details ?? {}), ...(settings.failureStoryField ? { [settings.failureStoryField]: storyWithLines(story) as unknown as IDataObject } : {}) };
 	for (const [key, value] of Object.entries(additions)) Object.defineProperty(error, key, { value, enumerable: true, writable: true, configurable: true });
 	if (ctx.continueOnFail()) return [failedItem(ctx, i, error)];
