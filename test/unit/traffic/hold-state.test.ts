@@ -12,7 +12,7 @@ import type { HoldChange, HoldParams, HoldVerdict } from '../../../nodes/shared/
 import { FC_OPTIONS, T0 } from '../state/fc-options';
 
 /** The state machine's tests run on a refusing breaker's sizes (30 s to 5 min): the mechanics do not depend on them. */
-const BREAKER_PARAMS: HoldParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000 });
+const BREAKER_PARAMS: HoldParams = Object.freeze({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 30_000, maxBreakMs: 300_000, quickPhaseMs: 0 });
 
 /** A breaker driven step by step on an injected clock. */
 class Driver {
@@ -44,14 +44,43 @@ class Driver {
 }
 
 describe('circuit breaker: defaults', () => {
+	/** When the probes of a hold go, each failing at once, until `untilMs` after the hold began. */
+	function probeTimes(params: HoldParams, untilMs: number): number[] {
+		const b = new Driver({ ...params, consecutiveFailures: 1, failureRatio: 0 });
+		b.allow();
+		b.record(false);
+		const times: number[] = [];
+		while (b.now - T0 < untilMs) {
+			const openUntil = b.state.openUntil as number;
+			b.advance(openUntil - b.now);
+			expect(b.allow()).toMatchObject({ allowed: true, probe: true });
+			times.push(b.now - T0);
+			expect(b.record(false)).toMatchObject({ from: 'half-open', to: 'open' });
+		}
+		return times;
+	}
+
 	it('has the documented defaults', () => {
-		// the hold's: 5 in a row or 50% of 10 in a minute, first probe after 1 s, doubling to 30 s
-		expect(HOLD_DEFAULTS).toEqual({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 1_000, maxBreakMs: 30_000 });
-		expect([1, 2, 3, 4, 5, 6, 7, 100].map((k) => breakDuration(k, HOLD_DEFAULTS))).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
+		// the hold's: 5 in a row or 50% of 10 in a minute, first probe after 1 s, every 2 s for a minute, then doubling to 30 s
+		expect(HOLD_DEFAULTS).toEqual({ consecutiveFailures: 5, failureRatio: 0.5, minimumCalls: 10, windowMs: 60_000, breakMs: 1_000, maxBreakMs: 30_000, quickPhaseMs: 60_000 });
+		const quick = Array.from({ length: 30 }, (_, k) => 1_000 + 2_000 * k); // 1, 3, 5, ... 59 s
+		expect(probeTimes(HOLD_DEFAULTS, 200_000)).toEqual([...quick, 61_000, 65_000, 73_000, 89_000, 119_000, 149_000, 179_000, 209_000]);
 	});
 
-	it('breaks for 30 s, then 60 s, 2 min, 4 min, and at most 5 min', () => {
-		expect([1, 2, 3, 4, 5, 6, 100, 5000].map((k) => breakDuration(k, BREAKER_PARAMS))).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
+	it('without a quick phase: breaks for 30 s, then 60 s, 2 min, 4 min, and at most 5 min', () => {
+		const gaps = (times: number[]) => times.map((t, k) => t - (k === 0 ? 0 : times[k - 1]));
+		expect(gaps(probeTimes(BREAKER_PARAMS, 1_500_000))).toEqual([30_000, 60_000, 120_000, 240_000, 300_000, 300_000, 300_000, 300_000]);
+	});
+
+	it('the break: the first is breakMs, each later one the last doubled, held to 2 x breakMs in the quick phase', () => {
+		expect(breakDuration(undefined, 0, HOLD_DEFAULTS)).toBe(1_000);
+		expect(breakDuration(1_000, 1_000, HOLD_DEFAULTS)).toBe(2_000);
+		expect(breakDuration(2_000, 59_999, HOLD_DEFAULTS)).toBe(2_000);
+		expect(breakDuration(2_000, 60_000, HOLD_DEFAULTS)).toBe(4_000);
+		expect(breakDuration(16_000, 90_000, HOLD_DEFAULTS)).toBe(30_000);
+		// params written before the quick phase existed get the default's
+		const { quickPhaseMs: _, ...older } = HOLD_DEFAULTS;
+		expect(breakDuration(2_000, 10_000, older)).toBe(2_000);
 	});
 });
 
@@ -323,6 +352,7 @@ const paramsArb: fc.Arbitrary<HoldParams> = fc
 		windowMs: fc.constantFrom(1_000, 60_000),
 		breakMs: fc.constantFrom(0, 100, 30_000),
 		maxFactor: fc.constantFrom(0.5, 1, 4, 10),
+		quickPhaseMs: fc.constantFrom(0, 1_000, 60_000),
 	})
 	.map(({ maxFactor, ...p }) => ({ ...p, maxBreakMs: p.breakMs * maxFactor }));
 
@@ -373,6 +403,8 @@ describe('(f) circuit breaker: properties', () => {
 					const inFlight: number[] = [];
 					let openUntil = -Infinity;
 					let lastOpenings = 0;
+					let lastBreak = 0;
+					let heldSince = 0;
 					/** The probe let through and not answered by an outcome yet. */
 					let probeAt: number | undefined;
 					for (const op of ops) {
@@ -397,7 +429,12 @@ describe('(f) circuit breaker: properties', () => {
 							if (change.to === 'open') {
 								const openings = change.from === 'closed' ? 1 : lastOpenings + 1;
 								expect(change.snapshot.openings).toBe(openings);
-								expect(change.snapshot.openUntil).toBe(b.now + Math.min(params.maxBreakMs, params.breakMs * 2 ** (openings - 1)));
+								// the reference schedule: breakMs, then doubling to maxBreakMs, held to 2 x breakMs for quickPhaseMs from the first opening
+								if (openings === 1) heldSince = b.now;
+								const doubled = openings === 1 ? Math.min(params.maxBreakMs, params.breakMs) : Math.min(params.maxBreakMs, lastBreak * 2);
+								const expected = openings > 1 && b.now - heldSince < (params.quickPhaseMs ?? 0) ? Math.min(doubled, params.breakMs * 2) : doubled;
+								expect(change.snapshot.openUntil).toBe(b.now + expected);
+								lastBreak = expected;
 								openUntil = change.snapshot.openUntil as number;
 								lastOpenings = openings;
 							}

@@ -33,8 +33,11 @@
  *   request in flight, retries take it and answer as often as new items), once a second item's
  *   first request has failed too. Their successes count.
  *
- *   opening (from closed or half-open): openings += 1; openUntil = now + breakDuration(openings)
- *   breakDuration(k) = min(maxBreakMs, breakMs * 2^(k - 1))   (k = 1: breakMs, then doubling)
+ *   opening (from closed or half-open): openings += 1; openUntil = now + the break, where the
+ *   break is breakMs at the first opening, then the last one doubled (up to maxBreakMs), except
+ *   that for the first quickPhaseMs of the hold (since heldSince, its first opening) it grows no
+ *   further than 2 x breakMs: an API back within a minute is noticed within about 2 s, later ones
+ *   cost a probe every 4, 8, 16, then maxBreakMs (docs/decisions.md, issue 39).
  *
  * The probe is known by its id (`allowCall`'s); a state written before ids were kept has none, and
  * then every outcome in half-open counts as the probe's, as it did.
@@ -63,6 +66,8 @@ export interface HoldParams {
 	maxBreakMs: number;
 	/** A probe that has not reported for this long is given up, and the next call probes (default breakMs). */
 	probeTimeoutMs?: number;
+	/** For this long after a hold began, probes go at least every 2 x breakMs (0: none; absent: the default's). */
+	quickPhaseMs?: number;
 }
 
 type HoldState = 'closed' | 'open' | 'half-open';
@@ -103,6 +108,10 @@ export interface HoldData {
 	probeId?: string;
 	/** Open or half-open: when it opened this time (epoch ms). */
 	openedAt?: number;
+	/** Open or half-open: when the hold began, its first opening since it was last closed (epoch ms). */
+	heldSince?: number;
+	/** Open or half-open: the length of the last break (ms), which the next one doubles. */
+	lastBreakMs?: number;
 	/** The last time a caller that had not failed yet was refused (epoch ms): it will be the probe. */
 	freshWaitingAt?: number;
 	/** The window the buckets were counted for; a different window empties them. */
@@ -124,10 +133,12 @@ export interface HoldData {
  *   100 calls in 30 s: thresholds for services. A workflow rarely makes 100 calls a minute to one
  *   API; 10 calls is one small batch.
  * - first probe after 1 s (the Base Delay: a blip of a few seconds is ridden out by the probes, not
- *   by every item's backoff), doubling to 30 s (the Max Delay: an outage of minutes costs one probe
- *   per 30 s per API, and an API that is back is noticed within 30 s; items wait within their
- *   deadline, 5 min by default). Refusing breakers wait longer (opossum 30 s, resilience4j 60 s)
- *   because each break fails requests; a hold fails none, so it can look often.
+ *   by every item's backoff), then every 2 s for the first minute of the hold (an API back within a
+ *   minute, most outages of third-party APIs, is noticed within about 2 s, for one request every
+ *   2 s for the whole fleet), then doubling to 30 s (the Max Delay: an outage of minutes costs one
+ *   probe per 30 s per API, and an API that is back is noticed within 30 s; items wait within
+ *   their deadline, 5 min by default). Refusing breakers wait longer (opossum 30 s, resilience4j
+ *   60 s) because each break fails requests; a hold fails none, so it can look often.
  */
 export const HOLD_DEFAULTS: Readonly<HoldParams> = Object.freeze({
 	consecutiveFailures: 5,
@@ -136,6 +147,7 @@ export const HOLD_DEFAULTS: Readonly<HoldParams> = Object.freeze({
 	windowMs: 60_000,
 	breakMs: 1_000,
 	maxBreakMs: 30_000,
+	quickPhaseMs: 60_000,
 });
 
 interface HoldStep<T> {
@@ -147,13 +159,19 @@ function nonNegative(n: number): number {
 	return Number.isFinite(n) && n > 0 ? n : 0;
 }
 
-/** How long the breaker stays open at its `openings`-th opening in a row. */
-export function breakDuration(openings: number, params: HoldParams): number {
+/**
+ * How long the hold stays open this time: breakMs at its first opening; then the last break
+ * doubled, up to maxBreakMs, and during the quick phase (the first quickPhaseMs since the hold
+ * began) up to 2 x breakMs. An outage of seconds is what third-party APIs mostly have (a deploy, a
+ * failover): its end is noticed within about 2 s; the long ones back off as before.
+ */
+export function breakDuration(lastBreakMs: number | undefined, heldForMs: number, params: HoldParams): number {
 	const base = nonNegative(params.breakMs);
 	const cap = nonNegative(params.maxBreakMs);
-	// 2^1024 is Infinity; any exponent past 60 is far over every sane cap already.
-	const exponent = Math.min(Math.max(0, openings - 1), 60);
-	return Math.min(cap, base * 2 ** exponent);
+	if (lastBreakMs === undefined) return Math.min(cap, base);
+	const doubled = Math.min(cap, nonNegative(lastBreakMs) * 2);
+	const quickPhaseMs = nonNegative(params.quickPhaseMs ?? HOLD_DEFAULTS.quickPhaseMs ?? 0);
+	return heldForMs < quickPhaseMs ? Math.min(doubled, base * 2) : doubled;
 }
 
 function probeTimeout(params: HoldParams): number {
@@ -226,9 +244,13 @@ export function allowCall(data: HoldData | undefined, nowMs: number, params: Hol
 }
 
 function open(next: HoldData, nowMs: number, params: HoldParams): void {
+	const first = next.openings === 0 || next.heldSince === undefined;
 	next.state = 'open';
 	next.openings += 1;
-	next.openUntil = nowMs + breakDuration(next.openings, params);
+	if (first) next.heldSince = nowMs;
+	const breakMs = breakDuration(first ? undefined : next.lastBreakMs, nowMs - (next.heldSince ?? nowMs), params);
+	next.lastBreakMs = breakMs;
+	next.openUntil = nowMs + breakMs;
 	next.openedAt = nowMs;
 	delete next.probeSince;
 	delete next.probeId;
@@ -244,6 +266,8 @@ function close(next: HoldData): void {
 	delete next.probeId;
 	delete next.openUntil;
 	delete next.openedAt;
+	delete next.heldSince;
+	delete next.lastBreakMs;
 	delete next.freshWaitingAt;
 	next.buckets = [];
 }
