@@ -86,7 +86,7 @@ export const limitsProperties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 1 },
 				default: HOLD_DEFAULTS.breakMs,
-				description: 'How long the requests are held before one probe goes; the interval doubles after each failed probe',
+				description: 'How long the requests are held before the first probe; then a probe every twice this for the first minute of the outage, and from then on the interval doubles after each failed probe',
 			},
 			{
 				displayName: 'Hold: Max Probe Interval (Ms)',

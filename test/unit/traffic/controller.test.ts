@@ -344,7 +344,7 @@ describe('traffic controller: the API pauses everyone', () => {
 });
 
 describe('traffic controller: holding during an outage', () => {
-	it('after 5 failures in a row holds every request until the probe; one probe at a time; probes back off', () => {
+	it('after 5 failures in a row holds every request until the probe; one probe at a time; a probe every 2 s for a minute, then backing off', () => {
 		const api = new Api(params());
 		for (let k = 0; k < 5; k++) api.call(T0, DOWN);
 		expect(api.events.find((e) => e.kind === 'held')).toMatchObject({ kind: 'held', nextProbeAt: T0 + 1000 });
@@ -357,7 +357,20 @@ describe('traffic controller: holding during an outage', () => {
 		expect(api.admit(T0 + 1200)).toMatchObject({ reason: 'held', until: T0 + 3100 }); // 2 s, doubling
 		const second = api.admit(T0 + 3100);
 		api.complete(T0 + 3200, second.id, DOWN);
-		expect(api.admit(T0 + 3300)).toMatchObject({ reason: 'held', until: T0 + 7200 }); // 4 s
+		expect(api.admit(T0 + 3300)).toMatchObject({ reason: 'held', until: T0 + 5200 }); // 2 s again: the first minute of the hold
+		// every 2 s until the hold is a minute old, then 4 s, 8 s...
+		let at = T0 + 5200;
+		const gaps: number[] = [];
+		while (at < T0 + 80_000) {
+			const next = api.admit(at);
+			expect(next).toMatchObject({ go: true, probe: true });
+			api.complete(at + 100, next.id, DOWN);
+			const held = api.admit(at + 200) as { until: number };
+			gaps.push(held.until - (at + 100));
+			at = held.until;
+		}
+		expect(gaps.filter((gap) => gap === 2000).length).toBe(27); // failed probes at +5.3 s, +7.4 s ... +59.9 s: the hold is younger than a minute
+		expect(gaps.slice(27)).toEqual([4000, 8000, 16_000]);
 	});
 
 	it('a successful probe releases the held requests in slow start: the probe was one, then two, then four in flight', () => {
