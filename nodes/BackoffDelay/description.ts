@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../shared/n8n/retry-parameters';
 import { RETRY_LIMITS } from '../shared/core/defaults';
+import { defaultsNotice } from '../shared/n8n/defaults-notice';
 
 export const BACKOFF_DEFAULTS = {
 	stateField: '_backoff',
@@ -9,6 +10,52 @@ export const BACKOFF_DEFAULTS = {
 	/** This node can wait through n8n's waiting state, so it accepts far longer server waits. */
 	maxServerDelayMs: 3_600_000,
 } as const;
+
+/** The loop's finer settings: each has a default that applies until it is added. */
+const optionsCollection: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [
+		baseDelayProperty,
+		{
+			displayName: 'Backoff Field',
+			name: 'stateField',
+			type: 'string',
+			default: BACKOFF_DEFAULTS.stateField,
+			description: 'Field where the node keeps the attempt number and its decision on each item. Keep it on the items through the loop.',
+		},
+		{
+			displayName: 'In-Process Wait Limit (Ms)',
+			name: 'inProcessWaitLimit',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
+			default: BACKOFF_DEFAULTS.inProcessWaitLimitMs,
+			description: "Longer waits put the execution into n8n's waiting state, which survives a restart (n8n checks for due executions every minute)",
+		},
+		jitterProperty,
+		maxDelayProperty,
+		...pollProperties.filter((p) => p.name === 'maxPollInterval'),
+		maxServerDelayProperty(BACKOFF_DEFAULTS.maxServerDelayMs, 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up'),
+		obeyServerHintsProperty,
+		...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
+		{
+			displayName: 'Server-Requested Wait',
+			name: 'serverWait',
+			type: 'string',
+			default: '',
+			placeholder: '={{ $json.headers["retry-after"] }}',
+			description:
+				'Leave empty to find it on the item (Resilient HTTP Request errors, response headers). Otherwise a number of milliseconds, a Retry-After value (seconds or HTTP-date) or a date.',
+		},
+		totalDeadlineProperty(
+			0,
+			"Bound on the whole loop of an item, counted from its first pass through this node (its first failure; this node cannot know when the first attempt started, Resilient HTTP Request counts from there). 0 means none: Max Attempts bounds a retry loop; Polling Until Done needs a deadline.",
+		),
+	],
+};
 
 export const backoffDelayProperties: INodeProperties[] = [
 	{
@@ -63,48 +110,6 @@ export const backoffDelayProperties: INodeProperties[] = [
 		description: 'Whether to send items whose failure cannot succeed later (a 400, 401, 404, an unknown host) straight to Give up',
 	},
 	{ ...retryOnStatusCodesProperty, displayOptions: { show: { onlyTransient: [true], loopFor: ['failures'] } } },
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			baseDelayProperty,
-			{
-				displayName: 'Backoff Field',
-				name: 'stateField',
-				type: 'string',
-				default: BACKOFF_DEFAULTS.stateField,
-				description: 'Field where the node keeps the attempt number and its decision on each item. Keep it on the items through the loop.',
-			},
-			{
-				displayName: 'In-Process Wait Limit (Ms)',
-				name: 'inProcessWaitLimit',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
-				default: BACKOFF_DEFAULTS.inProcessWaitLimitMs,
-				description: "Longer waits put the execution into n8n's waiting state, which survives a restart (n8n checks for due executions every minute)",
-			},
-			jitterProperty,
-			maxDelayProperty,
-			...pollProperties.filter((p) => p.name === 'maxPollInterval'),
-			maxServerDelayProperty(BACKOFF_DEFAULTS.maxServerDelayMs, 'The longest Retry-After or rate-limit reset to wait for; an item asked to wait longer goes to Give up'),
-			obeyServerHintsProperty,
-			...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
-			{
-				displayName: 'Server-Requested Wait',
-				name: 'serverWait',
-				type: 'string',
-				default: '',
-				placeholder: '={{ $json.headers["retry-after"] }}',
-				description:
-					'Leave empty to find it on the item (Resilient HTTP Request errors, response headers). Otherwise a number of milliseconds, a Retry-After value (seconds or HTTP-date) or a date.',
-			},
-			totalDeadlineProperty(
-				0,
-				"Bound on the whole loop of an item, counted from its first pass through this node (its first failure; this node cannot know when the first attempt started, Resilient HTTP Request counts from there). 0 means none: Max Attempts bounds a retry loop; Polling Until Done needs a deadline.",
-			),
-		],
-	},
+	defaultsNotice(optionsCollection, ['baseDelay', 'maxDelay', 'jitter', 'maxServerDelay', 'inProcessWaitLimit', 'totalDeadline', 'obeyServerHints', 'stateField']),
+	optionsCollection,
 ];

@@ -6,6 +6,7 @@
  */
 import type { IDataObject, IExecuteFunctions, PaginationOptions } from 'n8n-workflow';
 import { httpRequestParameterError, parameterError } from '../../shared/n8n/parameters';
+import { PAGINATION_LIMITS } from '../descriptions/pagination.description';
 
 type PageParameterType = 'qs' | 'headers' | 'body';
 
@@ -106,15 +107,17 @@ export function readPaginationSettings(ctx: IExecuteFunctions, i: number, neverE
 	if (pagination.limitPagesFetched === true) {
 		const raw = pagination.maxRequests ?? 100;
 		const value = typeof raw === 'string' && raw.trim() !== '' && !raw.startsWith('=') ? Number(raw) : raw;
-		if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) parameterError(ctx, i, `${LABEL} > Max Pages`, `must be a whole number of at least 1, got ${JSON.stringify(raw)}`);
+		if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > PAGINATION_LIMITS.maxPages) {
+			parameterError(ctx, i, `${LABEL} > Max Pages`, `must be a whole number from 1 to ${PAGINATION_LIMITS.maxPages}, got ${JSON.stringify(raw)}`);
+		}
 		maxPages = value;
 	}
 	// an expression here is resolved as any parameter (HTTP Request resolves it per page, without $response in practice)
 	const rawInterval = pagination.requestInterval ?? 0;
 	const resolved = typeof rawInterval === 'string' && rawInterval.startsWith('=') ? ctx.getNodeParameter('options.pagination.pagination.requestInterval', i, 0) : rawInterval;
 	const interval = typeof resolved === 'string' && resolved.trim() !== '' ? Number(resolved) : resolved;
-	if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0 || interval > 3_600_000) {
-		parameterError(ctx, i, `${LABEL} > Interval Between Requests (Ms)`, `must be a number of milliseconds from 0 to 3600000, got ${JSON.stringify(resolved)}`);
+	if (typeof interval !== 'number' || !Number.isFinite(interval) || interval < 0 || interval > PAGINATION_LIMITS.intervalMs) {
+		parameterError(ctx, i, `${LABEL} > Interval Between Requests (Ms)`, `must be a number of milliseconds from 0 to ${PAGINATION_LIMITS.intervalMs}, got ${JSON.stringify(resolved)}`);
 	}
 	const helper: PaginationOptions = {
 		continue: expression,

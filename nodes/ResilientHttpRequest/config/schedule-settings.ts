@@ -4,6 +4,7 @@
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { ITEMS_IN_FLIGHT, ITEMS_PER_BATCH } from '../descriptions/options.description';
 
 export interface ScheduleSettings {
 	/** Max Items in Flight: the ceiling of the adaptive window, or the fixed limit. */
@@ -14,19 +15,13 @@ export interface ScheduleSettings {
 	batchIntervalMs: number;
 }
 
-/**
- * Default ceiling of items in flight. A ceiling still protects an API from an unbounded burst of one
- * execution (HTTP Request has none); the adaptive window gets there only while the API answers well.
- */
-const DEFAULT_MAX_ITEMS_IN_FLIGHT = 1000;
-
 export function readScheduleSettings(ctx: IExecuteFunctions): ScheduleSettings {
 	const options = ctx.getNodeParameter('options', 0, {}) as IDataObject;
 	const batch = ((options.batching as IDataObject | undefined)?.batch ?? {}) as IDataObject;
-	const concurrency = numberParameter(ctx, 0, 'Max Items in Flight', options.maxConcurrency ?? DEFAULT_MAX_ITEMS_IN_FLIGHT, { integer: true, min: 1, max: 10_000 });
+	const concurrency = numberParameter(ctx, 0, 'Max Items in Flight', options.maxConcurrency ?? ITEMS_IN_FLIGHT.default, { integer: true, ...ITEMS_IN_FLIGHT });
 	const adaptive = options.adaptConcurrency ?? true;
 	if (typeof adaptive !== 'boolean') parameterError(ctx, 0, 'Adapt Items in Flight', `must be true or false, got ${JSON.stringify(adaptive)}`);
-	const rawSize = batch.batchSize === undefined ? -1 : numberParameter(ctx, 0, 'Items per Batch', batch.batchSize, { integer: true, min: -1, max: 1_000_000 });
+	const rawSize = batch.batchSize === undefined ? -1 : numberParameter(ctx, 0, 'Items per Batch', batch.batchSize, { integer: true, ...ITEMS_PER_BATCH });
 	return {
 		concurrency,
 		// batching is a pace the user chose (n items every t ms): the window must not slow it further

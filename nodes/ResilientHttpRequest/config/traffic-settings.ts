@@ -6,8 +6,7 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
-import { HOLD_DEFAULTS } from '../../shared/core/traffic/hold-state';
-import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
+import { TRAFFIC_NUMBERS } from '../descriptions/limits.description';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
 
@@ -32,7 +31,11 @@ interface TrafficInputs {
 
 export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, auth, node, schedule, attemptTimeoutMs }: TrafficInputs): TrafficControl {
 	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
-	const num = (name: string, label: string, fallback: number, limits: { min?: number; max?: number; integer?: boolean } = {}) => numberParameter(ctx, i, label, o[name] ?? fallback, limits);
+	// each number under its editor name and limits (TRAFFIC_NUMBERS), its default when not set
+	const num = (name: keyof typeof TRAFFIC_NUMBERS) => {
+		const spec = TRAFFIC_NUMBERS[name];
+		return numberParameter(ctx, i, spec.displayName, o[name] ?? spec.default, spec);
+	};
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
 	const scope = String(o.budgetScope ?? '').trim() || String(o.breakerScope ?? '').trim();
 	const parsed = new URL(url);
@@ -41,26 +44,23 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		leaseMs: attemptTimeoutMs > 0 ? attemptTimeoutMs + LEASE_MARGIN_MS : LEASE_WITHOUT_TIMEOUT_MS,
 	};
 	if (o.budget !== false) {
-		params.budget = {
-			ratio: num('budgetPercent', 'Budget: Retries Allowed (% of First Attempts)', BUDGET_DEFAULTS.ratio * 100, { max: 1000 }) / 100,
-			minRetriesPerWindow: num('budgetMinRetries', 'Budget: Retries Always Allowed per Window', BUDGET_DEFAULTS.minRetriesPerWindow, { integer: true, max: 1_000_000 }),
-			windowMs: num('budgetWindow', 'Budget: Window (Ms)', BUDGET_DEFAULTS.windowMs, { min: 1000 }),
-		};
+		params.budget = { ratio: num('budgetPercent') / 100, minRetriesPerWindow: num('budgetMinRetries'), windowMs: num('budgetWindow') };
 	}
 	if (o.breaker !== false) {
-		const breakMs = num('breakerBreak', 'Hold: First Probe After (Ms)', HOLD_DEFAULTS.breakMs, { min: 1 });
-		const maxBreakMs = num('breakerMaxBreak', 'Hold: Max Probe Interval (Ms)', HOLD_DEFAULTS.maxBreakMs, { min: 1 });
-		if (breakMs > maxBreakMs) parameterError(ctx, i, 'Hold: First Probe After (Ms)', `must not be more than Hold: Max Probe Interval (Ms) (${maxBreakMs}), got ${breakMs}`);
+		const breakMs = num('breakerBreak');
+		const maxBreakMs = num('breakerMaxBreak');
+		const { breakerBreak, breakerMaxBreak } = TRAFFIC_NUMBERS;
+		if (breakMs > maxBreakMs) parameterError(ctx, i, breakerBreak.displayName, `must not be more than ${breakerMaxBreak.displayName} (${maxBreakMs}), got ${breakMs}`);
 		params.hold = {
-			consecutiveFailures: num('breakerConsecutiveFailures', 'Hold: Consecutive Failures', HOLD_DEFAULTS.consecutiveFailures, { integer: true, max: 1_000_000 }),
-			failureRatio: num('breakerFailurePercent', 'Hold: Failure Ratio (%)', HOLD_DEFAULTS.failureRatio * 100, { max: 100 }) / 100,
-			minimumCalls: num('breakerMinimumCalls', 'Hold: Minimum Requests', HOLD_DEFAULTS.minimumCalls, { integer: true, min: 1, max: 1_000_000 }),
-			windowMs: num('breakerWindow', 'Hold: Window (Ms)', HOLD_DEFAULTS.windowMs, { min: 1000 }),
+			consecutiveFailures: num('breakerConsecutiveFailures'),
+			failureRatio: num('breakerFailurePercent') / 100,
+			minimumCalls: num('breakerMinimumCalls'),
+			windowMs: num('breakerWindow'),
 			breakMs,
 			maxBreakMs,
 		};
 	}
-	const rate = num('rateLimit', 'Rate Limit', 0, { max: 1_000_000 });
+	const rate = num('rateLimit');
 	if (rate > 0) {
 		const per = o.rateLimitPer ?? 'second';
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);

@@ -1,142 +1,118 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
+import { defaultsNotice } from '../../shared/n8n/defaults-notice';
 import { stateStoreProperty } from '../../shared/n8n/state-store-parameter';
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * The numbers of Traffic Control, as the editor names them, with their defaults and the limits both
+ * the editor (minValue/maxValue) and the runtime (config/traffic-settings.ts) hold them to. Their
+ * internal names are kept from the retry budget and circuit breaker they grew from, so workflows
+ * saved with them keep their settings; the display names are the glossary's (docs/glossary.md).
+ */
+export const TRAFFIC_NUMBERS = {
+	budgetPercent: { displayName: 'Retry Budget: Retries Allowed (%)', default: BUDGET_DEFAULTS.ratio * 100, min: 0, max: 1000, integer: false },
+	budgetMinRetries: { displayName: 'Retry Budget: Retries Always Allowed', default: BUDGET_DEFAULTS.minRetriesPerWindow, min: 0, max: 1_000_000, integer: true },
+	budgetWindow: { displayName: 'Retry Budget: Counted Over (Ms)', default: BUDGET_DEFAULTS.windowMs, min: 1000, max: DAY_MS, integer: false },
+	breakerConsecutiveFailures: { displayName: 'Hold: Failures in a Row', default: HOLD_DEFAULTS.consecutiveFailures, min: 0, max: 1_000_000, integer: true },
+	breakerFailurePercent: { displayName: 'Hold: Failed Share (%)', default: HOLD_DEFAULTS.failureRatio * 100, min: 0, max: 100, integer: false },
+	breakerMinimumCalls: { displayName: 'Hold: Minimum Requests for the Share', default: HOLD_DEFAULTS.minimumCalls, min: 1, max: 1_000_000, integer: true },
+	breakerWindow: { displayName: 'Hold: Counted Over (Ms)', default: HOLD_DEFAULTS.windowMs, min: 1000, max: DAY_MS, integer: false },
+	breakerBreak: { displayName: 'Hold: First Test Request After (Ms)', default: HOLD_DEFAULTS.breakMs, min: 1, max: DAY_MS, integer: false },
+	breakerMaxBreak: { displayName: 'Hold: Max Time Between Test Requests (Ms)', default: HOLD_DEFAULTS.maxBreakMs, min: 1, max: DAY_MS, integer: false },
+	rateLimit: { displayName: 'Rate Limit', default: 0, min: 0, max: 1_000_000, integer: false },
+} as const;
+
+type TrafficNumber = keyof typeof TRAFFIC_NUMBERS;
+
+function trafficNumber(name: TrafficNumber, description: string): INodeProperties {
+	const spec = TRAFFIC_NUMBERS[name];
+	return {
+		displayName: spec.displayName,
+		name,
+		type: 'number',
+		typeOptions: { minValue: spec.min, maxValue: spec.max, ...(spec.integer ? { numberPrecision: 0 } : {}) },
+		default: spec.default,
+		description,
+	};
+}
 
 /**
  * The traffic controller of each API, shared by every execution (and, with Redis, every worker):
  * pauses when the API asks, holds during outages, paces, learns how much the API takes, and keeps
- * retries to a share of the traffic. Parameter names are kept from the retry budget and circuit
- * breaker they grew from, so workflows saved with them keep their settings.
+ * retries to a share of the traffic.
  */
+const trafficControlCollection: INodeProperties = {
+	displayName: 'Traffic Control',
+	name: 'sharedLimits',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	description:
+		'One controller per API (the URL\'s origin and the credential), shared by every execution: when the API asks everyone to wait (Retry-After, a spent quota) or looks down, requests wait instead of failing, and come back gradually',
+	options: [
+		{
+			displayName: 'API Scope',
+			name: 'budgetScope',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.tenant }}',
+			description:
+				'Empty: one controller per API, told by the URL\'s origin (scheme, host, port) and the credential in use (limits are per key). Any text: one controller per distinct value, shared by every workflow that uses it. Values are hashed, never stored or logged.',
+		},
+		{
+			displayName: 'Hold During Outages',
+			name: 'breaker',
+			type: 'boolean',
+			default: true,
+			description:
+				'Whether requests wait while the API looks down (failures in a row, or a share of failed requests), with single test requests finding out when it is back; then they come back one, two, four at a time. Off: every item retries on its own.',
+		},
+		trafficNumber('breakerWindow', 'The failed share counts the requests of this last stretch of time'),
+		trafficNumber('breakerFailurePercent', 'Or the API counts as down when this share of the requests of the last stretch (Counted Over) failed (0: only failures in a row count)'),
+		trafficNumber('breakerConsecutiveFailures', 'The API counts as down after this many failures in a row (network errors, timeouts, 5xx; 0: only the failed share counts)'),
+		trafficNumber('breakerBreak', 'How long the requests are held before the first test request (a probe) goes; then one every twice this for the first minute of the outage, and from then on the time doubles after each failed test request'),
+		trafficNumber('breakerMaxBreak', 'The time between test requests never grows longer than this'),
+		trafficNumber('breakerMinimumCalls', 'The failed share counts only with at least this many requests in the stretch (Counted Over)'),
+		trafficNumber(
+			'rateLimit',
+			"The most requests per second (or per minute, below) to this API, for all executions and workers together, spaced evenly. 0: none; the node still follows the API's own rate-limit headers and throttling.",
+		),
+		{
+			displayName: 'Rate Limit Per',
+			name: 'rateLimitPer',
+			type: 'options',
+			options: [
+				{ name: 'Second', value: 'second' },
+				{ name: 'Minute', value: 'minute' },
+			],
+			default: 'second',
+		},
+		{
+			displayName: 'Retry Budget',
+			name: 'budget',
+			type: 'boolean',
+			default: true,
+			description: 'Whether retries after errors are limited to a share of the requests (first attempts are never limited; retries the API paced with Retry-After are not counted)',
+		},
+		trafficNumber('budgetWindow', 'The budget counts the requests and retries of this last stretch of time'),
+		trafficNumber('budgetPercent', 'Retries after errors may add at most this share to the requests of the last stretch (Counted Over; Google SRE: 10%); beyond it they wait for room'),
+		trafficNumber('budgetMinRetries', 'However few the requests, this many retries per stretch (Counted Over) are allowed, so that a workflow with few items can still retry them all'),
+	],
+};
+
 export const limitsProperties: INodeProperties[] = [
 	stateStoreProperty({
 		memory: 'For a single n8n process (the usual setup)',
 		redis: "For n8n in queue mode with several workers: every API's traffic controller lives in Redis, shared by all workers",
 		description: "Where each API's traffic controller is kept (its pause, outage hold, learned pace and retry budget)",
 	}),
-	{
-		displayName: 'Traffic Control',
-		name: 'sharedLimits',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		description:
-			'One controller per API (the URL\'s origin and the credential), shared by every execution: when the API asks everyone to wait (Retry-After, a spent quota) or looks down, requests wait instead of failing, and come back gradually',
-		options: [
-			{
-				displayName: 'API Scope',
-				name: 'budgetScope',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. {{ $json.tenant }}',
-				description:
-					'Empty: one controller per API, told by the URL\'s origin (scheme, host, port) and the credential in use (limits are per key). Any text: one controller per distinct value, shared by every workflow that uses it. Values are hashed, never stored or logged.',
-			},
-			{
-				displayName: 'Budget: Retries Allowed (% of First Attempts)',
-				name: 'budgetPercent',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: 1000 },
-				default: BUDGET_DEFAULTS.ratio * 100,
-				description: 'Retries after errors may add at most this share to the requests of the window (Google SRE: 10%); beyond it they wait for room',
-			},
-			{
-				displayName: 'Budget: Retries Always Allowed per Window',
-				name: 'budgetMinRetries',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: BUDGET_DEFAULTS.minRetriesPerWindow,
-				description: 'So that a workflow with few items can still retry them all',
-			},
-			{
-				displayName: 'Budget: Window (Ms)',
-				name: 'budgetWindow',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: BUDGET_DEFAULTS.windowMs,
-			},
-			{
-				displayName: 'Hold During Outages',
-				name: 'breaker',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether requests wait while the API looks down (failures in a row, or a failure ratio), with single probes finding out when it is back; then they come back one, two, four at a time. Off: every item retries on its own.',
-			},
-			{
-				displayName: 'Hold: Consecutive Failures',
-				name: 'breakerConsecutiveFailures',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: HOLD_DEFAULTS.consecutiveFailures,
-				description: 'The API counts as down after this many failures in a row (network errors, timeouts, 5xx; 0: only the ratio counts)',
-			},
-			{
-				displayName: 'Hold: Failure Ratio (%)',
-				name: 'breakerFailurePercent',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: 100 },
-				default: HOLD_DEFAULTS.failureRatio * 100,
-				description: 'Or when this share of the requests in the window failed (0: only failures in a row count)',
-			},
-			{
-				displayName: 'Hold: First Probe After (Ms)',
-				name: 'breakerBreak',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: HOLD_DEFAULTS.breakMs,
-				description: 'How long the requests are held before the first probe; then a probe every twice this for the first minute of the outage, and from then on the interval doubles after each failed probe',
-			},
-			{
-				displayName: 'Hold: Max Probe Interval (Ms)',
-				name: 'breakerMaxBreak',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: HOLD_DEFAULTS.maxBreakMs,
-				description: 'The interval between probes never grows longer than this',
-			},
-			{
-				displayName: 'Hold: Minimum Requests',
-				name: 'breakerMinimumCalls',
-				type: 'number',
-				typeOptions: { minValue: 1 },
-				default: HOLD_DEFAULTS.minimumCalls,
-				description: 'The failure ratio counts only with at least this many requests in the window',
-			},
-			{
-				displayName: 'Hold: Window (Ms)',
-				name: 'breakerWindow',
-				type: 'number',
-				typeOptions: { minValue: 1000 },
-				default: HOLD_DEFAULTS.windowMs,
-			},
-			{
-				displayName: 'Rate Limit',
-				name: 'rateLimit',
-				type: 'number',
-				typeOptions: { minValue: 0 },
-				default: 0,
-				description:
-					'The most requests per second (or per minute, below) to this API, for all executions and workers together, spaced evenly. 0: none; the node still follows the API\'s own rate-limit headers and throttling.',
-			},
-			{
-				displayName: 'Rate Limit Per',
-				name: 'rateLimitPer',
-				type: 'options',
-				options: [
-					{ name: 'Second', value: 'second' },
-					{ name: 'Minute', value: 'minute' },
-				],
-				default: 'second',
-			},
-			{
-				displayName: 'Retry Budget',
-				name: 'budget',
-				type: 'boolean',
-				default: true,
-				description: 'Whether retries after errors are limited to a share of the requests (first attempts are never limited; retries the API paced with Retry-After are not counted)',
-			},
-		],
-	},
+	defaultsNotice(trafficControlCollection, [
+		{ name: 'budget', details: ['budgetPercent', 'budgetMinRetries', 'budgetWindow'] },
+		{ name: 'breaker', details: ['breakerConsecutiveFailures', 'breakerFailurePercent', 'breakerMinimumCalls', 'breakerWindow', 'breakerBreak', 'breakerMaxBreak'] },
+		'rateLimit',
+	]),
+	trafficControlCollection,
 ];

@@ -1,5 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+/** The largest Max Pages and Interval Between Requests the editor and the runtime (config/pagination-settings.ts) take. */
+export const PAGINATION_LIMITS = { maxPages: 1_000_000, intervalMs: 3_600_000 } as const;
+
 /**
  * HTTP Request's Pagination option, with its names, values and defaults, so that a node carrying
  * it keeps it: n8n drops the parameters and options a node does not declare before the node runs,
@@ -115,7 +118,7 @@ export const paginationOption: INodeProperties = {
 					displayName: 'Max Pages',
 					name: 'maxRequests',
 					type: 'number',
-					typeOptions: { noDataExpression: true },
+					typeOptions: { noDataExpression: true, minValue: 1, maxValue: PAGINATION_LIMITS.maxPages, numberPrecision: 0 },
 					displayOptions: { show: { limitPagesFetched: [true] } },
 					default: 100,
 					description: 'Maximum amount of request to be make',
@@ -128,7 +131,7 @@ export const paginationOption: INodeProperties = {
 					default: 0,
 					description: 'Time in milliseconds to wait between requests',
 					hint: 'At 0 no delay will be added',
-					typeOptions: { minValue: 0 },
+					typeOptions: { minValue: 0, maxValue: PAGINATION_LIMITS.intervalMs },
 				},
 			],
 		},

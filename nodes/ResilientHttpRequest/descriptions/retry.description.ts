@@ -1,6 +1,96 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { pollProperties, baseDelayProperty, jitterProperty, maxAttemptsProperty, maxDelayProperty, maxServerDelayProperty, obeyServerHintsProperty, retryOnStatusCodesProperty, totalDeadlineProperty } from '../../shared/n8n/retry-parameters';
 import { RETRY_DEFAULTS, RETRY_LIMITS, RETRY_PARAMETERS } from '../../shared/core/defaults';
+import { defaultsNotice } from '../../shared/n8n/defaults-notice';
+
+/** The retry policy's finer settings: each has a default that applies until it is added. */
+const retryOptionsCollection: INodeProperties = {
+	displayName: 'Retry Options',
+	name: 'retryOptions',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [
+		{
+			displayName: 'Attempt Timeout (Ms)',
+			name: 'attemptTimeout',
+			type: 'number',
+			typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
+			default: RETRY_DEFAULTS.attemptTimeoutMs,
+			description: 'How long one attempt may take, from connecting to the last byte of the response. A timed-out attempt counts as a transient failure. 0 means no limit.',
+		},
+		baseDelayProperty,
+		{
+			displayName: 'Follow Asynchronous Operations',
+			name: 'followAsyncOperations',
+			type: 'boolean',
+			default: false,
+			description:
+				"Whether a 202 Accepted with an Operation-Location, Azure-AsyncOperation or Location header is followed: its status URL is polled (GET) until the operation ends, then the item is the operation's result (the resource it names, or the last status answer). A failed or canceled operation goes to the error output. Credentials go to the status URL only on the request's own origin (see Send Credentials on Cross-Origin Redirect).",
+		},
+		{
+			displayName: 'Header Name for Idempotency Key',
+			name: 'idempotencyHeaderName',
+			type: 'string',
+			default: RETRY_DEFAULTS.idempotencyHeader,
+			description: 'Stripe, Adyen, PayPal (PayPal-Request-Id) and others name it differently',
+		},
+		jitterProperty,
+		maxDelayProperty,
+		...pollProperties.filter((p) => p.name === 'maxPollInterval'),
+		maxServerDelayProperty(
+			RETRY_DEFAULTS.maxServerDelayMs,
+			'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
+		),
+		obeyServerHintsProperty,
+		...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
+		{
+			displayName: 'Read Rate-Limit Headers',
+			name: 'readRateLimitHeaders',
+			type: 'boolean',
+			default: true,
+			description: 'Whether to read X-RateLimit-Retry-After, and RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* on a 429 or when a remaining counter is 0, when there is no Retry-After',
+		},
+		{
+			displayName: 'Retry Non-Idempotent Requests',
+			name: 'allowUnsafeRetries',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to retry POST and PATCH without an idempotency key. Only for APIs that tolerate duplicates: a retried payment may be charged twice.',
+		},
+		{
+			displayName: 'Retry Story',
+			name: 'retryStory',
+			type: 'options',
+			options: [
+				{ name: 'On Failed Items', value: 'failedItems', description: 'Failed items carry their story; a success item is exactly HTTP Request\'s' },
+				{ name: 'On Every Item', value: 'everyItem', description: 'Every item carries its story, successes included' },
+				{ name: 'Off', value: 'off', description: 'No item carries a story (the output panel\'s hint and the logs still tell of retries)' },
+			],
+			default: RETRY_DEFAULTS.story,
+			description: 'Which items carry the retry story (attempts, waits, why it stopped) in Retry Story Field',
+		},
+		{
+			displayName: 'Retry Story Field',
+			name: 'retryStoryField',
+			type: 'string',
+			default: RETRY_DEFAULTS.storyField,
+			description: 'Field that receives the retry story of the items Retry Story names. Empty: no story.',
+		},
+		{
+			displayName: 'Retry When Body Is Not JSON',
+			name: 'retryNotJson',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether a 2xx answer whose body is not JSON (a proxy\'s HTML page, an empty body) is retried as a transient failure (code ENOTJSON) instead of failing the item. Only with Options > Response > Response Format: JSON.',
+		},
+		totalDeadlineProperty(
+			RETRY_DEFAULTS.totalDeadlineMs,
+			"Bound on all attempts and waits of one item, counted from the start of its first attempt in this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. 0 means no deadline.",
+		),
+	],
+};
 
 /** The retry policy: the reason this node exists. Defaults are justified in the README. */
 export const retryProperties: INodeProperties[] = [
@@ -98,91 +188,6 @@ export const retryProperties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { method: ['POST', 'PATCH'], idempotencyKeyMode: ['off'] } },
 	},
-	{
-		displayName: 'Retry Options',
-		name: 'retryOptions',
-		type: 'collection',
-		placeholder: 'Add option',
-		default: {},
-		options: [
-			{
-				displayName: 'Attempt Timeout (Ms)',
-				name: 'attemptTimeout',
-				type: 'number',
-				typeOptions: { minValue: 0, maxValue: RETRY_LIMITS.maxDelayMs },
-				default: RETRY_DEFAULTS.attemptTimeoutMs,
-				description: 'How long one attempt may take, from connecting to the last byte of the response. A timed-out attempt counts as a transient failure. 0 means no limit.',
-			},
-			baseDelayProperty,
-			{
-				displayName: 'Follow Asynchronous Operations',
-				name: 'followAsyncOperations',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether a 202 Accepted with an Operation-Location, Azure-AsyncOperation or Location header is followed: its status URL is polled (GET) until the operation ends, then the item is the operation's result (the resource it names, or the last status answer). A failed or canceled operation goes to the error output. Credentials go to the status URL only on the request's own origin (see Send Credentials on Cross-Origin Redirect).",
-			},
-			{
-				displayName: 'Header Name for Idempotency Key',
-				name: 'idempotencyHeaderName',
-				type: 'string',
-				default: RETRY_DEFAULTS.idempotencyHeader,
-				description: 'Stripe, Adyen, PayPal (PayPal-Request-Id) and others name it differently',
-			},
-			jitterProperty,
-			maxDelayProperty,
-			...pollProperties.filter((p) => p.name === 'maxPollInterval'),
-			maxServerDelayProperty(
-				RETRY_DEFAULTS.maxServerDelayMs,
-				'The longest Retry-After or rate-limit reset the node waits for. When the server asks for more, the item goes to the error output with retryAfterMs and retryAt, for a Backoff Delay node to wait it out.',
-			),
-			obeyServerHintsProperty,
-			...pollProperties.filter((p) => p.name !== 'maxPollInterval'),
-			{
-				displayName: 'Read Rate-Limit Headers',
-				name: 'readRateLimitHeaders',
-				type: 'boolean',
-				default: true,
-				description: 'Whether to read X-RateLimit-Retry-After, and RateLimit, RateLimit-Reset, X-RateLimit-Reset and x-ratelimit-reset-* on a 429 or when a remaining counter is 0, when there is no Retry-After',
-			},
-			{
-				displayName: 'Retry Non-Idempotent Requests',
-				name: 'allowUnsafeRetries',
-				type: 'boolean',
-				default: false,
-				description: 'Whether to retry POST and PATCH without an idempotency key. Only for APIs that tolerate duplicates: a retried payment may be charged twice.',
-			},
-			{
-				displayName: 'Retry Story',
-				name: 'retryStory',
-				type: 'options',
-				options: [
-					{ name: 'On Failed Items', value: 'failedItems', description: 'Failed items carry their story; a success item is exactly HTTP Request\'s' },
-					{ name: 'On Every Item', value: 'everyItem', description: 'Every item carries its story, successes included' },
-					{ name: 'Off', value: 'off', description: 'No item carries a story (the output panel\'s hint and the logs still tell of retries)' },
-				],
-				default: RETRY_DEFAULTS.story,
-				description: 'Which items carry the retry story (attempts, waits, why it stopped) in Retry Story Field',
-			},
-			{
-				displayName: 'Retry Story Field',
-				name: 'retryStoryField',
-				type: 'string',
-				default: RETRY_DEFAULTS.storyField,
-				description: 'Field that receives the retry story of the items Retry Story names. Empty: no story.',
-			},
-			{
-				displayName: 'Retry When Body Is Not JSON',
-				name: 'retryNotJson',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether a 2xx answer whose body is not JSON (a proxy\'s HTML page, an empty body) is retried as a transient failure (code ENOTJSON) instead of failing the item. Only with Options > Response > Response Format: JSON.',
-			},
-			totalDeadlineProperty(
-				RETRY_DEFAULTS.totalDeadlineMs,
-				"Bound on all attempts and waits of one item, counted from the start of its first attempt in this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. 0 means no deadline.",
-			),
-		],
-	},
+	defaultsNotice(retryOptionsCollection, ['baseDelay', 'maxDelay', 'jitter', 'attemptTimeout', 'totalDeadline', 'maxServerDelay', 'obeyServerHints', 'readRateLimitHeaders', 'retryStory', 'retryStoryField']),
+	retryOptionsCollection,
 ];

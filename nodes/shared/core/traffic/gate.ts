@@ -87,7 +87,7 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 			return { stop: 'api-held', why: `The API looks down: requests are held while a probe finds out when it is back; the next probe${when} comes ${limit}` };
 		case 'budget':
 			return blocked.until === Infinity
-				? { stop: 'retry-budget-exhausted', why: 'The retry budget of the API allows no retry (Budget: Retries Allowed and Retries Always Allowed per Window are 0)' }
+				? { stop: 'retry-budget-exhausted', why: 'The retry budget of the API allows no retry (Retry Budget: Retries Allowed and Retries Always Allowed are 0)' }
 				: { stop: 'retry-budget-exhausted', why: `The retry budget of the API is spent (retries are over their share of the traffic); room for this retry comes ${limit}` };
 		case 'window':
 			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for room in the window: the API's requests in flight are at their limit` };
