@@ -15,7 +15,7 @@ export class ResilientHttpOAuth2Api implements ICredentialType {
 
 	icon = { light: 'file:resilientHttpOAuth2.svg', dark: 'file:resilientHttpOAuth2.dark.svg' } as const;
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-resilient-http#authentication';
+	documentationUrl = 'https://github.com/n8n-nodes-resilient-http/n8n-nodes-resilient-http/blob/main/docs/authentication.md';
 
 	properties: INodeProperties[] = [];
 }

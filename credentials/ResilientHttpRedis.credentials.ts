@@ -15,7 +15,7 @@ export class ResilientHttpRedis implements ICredentialType {
 
 	icon = { light: 'file:resilientHttpRedis.svg', dark: 'file:resilientHttpRedis.dark.svg' } as const;
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-resilient-http#queue-mode-redis';
+	documentationUrl = 'https://github.com/n8n-nodes-resilient-http/n8n-nodes-resilient-http/blob/main/docs/queue-mode.md';
 
 	properties: INodeProperties[] = [
 		{

@@ -1,11 +1,15 @@
 /**
  * Every relative link and anchor in README.md and docs/*.md resolves: the file exists, and an
  * anchor names a heading of the page it points into, by GitHub's rules for heading ids. Every page
- * of docs/ is linked from the README.
+ * of docs/ is linked from the README. The Docs links n8n shows for the nodes (the codex's
+ * primaryDocumentation) and the credentials (documentationUrl) go to pages of docs/ at the
+ * package's repository (package.json `repository`) that exist, with the anchor they name.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { ResilientHttpOAuth2Api } from '../../credentials/ResilientHttpOAuth2Api.credentials';
+import { ResilientHttpRedis } from '../../credentials/ResilientHttpRedis.credentials';
 import { docFiles, REPO_ROOT } from '../support/doc-section';
 
 /**
@@ -170,5 +174,58 @@ describe('links in README.md and docs/*.md', () => {
 			linksOf(readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8')).map(({ target }) => path.resolve(REPO_ROOT, target.split('#')[0])),
 		);
 		expect(files.slice(1).filter((page) => !linked.has(page)).map((page) => path.relative(REPO_ROOT, page))).toEqual([]);
+	});
+});
+
+const pkg = JSON.parse(readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { repository: { url: string }; homepage: string };
+/** `git+https://github.com/o/r.git` -> `https://github.com/o/r`: the repository as a browser opens it. */
+const REPOSITORY = pkg.repository.url.replace(/^git\+/, '').replace(/\.git$/, '');
+
+function codexLinks(): Array<{ from: string; url: string }> {
+	const nodesDir = path.join(REPO_ROOT, 'nodes');
+	return readdirSync(nodesDir).flatMap((dir) => {
+		const codex = path.join(nodesDir, dir, `${dir}.node.json`);
+		if (!existsSync(codex)) return [];
+		const { resources } = JSON.parse(readFileSync(codex, 'utf8')) as { resources?: { primaryDocumentation?: Array<{ url: string }> } };
+		return (resources?.primaryDocumentation ?? []).map(({ url }) => ({ from: `nodes/${dir}/${dir}.node.json`, url }));
+	});
+}
+
+const LINKS = [
+	...codexLinks(),
+	{ from: 'ResilientHttpOAuth2Api', url: new ResilientHttpOAuth2Api().documentationUrl },
+	{ from: 'ResilientHttpRedis', url: new ResilientHttpRedis().documentationUrl },
+];
+
+/** What is wrong with a link, or undefined. */
+function problemOf(url: string): string | undefined {
+	const prefix = `${REPOSITORY}/blob/main/`;
+	if (!url.startsWith(prefix)) return `does not start with ${prefix}`;
+	const [file, anchor] = url.slice(prefix.length).split('#');
+	if (!/^docs\/[\w-]+\.md$/.test(file)) return `${file} is not a page of docs/`;
+	if (!existsSync(path.join(REPO_ROOT, file))) return `${file} does not exist`;
+	if (anchor !== undefined && !anchorsOf(readFileSync(path.join(REPO_ROOT, file), 'utf8')).has(anchor)) return `${file} has no heading #${anchor}`;
+	return undefined;
+}
+
+describe("the nodes' and credentials' Docs links", () => {
+	it('the repository URL is a GitHub repository, and the homepage is its README', () => {
+		expect(REPOSITORY).toMatch(/^https:\/\/github\.com\/[\w.-]+\/[\w.-]+$/);
+		expect(pkg.homepage).toBe(`${REPOSITORY}#readme`);
+	});
+
+	it('there is one for each node and credential', () => {
+		expect(LINKS.filter((l) => l.from.endsWith('.node.json'))).toHaveLength(3);
+		for (const link of LINKS) expect(link.url).toBeTruthy();
+	});
+
+	it.each(LINKS)('$from -> $url: a page of docs/ that exists at the repository URL', ({ url }) => {
+		expect(problemOf(url)).toBeUndefined();
+	});
+
+	it('a link to a missing page, an unknown anchor or another site is caught', () => {
+		expect(problemOf(`${REPOSITORY}/blob/main/docs/nowhere.md`)).toBe('docs/nowhere.md does not exist');
+		expect(problemOf(`${REPOSITORY}/blob/main/docs/queue-mode.md#nowhere`)).toBe('docs/queue-mode.md has no heading #nowhere');
+		expect(problemOf('https://www.npmjs.com/package/n8n-nodes-resilient-http#authentication')).toMatch(/^does not start with/);
 	});
 });
