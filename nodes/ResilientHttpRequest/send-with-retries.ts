@@ -120,7 +120,7 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);
 		// a Retry When that cannot be evaluated is a setting to fix, not a failure of the request
 		if (!outcome.ok && outcome.failure.code === WRONG_RETRY_WHEN) retryWhenError(ctx, scope.index, outcome.failure.message);
-		tally.add(scope.index, outcome.story);
+		tally.add(scope.index, outcome.story, config.output);
 		return outcome;
 	};
 }

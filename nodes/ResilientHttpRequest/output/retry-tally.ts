@@ -6,14 +6,34 @@
  */
 import type { IExecuteFunctions } from 'n8n-workflow';
 import type { RetryStory } from '../../shared/core/retry-story';
+import type { OutputSettings } from '../config/output-settings';
+
+/** Where an item's story goes (OutputSettings): on its success item, on its failure, or nowhere. */
+type StoryFields = Pick<OutputSettings, 'storyField' | 'failureStoryField'>;
 
 export class RetryTally {
 	private readonly attemptsOfItem = new Map<number, number>();
+	private readonly storyOfItem = new Map<number, StoryFields>();
 
-	/** Counts one request of item i (an item with pagination sends one per page). */
-	add(i: number, story: Pick<RetryStory, 'attempts' | 'polls'>): void {
+	/** Counts one request of item i (an item with pagination sends one per page), and where its story goes. */
+	add(i: number, story: Pick<RetryStory, 'attempts' | 'polls'>, fields: StoryFields): void {
 		// a poll after a "not yet" answer (Retry When) is no retry
 		this.attemptsOfItem.set(i, (this.attemptsOfItem.get(i) ?? 0) + Math.max(0, story.attempts - 1 - (story.polls ?? 0)));
+		this.storyOfItem.set(i, fields);
+	}
+
+	/**
+	 * Where to read the retried items' stories: the field they are in (a failed item's under its
+	 * `error`), and, when the success items carry none, the setting that puts it there.
+	 */
+	private whereToRead(): string {
+		const retried = [...this.attemptsOfItem].filter(([, retries]) => retries > 0).map(([i]) => this.storyOfItem.get(i));
+		const onSuccess = fieldsOf(retried.map((f) => f?.storyField));
+		const onFailure = fieldsOf(retried.map((f) => f?.failureStoryField));
+		const turnOn = 'to see them on every item, set Retry Options > Retry Story to On Every Item';
+		if (retried.every((f) => Boolean(f?.storyField))) return `Each item's retries are in its ${names(onSuccess)} field (a failed item's in ${names(onFailure, 'error.')}).`;
+		if (onFailure.length > 0) return `A failed item carries its retries in ${names(onFailure, 'error.')}; ${turnOn}.`;
+		return `Retry Story is Off, so no item carries its retries; ${turnOn}.`;
 	}
 
 	/** "3 of 10 items needed retries (7 retries in all)", or undefined when none did. */
@@ -30,7 +50,17 @@ export class RetryTally {
 		const summary = this.summary(items);
 		if (summary === undefined) return;
 		// n8n's tool runs (an agent calling the node) have no output panel to hint on
-		ctx.addExecutionHints?.({ message: `${summary}. Each item's retries are in its Retry Story field when Retry Options > Retry Story is On Every Item.`, type: 'info', location: 'outputPane' });
+		ctx.addExecutionHints?.({ message: `${summary}. ${this.whereToRead()}`, type: 'info', location: 'outputPane' });
 		ctx.logger.info(`Resilient HTTP Request "${ctx.getNode().name}": ${summary}`);
 	}
+}
+
+/** The fields named, once each ("" for none dropped). */
+function fieldsOf(fields: Array<string | undefined>): string[] {
+	return [...new Set(fields.filter((field): field is string => Boolean(field)))];
+}
+
+/** _retry, or _retry or story when items name different fields; `prefix` for where they sit. */
+function names(fields: string[], prefix = ''): string {
+	return fields.map((field) => `${prefix}${field}`).join(' or ');
 }
