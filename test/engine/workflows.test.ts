@@ -224,6 +224,10 @@ const TESTED: Record<string, () => Promise<void>> = {
 			expect(polls.slice(1).every((e) => e.method === 'GET')).toBe(true);
 			expect(polls.at(-1)!.status).toBe(200);
 			expect((one._retry as IDataObject).polls).toBe(polls.length - 2);
+			// the summary counts the attempts as the story does: the POST, the polls and the last answer
+			const story = one._retry as { attempts: number; summary: string };
+			expect(story.attempts).toBe(polls.length);
+			expect(story.summary).toMatch(new RegExp(`^Done on attempt ${polls.length}, after ${polls.length - 2} answers? not done yet`));
 			const [loop] = result.jsonOf('Export done (loop)', 0, result.runsOf('Export done (loop)') - 1);
 			expect(loop).toMatchObject({ status: 'done' });
 		} finally {

@@ -11,7 +11,7 @@ import { decideAfterFailure } from '../../shared/core/decide';
 import { pollParamsAfter } from '../../shared/core/poll';
 import { normalizeHeaders } from '../../shared/core/retry-after';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
-import type { RetryOutcome } from '../../shared/core/retry-loop';
+import { successSummary, type RetryOutcome } from '../../shared/core/retry-loop';
 import type { RetryStory } from '../../shared/core/retry-story';
 import type { Runtime } from '../../shared/core/runtime';
 import type { ItemConfig } from '../config/item-config';
@@ -77,7 +77,9 @@ function getSpec(request: RequestSpec, url: string, config: ItemConfig): { spec:
 function joined(first: RetryStory, next: RetryStory): RetryStory {
 	const history = [...first.history, ...next.history].map((record, k) => ({ ...record, attempt: k + 1 }));
 	const polls = (first.polls ?? 0) + (next.polls ?? 0);
-	return { ...next, attempts: history.length, elapsedMs: first.elapsedMs + next.elapsedMs, totalDelayMs: first.totalDelayMs + next.totalDelayMs, ...(polls > 0 ? { polls } : {}), history };
+	// the last loop's success summary counted its own attempts from 1: told again of the whole operation
+	const summary = next.stoppedBecause === 'success' ? successSummary(history.length, history, polls, next.maxAttempts ?? history.length) : next.summary;
+	return { ...next, attempts: history.length, summary, elapsedMs: first.elapsedMs + next.elapsedMs, totalDelayMs: first.totalDelayMs + next.totalDelayMs, ...(polls > 0 ? { polls } : {}), history };
 }
 
 /** A monitor that says the operation failed: a final failure carrying its answer. */

@@ -248,14 +248,7 @@ class RetryRun<T> {
 	}
 
 	private succeeded(value: T, attempt: number): RetryOutcome<T> {
-		const waited = this.story.history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
-		const polls = this.token.polls ?? 0;
-		const summary =
-			attempt === 1 && waited === 0
-				? 'Succeeded on the first attempt'
-				: polls > 0
-					? `Done on attempt ${attempt}, after ${polls} answer${polls === 1 ? '' : 's'} not done yet and waiting ${formatDuration(waited)}`
-					: `Succeeded on attempt ${attempt} of ${this.policy.maxAttempts} after waiting ${formatDuration(waited)}`;
+		const summary = successSummary(attempt, this.story.history, this.token.polls ?? 0, this.policy.maxAttempts);
 		return { ok: true, value, story: this.story.build('success', summary) };
 	}
 
@@ -290,6 +283,18 @@ class RetryRun<T> {
 }
 
 /** Attempts until success or a stop: each attempt through the gate, each failure judged by decideAfterFailure. */
+/**
+ * The summary of a story that ended in success on attempt `attempt`: also for a story joined from
+ * several loops (a followed operation's start, status polls and result), whose last loop counted
+ * its attempts from 1 and so cannot say the item's.
+ */
+export function successSummary(attempt: number, history: AttemptRecord[], polls: number, maxAttempts: number): string {
+	const waited = history.reduce((s, r) => s + r.delayBeforeMs + (r.traffic?.waitedMs ?? 0), 0);
+	if (attempt === 1 && waited === 0) return 'Succeeded on the first attempt';
+	if (polls > 0) return `Done on attempt ${attempt}, after ${polls} answer${polls === 1 ? '' : 's'} not done yet and waiting ${formatDuration(waited)}`;
+	return `Succeeded on attempt ${attempt} of ${maxAttempts} after waiting ${formatDuration(waited)}`;
+}
+
 export async function runWithRetry<T>(attemptFn: AttemptFn<T>, policy: RetryPolicy, runtime: Runtime, signal?: AbortSignal, gate?: AttemptGate<T>): Promise<RetryOutcome<T>> {
 	return new RetryRun(attemptFn, policy, runtime, signal, gate).run();
 }
