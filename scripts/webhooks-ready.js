@@ -4,9 +4,11 @@
  * /healthz/readiness and prints "Editor is now accessible" before it activates published workflows
  * (the publication service starts without being awaited): a webhook called then gets 404 "not
  * registered" (33 of 42 calls in one run). A registered webhook is told apart without starting an
- * execution: asked with a method it does not take, n8n answers "This webhook is not registered for
- * GET requests. Did you mean to make a POST request?", where an unregistered path answers "The
- * requested webhook ... is not registered".
+ * execution and without a line in n8n's log: a CORS preflight (OPTIONS with an Origin) is answered
+ * 204 with the path's registered methods in Access-Control-Allow-Methods ("OPTIONS, POST"; only
+ * "OPTIONS" before registration). Asking with another method, as this check did, also starts no
+ * execution, but n8n logs each such 404 as an error ('webhook "GET forward-events" is not
+ * registered'), which `npm start` printed on every start.
  *
  *   node scripts/webhooks-ready.js <n8n url> <workflow.json>... [--pid PID]...
  * exits 0 once /healthz/readiness answers 200 and every webhook of the workflows is registered,
@@ -15,8 +17,6 @@
  */
 'use strict';
 const fs = require('node:fs');
-
-const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD'];
 
 /** The production webhooks of a workflow: { path, methods } of each enabled Webhook node. */
 function webhooksOf(workflow) {
@@ -32,12 +32,16 @@ function webhooksOf(workflow) {
 		.filter((hook) => hook.path !== '');
 }
 
-/** Asks n8n about a webhook with a method it does not take: no execution starts. */
+/**
+ * Asks n8n for the methods registered on a webhook's path, as a browser's CORS preflight does: no
+ * execution starts and n8n logs nothing. (No Access-Control-Request-Method: with it, n8n 2.41 also
+ * looks the webhook up for that method, which throws outside its error handling when none is.)
+ */
 async function isRegistered(baseUrl, hook) {
-	const probe = METHODS.find((m) => m !== 'HEAD' && !hook.methods.includes(m));
-	const response = await fetch(`${baseUrl}/webhook/${hook.path}`, { method: probe, signal: AbortSignal.timeout(5000) });
-	const text = await response.text();
-	return /Did you mean to make a/.test(text);
+	const response = await fetch(`${baseUrl}/webhook/${hook.path}`, { method: 'OPTIONS', headers: { origin: baseUrl }, signal: AbortSignal.timeout(5000) });
+	await response.arrayBuffer();
+	const allowed = (response.headers.get('access-control-allow-methods') ?? '').split(',').map((m) => m.trim().toUpperCase());
+	return hook.methods.some((method) => allowed.includes(method));
 }
 
 async function isReady(baseUrl) {

@@ -1,8 +1,9 @@
 /**
  * scripts/webhooks-ready.js, the check `npm start` and the e2e tests make before they call a
  * published webhook, against a local server that answers as n8n 2.41 does: readiness first, the
- * webhook registered later, and a registered webhook asked with another method answered "Did you
- * mean to make a POST request?" (n8n's webhookNotFoundErrorMessage).
+ * webhook registered later; a CORS preflight (OPTIONS with an Origin) answered 204 with the path's
+ * registered methods, and every 404 of a webhook written to n8n's log as an error (as n8n 2.41's
+ * WebhookRequestHandler does: the lines `npm start` must not print).
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,11 +22,13 @@ interface FakeN8n {
 	ready: boolean;
 	/** Requests that would have started an execution. */
 	executions: string[];
+	/** The error lines n8n would have logged. */
+	logged: string[];
 	close(): Promise<void>;
 }
 
 async function fakeN8n(): Promise<FakeN8n> {
-	const state = { registered: new Map<string, string[]>(), ready: false, executions: [] as string[] };
+	const state = { registered: new Map<string, string[]>(), ready: false, executions: [] as string[], logged: [] as string[] };
 	const server = http.createServer((req, res) => {
 		const url = new URL(req.url ?? '/', 'http://x');
 		if (url.pathname === '/healthz/readiness') {
@@ -36,6 +39,13 @@ async function fakeN8n(): Promise<FakeN8n> {
 		const methods = state.registered.get(path);
 		const method = req.method ?? 'GET';
 		res.setHeader('content-type', 'application/json');
+		if (method === 'OPTIONS') {
+			// setupCorsHeaders: the path's methods when the request has an Origin; then 204, nothing logged
+			if (req.headers.origin) res.setHeader('access-control-allow-methods', ['OPTIONS', ...(methods ?? [])].join(', '));
+			res.writeHead(204).end();
+			return;
+		}
+		if (!methods || !methods.includes(method)) state.logged.push(`Received request for unknown webhook: ${method} ${path}`);
 		if (!methods) {
 			res.writeHead(404).end(JSON.stringify({ code: 404, message: `The requested webhook "${method} ${path}" is not registered.` }));
 		} else if (!methods.includes(method)) {
@@ -83,7 +93,7 @@ describe('waiting for webhooks', () => {
 		await n8n.close();
 	});
 
-	it('tells a registered webhook from one that is not, without starting an execution', async () => {
+	it('tells a registered webhook from one that is not, without starting an execution or a line in n8n\'s log', async () => {
 		const hook = { path: 'forward-events', methods: ['POST'] };
 		expect(await isRegistered(n8n.url, hook)).toBe(false);
 		n8n.registered.set('forward-events', ['POST']);
@@ -91,7 +101,10 @@ describe('waiting for webhooks', () => {
 		const getHook = { path: 'ask', methods: ['GET'] };
 		n8n.registered.set('ask', ['GET']);
 		expect(await isRegistered(n8n.url, getHook)).toBe(true);
+		// a webhook registered for other methods only is not the one asked for
+		expect(await isRegistered(n8n.url, { path: 'ask', methods: ['POST'] })).toBe(false);
 		expect(n8n.executions).toEqual([]);
+		expect(n8n.logged).toEqual([]);
 	});
 
 	it('resolves only once n8n is ready and every webhook is registered', async () => {
@@ -107,6 +120,7 @@ describe('waiting for webhooks', () => {
 		await waiting;
 		expect(settled).toBe(true);
 		expect(n8n.executions).toEqual([]);
+		expect(n8n.logged).toEqual([]);
 	});
 
 	it('names the webhooks still missing once n8n has been ready for the allowed time', async () => {
