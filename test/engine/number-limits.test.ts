@@ -1,15 +1,17 @@
 /**
- * Every number parameter of Resilient HTTP Request has the range the editor holds it to
- * (typeOptions minValue/maxValue), and the runtime refuses a value outside it, naming the parameter,
- * before any request: a workflow imported, written through n8n's API or by an agent, or a value
- * from an expression, is not held by the editor. Found from the node's description, so a number
- * parameter added later is checked too.
+ * Every number parameter of Resilient HTTP Request and Backoff Delay has the range the editor holds
+ * it to (typeOptions minValue/maxValue), and the runtime refuses a value outside it, naming the
+ * parameter (and, for the HTTP node, before any request): a workflow imported, written through
+ * n8n's API or by an agent, or a value from an expression, is not held by the editor. Found from
+ * the nodes' descriptions, so a number parameter added later is checked too.
  */
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+import { BackoffDelay } from '../../nodes/BackoffDelay/BackoffDelay.node';
 import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/ResilientHttpRequest.node';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
-import { httpWorkflow, runHttp } from './workflow-builders';
+import type { WorkflowJson } from './harness';
+import { BACKOFF_DELAY, httpWorkflow, ITEMS_SOURCE, runHttp } from './workflow-builders';
 
 const server = useLocalServers();
 
@@ -33,6 +35,9 @@ const CONTEXT: Record<string, IDataObject> = {
 	pagination: { options: { pagination: { pagination: { paginationMode: 'responseContainsNextURL', nextURL: '={{ $response.body.next }}', limitPagesFetched: true } } } },
 	polling: { retryWhen: '={{ false }}' },
 };
+/** Backoff Delay reads the polling pace only when it loops for polling, which needs a deadline. */
+const BACKOFF_CONTEXT = (path: string[]): IDataObject =>
+	/^(pollInterval|pollGrowth|maxPollInterval)$/.test(path.at(-1)!) ? { loopFor: 'polling', options: { totalDeadline: 600_000 } } : {};
 const contextOf = (path: string[]): IDataObject =>
 	path.includes('pagination') ? CONTEXT.pagination : /^(pollInterval|pollGrowth|maxPollInterval)$/.test(path.at(-1)!) ? CONTEXT.polling : {};
 
@@ -43,9 +48,24 @@ function withValue(base: IDataObject, path: string[], value: number): IDataObjec
 	return { ...base, [head]: withValue((base[head] ?? {}) as IDataObject, rest, value) };
 }
 
-const PARAMETERS = numberParameters(new ResilientHttpRequest().description.properties);
+/** Start -> Items -> Backoff Delay, its item a 503 from a request's error output: the node decides, and waits. */
+function backoffWorkflow(parameters: IDataObject): WorkflowJson {
+	return {
+		nodes: [
+			{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+			{ id: 'items', name: 'Items', type: ITEMS_SOURCE, typeVersion: 1, position: [100, 0], parameters: {} },
+			{ id: 'backoff', name: 'Backoff', type: BACKOFF_DELAY, typeVersion: 1, position: [200, 0], parameters: parameters as INode['parameters'] },
+		],
+		connections: { Start: { main: [[{ node: 'Items', type: 'main', index: 0 }]] }, Items: { main: [[{ node: 'Backoff', type: 'main', index: 0 }]] } },
+	};
+}
 
-describe('number parameters of Resilient HTTP Request', () => {
+const NODES = [
+	{ node: 'Resilient HTTP Request', parameters: numberParameters(new ResilientHttpRequest().description.properties) },
+	{ node: 'Backoff Delay', parameters: numberParameters(new BackoffDelay().description.properties) },
+];
+
+describe.each(NODES)('number parameters of $node', ({ node, parameters: PARAMETERS }) => {
 	it('each has a minimum and a maximum in the editor', () => {
 		const unbounded = PARAMETERS.filter(({ property }) => typeof property.typeOptions?.minValue !== 'number' || typeof property.typeOptions?.maxValue !== 'number').map(({ path }) => path.join('.'));
 		expect(unbounded).toEqual([]);
@@ -60,10 +80,12 @@ describe('number parameters of Resilient HTTP Request', () => {
 		];
 	});
 
-	it.each(outOfRange)('$name is refused before any request, naming the parameter', async ({ path, property, value }) => {
+	it.each(outOfRange)('$name is refused, naming the parameter', async ({ path, property, value }) => {
 		const upstream = await server(() => ({ status: 200, body: { next: null } }));
-		const parameters = withValue({ url: `${upstream.url}/x`, ...contextOf(path) }, path, value);
-		const run = await runHttp(httpWorkflow(parameters), [{ json: {} }], createVirtualRuntime());
+		const run =
+			node === 'Backoff Delay'
+				? await runHttp(backoffWorkflow(withValue(BACKOFF_CONTEXT(path), path, value)), [{ json: { error: { status: 503, message: '503 - Service Unavailable' } } }], createVirtualRuntime())
+				: await runHttp(httpWorkflow(withValue({ url: `${upstream.url}/x`, ...contextOf(path) }, path, value)), [{ json: {} }], createVirtualRuntime());
 		expect(run.status).toBe('error');
 		// named as the panel shows it, under its group where it has one ("Retry Options > Poll Interval (Ms)")
 		expect(run.error?.message).toMatch(new RegExp(`^Parameter "([^"]+ > )?${property.displayName.replace(/[()]/g, '\\$&')}"`));
