@@ -59,6 +59,7 @@ export RH_E2E_TARBALL="$RH_E2E_TMP/pack/$tarball"
 # a file not named here runs after them. Durations from a full run on 2 cores, in seconds.
 slowest_first=(
   dead-letter-replay # 220
+  panel-defaults     # 210
   partial-failure    # 175
   npm-start          # 150
   long-wait          # 120
