@@ -36,7 +36,7 @@ before(async () => {
 	const deliver = workflow.nodes.find((n) => n.name === 'Deliver event');
 	// The hold's break doubles with every failed probe: while the customer is down, the new events
 	// probe first (their first request), then the retries of the down events (up to 10) and of the
-	// new ones. With the example's 30 s Max Probe Interval the first probe after the customer is back
+	// new ones. With the example's 30 s Hold: Max Time Between Test Requests the first probe after the customer is back
 	// could come 30 s later, and a worst case past the example's 30 s Total Deadline would rightly
 	// send the held events to the dead letters. The test caps the break at 4 s and gives the events
 	// 60 s; the dead-letter path of an event that runs out of time is dead-letter-replay.e2e.mjs's.
