@@ -209,7 +209,7 @@ n8n_pid=$!
    n8n $N8N_VERSION with n8n-nodes-resilient-http is ready ($(( $(date +%s) - started )) s)
      Editor:    http://127.0.0.1:$port
      Sign in:   $owner_email  /  $owner_password   (local-only account)
-     Examples:  Overview > the nine "Resilient HTTP" / "Backoff Delay" workflows; open one and
+     Examples:  Overview > the ten "Resilient HTTP" / "Backoff Delay" workflows; open one and
                 click "Execute workflow". They call the demo API at $demo_url.
      Webhook:   curl -X POST http://127.0.0.1:$port/webhook/forward-events \\
                   -H 'content-type: application/json' -d '{"id":"ok-1","type":"invoice.paid"}'

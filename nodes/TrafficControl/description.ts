@@ -12,6 +12,7 @@ export const trafficControlProperties: INodeProperties[] = [
 		noDataExpression: true,
 		options: [
 			{ name: 'Get State', value: 'getState', action: "Get the state of APIs' traffic controllers", description: 'One item per API: paused until when and why, held, window, pace, budget' },
+			{ name: 'Get Metrics', value: 'getMetrics', action: "Get the metrics of APIs' traffic controllers", description: 'Requests, resends, answers, waits, pauses and holds counted per API, with the state now: as items or as Prometheus text' },
 			{ name: 'End Pause or Hold', value: 'resume', action: "End an API's pause or outage hold by hand", description: 'The next request to the API goes at once' },
 		],
 		default: 'getState',
@@ -28,7 +29,27 @@ export const trafficControlProperties: INodeProperties[] = [
 		default: '',
 		placeholder: 'e.g. api.github.com',
 		description: `The API to show. ${API_FORMS} Empty: every API.`,
-		displayOptions: { show: { operation: ['getState'] } },
+		displayOptions: { show: { operation: ['getState', 'getMetrics'] } },
+	},
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		options: [
+			{ name: 'One Item per API', value: 'items', description: 'Counts and state of each API as JSON' },
+			{ name: 'Prometheus Text', value: 'prometheus', description: 'One item with the text exposition of every API, for a Respond to Webhook node to serve to Prometheus (content type text/plain; version=0.0.4)' },
+		],
+		default: 'items',
+		displayOptions: { show: { operation: ['getMetrics'] } },
+	},
+	{
+		displayName: 'Put Output in Field',
+		name: 'outputField',
+		type: 'string',
+		default: 'metrics',
+		required: true,
+		description: 'The field of the item that holds the Prometheus text',
+		displayOptions: { show: { operation: ['getMetrics'], format: ['prometheus'] } },
 	},
 	{
 		displayName: 'API',

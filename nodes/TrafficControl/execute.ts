@@ -17,6 +17,9 @@ import { getProcessTrafficEvents } from '../shared/n8n/traffic/traffic-events';
 import { logNameOf } from '../shared/n8n/traffic/traffic-log';
 import { apiMatches, readApiFilter, type ApiFilter } from './api-filter';
 import { hintNothingFound, noApiError } from './no-api';
+import { metricsOutput, readApiMetrics } from './get-metrics';
+import { countTraffic } from '../shared/n8n/traffic/traffic-metrics';
+import { eventCounts } from '../shared/core/traffic/traffic-counts';
 
 /** How the log lines of this node name it: its display name (TrafficControl.node.ts). */
 const NODE_DISPLAY_NAME = 'Resilient HTTP Traffic Control';
@@ -73,6 +76,7 @@ async function resumeOne(ctx: IExecuteFunctions, store: OperatorStore, key: stri
 	if (result.ended.length > 0) {
 		// counted with the requests' events; the log has this node's one line for all it ended
 		getProcessTrafficEvents().publish({ key, label, node: ctx.getNode().name, nodeType: NODE_DISPLAY_NAME }, events, nowMs);
+		countTraffic(store, { key, label }, eventCounts(events));
 		ctx.logger.info(`${name}: the API ${label}'s ${result.ended.join(', ')} ended by hand: its requests go again`);
 	}
 	return { ...(result.after ? trafficView(key, result.after, result.inFlight, nowMs) : { api: key }), ended: result.ended };
@@ -101,9 +105,20 @@ function readRequests(ctx: IExecuteFunctions, count: number, resume: boolean): I
 /** An item that failed, as n8n's nodes hand it on under On Error: Continue (n8n merges the input in on the error output). */
 const failedItem = (i: number, error: Error): INodeExecutionData => ({ json: { error: error.message }, pairedItem: { item: i } });
 
+/** Get Metrics: each item's output (get-metrics.ts), the counts and states read once for all. */
+async function getMetrics(ctx: IExecuteFunctions, store: OperatorStore, states: StoredState[], requests: ItemRequest[], nowMs: number): Promise<INodeExecutionData[]> {
+	let apis;
+	try {
+		apis = await readApiMetrics(store, states, nowMs);
+	} catch (error) {
+		throw new NodeOperationError(ctx.getNode(), `The traffic counts cannot be read: ${(error as Error).message}`);
+	}
+	return requests.flatMap((request, i) => ('error' in request ? [failedItem(i, request.error)] : metricsOutput(ctx, i, request.filter, apis, states)));
+}
+
 export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: OperatorStore): Promise<INodeExecutionData[][]> {
 	const operation = ctx.getNodeParameter('operation', 0, 'getState') as string;
-	if (operation !== 'getState' && operation !== 'resume') throw new NodeOperationError(ctx.getNode(), `Unknown operation ${JSON.stringify(operation)}`);
+	if (operation !== 'getState' && operation !== 'resume' && operation !== 'getMetrics') throw new NodeOperationError(ctx.getNode(), `Unknown operation ${JSON.stringify(operation)}`);
 	const requests = readRequests(ctx, ctx.getInputData().length, operation === 'resume');
 	let store: OperatorStore;
 	let states: StoredState[];
@@ -113,6 +128,7 @@ export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Run
 	} catch (error) {
 		throw new NodeOperationError(ctx.getNode(), `The shared state cannot be read: ${(error as Error).message}`);
 	}
+	if (operation === 'getMetrics') return [await getMetrics(ctx, store, states, requests, runtime.now())];
 	// every item's APIs found before any is changed: an API named wrong fails the node with nothing ended
 	const found = requests.map((request) => ('error' in request ? [] : states.filter(({ key, data }) => matches(key, data, request.filter))));
 	const missing = requests.map((request, i) => ('error' in request || request.filter === undefined || found[i].length > 0 ? undefined : noApiError(ctx, i, request.filter, states)));

@@ -14,6 +14,7 @@ import { ResilientHttpRequest } from '../../nodes/ResilientHttpRequest/Resilient
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { derivedIdempotencyKey } from '../../nodes/shared/core/idempotency';
 import { InMemoryDataTables } from './support/data-tables';
+import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
 
 const WORKFLOWS = path.join(__dirname, '../../workflows');
 
@@ -233,6 +234,25 @@ const TESTED: Record<string, () => Promise<void>> = {
 		} finally {
 			await jobs.close();
 		}
+	},
+	'10-prometheus-metrics.json': async () => {
+		const store = new MemoryStateStore();
+		const nodeTypes = { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, store), ['n8n-nodes-resilient-http.resilientHttpTrafficControl']: new TrafficControl(runtime, store) };
+		// Execute workflow: five requests (two 429s, three 503s first), then the API's counts as one item
+		const traffic = await runWorkflow(loadExample('10-prometheus-metrics.json', upstream.url), { nodeTypes, startNodeName: 'Make some traffic' });
+		expect(traffic.status).toBe('success');
+		expect(traffic.jsonOf('Call the API')).toHaveLength(5);
+		expect(upstream.log.map((e) => e.status).sort()).toEqual([200, 200, 200, 200, 200, 429, 429, 503, 503, 503]);
+		const [counted] = traffic.jsonOf('Metrics as items');
+		expect(counted).toMatchObject({ label: new URL(upstream.url).host, requests: { first: 5, resend: 5 }, resends: { throttled: 2, server_error: 3 }, responses: { '200': 5, '429': 2, '503': 3 } });
+		expect(traffic.jsonOf('Metrics as items')).toHaveLength(1);
+		// a scrape: the webhook's item, the text of the same counts, handed to Respond to Webhook
+		const scrape = await runWorkflow(loadExample('10-prometheus-metrics.json', upstream.url), { nodeTypes, startNodeName: 'Scrape', mode: 'webhook', triggerItems: [{ json: { headers: {}, query: {}, body: {} } }] });
+		expect(scrape.status).toBe('success');
+		const [served] = scrape.jsonOf('Get Metrics');
+		expect(served.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
+		expect(String(served.metrics)).toContain(`resilient_http_client_responses_total{api="${new URL(upstream.url).host}",api_key="${String(counted.api)}",http_response_status_code="429"} 2\n`);
+		expect(scrape.runsOf('Respond to Prometheus')).toBe(1);
 	},
 };
 

@@ -27,6 +27,7 @@ import { connectionId, messageOf, type RedisConnection } from './redis-connectio
 import { getRedisStateStore, RedisStepsError, type RedisStateStoreOptions } from './redis-store';
 import type { TrafficParams } from '../core/traffic/controller';
 import type { StateStore, TrafficStep } from '../core/traffic/store';
+import type { Counts } from '../core/traffic/traffic-counts';
 
 export const FALLBACK_STORE_DEFAULTS = Object.freeze({
 	/** After a failure, the primary is left alone this long (callers' clock). */
@@ -111,6 +112,11 @@ export class FallbackStateStore implements StateStore {
 
 	traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
 		return this.call(key, params, nowMs, (store) => store.traffic(key, nowMs, params, step));
+	}
+
+	/** The fleet's counts are the primary's: while it is down they wait in it for its return. */
+	count(key: string, label: string, counts: Counts): void {
+		this.primary.count?.(key, label, counts);
 	}
 
 	watch(key: string, onChange: () => void): () => void {

@@ -32,6 +32,8 @@
  * - The pieces: batching (state/step-batcher.ts), the compare-and-set planning
  *   (state/step-planner.ts), the STEP call's arguments and reply (state/step-codec.ts), the stats
  *   (state/redis-store-stats.ts) and pub/sub (state/free-watch.ts); this class composes them.
+ * - The fleet's counts for metrics (state/fleet-counts.ts): `rh:metrics:{<key>}`, added to in the
+ *   background, never on a request's path.
  * - Keys `rh:traffic:{<key>}` (the state: "<version>\n<json>"), `rh:traffic:{<key>}:counts` (a
  *   hash) and `rh:traffic:{<key>}:leases`, with PEXPIREs: a key vanishes `ttlGraceMs` after the
  *   controller forgets it or its last lease ends. The braces are a Redis Cluster hash tag: one
@@ -54,6 +56,8 @@ import { applied, parseSeen, StepPlanner, UNKNOWN, type QueuedStep } from './ste
 import { StepBatcher, type Lane } from './step-batcher';
 import { StoreStats, type RedisStoreStats } from './redis-store-stats';
 import { FreeWatch } from './free-watch';
+import { FleetCounts } from './fleet-counts';
+import type { ApiCounts, Counts } from '../core/traffic/traffic-counts';
 
 export { RedisStepsError } from './step-batcher';
 
@@ -100,6 +104,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 	private readonly batcher: StepBatcher;
 	private readonly planner: StepPlanner;
 	private readonly free: FreeWatch;
+	private readonly fleet: FleetCounts;
 
 	/** A store with its own Redis client (connected on first use). */
 	constructor(connection: RedisConnection, options: RedisStateStoreOptions = {}) {
@@ -112,6 +117,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		this.batcher = new StepBatcher(this.options.maxBatch, (key, lane, batch) => this.commit(key, lane, batch));
 		this.planner = new StepPlanner(this.versionPrefix, this.options.ttlGraceMs);
 		this.free = new FreeWatch(this.client, this.versionPrefix);
+		this.fleet = new FleetCounts(this.client, this.options.keyPrefix);
 	}
 
 	/** The Redis key of an API's traffic state, e.g. `rh:traffic:{api:3f2a...}`: the braces keep an API's keys in one cluster slot. */
@@ -189,6 +195,16 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 		return this.free.watch(freeChannel(this.keyFor(key)), onChange);
 	}
 
+	/** Adds a request's counts to the fleet's (state/fleet-counts.ts): sent in the background, within a second. */
+	count(key: string, label: string, counts: Counts): void {
+		this.fleet.add(key, label, counts);
+	}
+
+	/** Every process's counts per API, this one's sent first. */
+	async counts(): Promise<ApiCounts[]> {
+		return this.fleet.read();
+	}
+
 	/** Connects when not connected yet and sends PING (the credential test). */
 	async ping(): Promise<void> {
 		await this.client.ping();
@@ -196,6 +212,7 @@ export class RedisStateStore implements StateStore, TrafficInspector {
 
 	/** Closes the connections (tests, shutdown). The next call connects again. */
 	async close(): Promise<void> {
+		await this.fleet.close();
 		await this.free.close();
 		await this.client.close();
 	}

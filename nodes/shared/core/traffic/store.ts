@@ -5,6 +5,7 @@
  * lose an update.
  */
 import type { LeaseView, Step, TrafficData, TrafficParams } from './controller';
+import type { ApiCounts, Counts } from './traffic-counts';
 
 /**
  * One atomic step on an API's traffic state (see core/traffic/controller.ts): the state, and the
@@ -26,10 +27,18 @@ export interface StateStore {
 	 * this process changes the state.
 	 */
 	watch?(key: string, onChange: () => void): () => void;
+	/**
+	 * Adds what a request of `key` counted (traffic-counts.ts) to the counts the store keeps for
+	 * every process (a store shared by processes); never waits and never fails: the counts go in
+	 * the background. Absent: the store keeps none (the process's are the only ones).
+	 */
+	count?(key: string, label: string, counts: Counts): void;
 }
 
 /** Every API's state, read for an operator (the Traffic Control node), never on a request's path. */
 export interface TrafficInspector {
 	/** The APIs whose state is kept now: their keys (hashed), states and requests in flight, in no particular order. */
 	list(nowMs: number): Promise<Array<{ key: string; data: TrafficData; inFlight: number }>>;
+	/** Every process's counts per API, this one's included (a store shared by processes; StateStore.count). */
+	counts?(): Promise<ApiCounts[]>;
 }

@@ -17,6 +17,8 @@ import type { StateStore } from '../../core/traffic/store';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import type { ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
+import { countTraffic } from './traffic-metrics';
+import { eventCounts, gateCounts, resultCounts } from '../../core/traffic/traffic-counts';
 import { logTrafficEvent } from './traffic-log';
 
 /**
@@ -71,6 +73,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 	const publish = (reported: TrafficEvent[]) => {
 		const source: TrafficEventSource = { key: api.key, label: api.label, node: ctx.getNode().name, nodeType };
 		getProcessTrafficEvents().publish(source, reported, runtime.now(), (record) => logTrafficEvent(ctx.logger, record));
+		countTraffic(store, api, eventCounts(reported));
 	};
 	return {
 		store,
@@ -96,6 +99,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 			const paced = reading.wasPaced(last);
 			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs };
 			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}) }, limits);
+			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			const lease = result.admission.lease;
@@ -104,6 +108,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 				note,
 				done: async (attemptResult) => {
 					const outcome = reading.outcomeOf(attemptResult, runtime.now());
+					countTraffic(store, api, resultCounts(attemptResult));
 					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},
 			};

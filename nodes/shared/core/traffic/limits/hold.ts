@@ -24,6 +24,9 @@ const holdParamsCache = new WeakMap<TrafficParams, HoldParams>();
  */
 const FRESH_PROBE_GRACE_MS = 2_000;
 
+/** What a hold ended by hand says it ended (its `resumed` event's `by`): the metrics count it as a recovery, not a pause's end. */
+export const HOLD_ENDED_BY = 'outage hold';
+
 export const hold: Limit = {
 	name: 'hold',
 	/**
@@ -77,7 +80,7 @@ export const hold: Limit = {
 		if (!what.hold || !data.hold || data.hold.state === 'closed') return;
 		delete data.hold;
 		restart(data.window);
-		events.push({ kind: 'resumed', by: 'outage hold', how: 'hand' });
+		events.push({ kind: 'resumed', by: HOLD_ENDED_BY, how: 'hand' });
 	},
 	/** A hold opened alone is kept (its probe finds out for everyone); a shared one is left as it is. */
 	adopt(data, local) {
