@@ -1,4 +1,4 @@
-// The example workflows 01-04, 08 and 09 (workflows/*.json) in a real n8n that loaded the packed tarball,
+// The example workflows 01-04, 08, 09 and 10 (workflows/*.json) in a real n8n that loaded the packed tarball,
 // each with its Config node pointed at its own flaky upstream and run as the editor's *Execute
 // workflow* button runs it (one n8n server for all: each has its own upstream, so the API state the
 // node keeps per origin is each example's own).
@@ -17,6 +17,7 @@ const EXAMPLES = {
 	ex4: '04-classic-loop-backoff-delay.json',
 	ex8: '08-paginate-rate-limited-api.json',
 	ex9: '09-poll-job-until-done.json',
+	ex10: '10-prometheus-metrics.json',
 };
 
 const upstream = {};
@@ -335,3 +336,19 @@ describe('example 09 in a real n8n', () => {
 	});
 });
 
+describe('example 10 in a real n8n', () => {
+	test("10 metrics: a click sends five requests and shows the API's counts as one item, as the server saw them", async () => {
+		const results = await run('ex10');
+		const server = upstream.ex10;
+		assert.deepEqual(statuses(server.log).sort(), [200, 200, 200, 200, 200, 429, 429, 503, 503, 503]);
+		assert.equal(results['Call the API'].items.length, 5);
+		const [metrics, ...more] = results['Metrics as items'].items;
+		assert.equal(more.length, 0, 'Execute Once: one item for the API');
+		assert.equal(metrics.label, new URL(server.url).host);
+		assert.deepEqual(metrics.requests, { first: 5, resend: 5, poll: 0 });
+		assert.deepEqual([metrics.resends.throttled, metrics.resends.server_error], [2, 3]);
+		assert.deepEqual(metrics.responses, { 200: 5, 429: 2, 503: 3 });
+		assert.equal(metrics.state.label, metrics.label);
+		// the webhook half (Scrape -> Get Metrics -> Respond) is scraped by Prometheus in metrics.e2e.mjs
+	});
+});
