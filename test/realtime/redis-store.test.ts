@@ -73,6 +73,17 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 		expect(await redis.admin.pttl(key)).toBeLessThanOrEqual(ttl);
 	});
 
+	it("a worker's traffic counts reach Redis by themselves about a second later, with nobody reading them", async () => {
+		const started = Date.now();
+		redis.workerA.count('flushed', 'f.example', { 'req:first': 4 });
+		redis.workerA.count('flushed', 'f.example', { 'req:first': 1 });
+		const key = `${prefix}metrics:{flushed}`;
+		while (Date.now() - started < 10_000 && !(await redis.admin.exists(key))) await new Promise((resolve) => setTimeout(resolve, 50));
+		// one send for both, after the second they wait in the process
+		expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+		expect(await redis.admin.hgetall(key)).toEqual({ 'req:first': '5', label: 'f.example' });
+	});
+
 	it('a freed slot at the limit wakes the other worker (pub/sub); its own reports do not echo back', async () => {
 		const params: TrafficParams = { ...P, window: { ceiling: 1, mode: 'fixed' } };
 		let wokenB = 0;
@@ -203,6 +214,39 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 				expect(warns).toHaveLength(2);
 			} finally {
 				await redis.close();
+				await server.stop();
+				server.cleanup();
+			}
+		},
+		30_000,
+	);
+});
+
+describe('traffic counts while Redis is away', () => {
+	it(
+		HAVE_REDIS_SERVER_BIN ? 'are kept in the process and sent once Redis answers again, none lost and none twice' : `traffic counts while Redis is away (skipped: no ${REDIS_SERVER_BIN} binary to start a dedicated server)`,
+		async () => {
+			if (!HAVE_REDIS_SERVER_BIN) return;
+			const server = await startDedicatedRedis();
+			const store = new RedisStateStore({ host: '127.0.0.1', port: server.port, database: 0, tls: false });
+			try {
+				store.count('api:away', 'away.example', { 'req:first': 1 });
+				expect(await store.counts()).toEqual([{ key: 'api:away', label: 'away.example', counts: { 'req:first': 1 } }]);
+				await server.stop();
+				store.count('api:away', 'away.example', { 'req:first': 2 });
+				await expect(store.counts()).rejects.toThrow();
+				store.count('api:away', 'away.example', { 'status:429': 1 });
+				// back, empty (no persistence): what it missed arrives whole
+				await server.start();
+				const deadline = Date.now() + 10_000;
+				let read = await store.counts().catch(() => undefined);
+				while (read === undefined && Date.now() < deadline) {
+					await new Promise((resolve) => setTimeout(resolve, 100));
+					read = await store.counts().catch(() => undefined);
+				}
+				expect(read).toEqual([{ key: 'api:away', label: 'away.example', counts: { 'req:first': 2, 'status:429': 1 } }]);
+			} finally {
+				await store.close();
 				await server.stop();
 				server.cleanup();
 			}
