@@ -128,6 +128,8 @@ export interface ApiCounts {
  */
 export class TrafficCounts {
 	private readonly apis = new Map<string, { label: string; counts: Counts }>();
+	/** The API counted last: at the end already, not moved again (a run of one API's requests moves it once). */
+	private recent: string | undefined;
 
 	constructor(private readonly maxApis = 10_000) {}
 
@@ -135,16 +137,19 @@ export class TrafficCounts {
 	add(key: string, label: string, counts: Counts): void {
 		const fields = Object.keys(counts);
 		if (fields.length === 0) return;
-		const api = this.apis.get(key) ?? { label, counts: {} };
-		// the most recently counted at the end: the oldest is the first to go
-		this.apis.delete(key);
-		this.apis.set(key, api);
+		let api = this.apis.get(key);
+		if (api === undefined) {
+			this.apis.set(key, (api = { label, counts: {} }));
+			// the oldest goes; an iterator only then (after many moves it walks past their holes)
+			if (this.apis.size > this.maxApis) this.apis.delete(this.apis.keys().next().value as string);
+		} else if (this.recent !== key) {
+			// the most recently counted at the end: the oldest is the first to go
+			this.apis.delete(key);
+			this.apis.set(key, api);
+		}
+		this.recent = key;
 		api.label = label;
 		for (const field of fields) api.counts[field] = (api.counts[field] ?? 0) + counts[field];
-		for (const oldest of this.apis.keys()) {
-			if (this.apis.size <= this.maxApis) break;
-			this.apis.delete(oldest);
-		}
 	}
 
 	/** Every API's counts (copies). */
@@ -156,6 +161,7 @@ export class TrafficCounts {
 	take(): ApiCounts[] {
 		const taken = [...this.apis].map(([key, api]) => ({ key, ...api }));
 		this.apis.clear();
+		this.recent = undefined;
 		return taken;
 	}
 
