@@ -11,7 +11,7 @@ import { closeRedisStateStores, RedisStateStore } from '../../nodes/shared/state
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
 import type { Runtime } from '../../nodes/shared/core/runtime';
-import { promtoolAvailable, promtoolCheckMetrics } from '../support/promtool';
+import { promtoolAvailable, promtoolCheckMetrics, samplesOf } from '../support/promtool';
 import { runWorkflow, type RunWorkflowOptions, type WorkflowJson } from './harness';
 import { useLocalServers } from './servers';
 import { httpWorkflow, runHttp } from './workflow-builders';
@@ -52,17 +52,6 @@ async function getMetrics(runtime: Runtime, store: MemoryStateStore, parameters:
 	});
 	expect(run.error).toBeUndefined();
 	return run.jsonOf('Traffic Control', 0);
-}
-
-/** The samples of a text exposition by series, `name{labels}`. */
-function samplesOf(text: string): Map<string, number> {
-	const samples = new Map<string, number>();
-	for (const line of text.split('\n')) {
-		if (line === '' || line.startsWith('#')) continue;
-		const at = line.lastIndexOf(' ');
-		samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-	}
-	return samples;
 }
 
 function expectPromtoolPasses(text: string): void {

@@ -40,3 +40,14 @@ export function promtoolCheckExpressions(expressions: readonly string[]): { stat
 		rmSync(dir, { recursive: true, force: true });
 	}
 }
+
+/** The samples of a text exposition by series (`name{labels}` as written), for the tests' numbers; promtool is the parser that judges the text. */
+export function samplesOf(text: string): Map<string, number> {
+	const samples = new Map<string, number>();
+	for (const line of text.split('\n')) {
+		if (line === '' || line.startsWith('#')) continue;
+		const at = line.lastIndexOf(' ');
+		samples.set(line.slice(0, at), Number(line.slice(at + 1)));
+	}
+	return samples;
+}

@@ -11,20 +11,12 @@ import { eventCounts, gateCounts, resultCounts, TrafficCounts, type Counts } fro
 import type { TrafficView } from '../../../nodes/shared/core/traffic/types';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promtoolAvailable, promtoolCheckExpressions, promtoolCheckMetrics } from '../../support/promtool';
+import { promtoolAvailable, promtoolCheckExpressions, promtoolCheckMetrics, samplesOf } from '../../support/promtool';
 
 /** The text's samples by series (`name{labels}`), and the order the families' blocks came in. */
 function parse(text: string): { samples: Map<string, number>; blocks: string[] } {
-	const samples = new Map<string, number>();
-	const blocks: string[] = [];
-	for (const line of text.split('\n')) {
-		const type = /^# TYPE (\S+) /.exec(line);
-		if (type) blocks.push(type[1]);
-		if (line === '' || line.startsWith('#')) continue;
-		const at = line.lastIndexOf(' ');
-		samples.set(line.slice(0, at), Number(line.slice(at + 1)));
-	}
-	return { samples, blocks };
+	const blocks = [...text.matchAll(/^# TYPE (\S+) /gm)].map((match) => match[1]);
+	return { samples: samplesOf(text), blocks };
 }
 
 const throttled: AttemptFailure = { kind: 'status', status: 429, message: 'Too Many Requests', reachedServer: 'refused', transient: true };
