@@ -143,6 +143,12 @@ describe('Get Metrics (memory: this process)', () => {
 		const run = await runWorkflow(trafficControlWorkflow({ operation: 'getMetrics', format: 'csv' }), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(runtime, new MemoryStateStore()) } });
 		expect(run.error?.message).toMatch(/The parameter "Format" must be items or prometheus, got "csv"/);
 	});
+
+	it('refuses an empty Put Output in Field, naming the parameter', async () => {
+		const runtime = createVirtualRuntime(12, { sleepsAsTimers: true, noRealTime: true });
+		const run = await runWorkflow(trafficControlWorkflow({ operation: 'getMetrics', format: 'prometheus', outputField: ' ' }), { nodeTypes: { [TRAFFIC_CONTROL]: new TrafficControl(runtime, new MemoryStateStore()) } });
+		expect(run.error?.message).toMatch(/The parameter "Put Output in Field" must name a field/);
+	});
 });
 
 const REDIS_URL = process.env.RH_TEST_REDIS_URL;
