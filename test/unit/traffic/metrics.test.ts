@@ -172,6 +172,8 @@ describe('the Prometheus text', () => {
 		const counts = { 'req:first': 5, 'req:resend': 2, 'resend:throttled': 1, 'resend:server_error': 1, 'status:200': 5, 'status:429': 1, 'status:503': 1, 'wait:paused': 1, 'waitms:paused': 1_200, 'stop:api-held': 1, paused: 1, 'resumed:time': 1, held: 1, recovered: 1 };
 		const text = formatPrometheusText(metricFamilies([api(counts), api(counts, undefined, 'api:s"c\\o\npe', 'its "scope"\\\n')]));
 		expect(promtoolCheckMetrics(text)).toEqual({ status: 0, output: '' });
+		// a scrape before any request: the families, no samples
+		expect(promtoolCheckMetrics(formatPrometheusText(metricFamilies([])))).toEqual({ status: 0, output: '' });
 		// and it would say so: a counter without _total is linted
 		expect(promtoolCheckMetrics('# HELP x A thing.\n# TYPE x counter\nx 1\n').status).not.toBe(0);
 	});
