@@ -16,7 +16,7 @@ const PROMTOOL = process.env.RH_PROMTOOL || 'promtool';
 const PROMETHEUS = process.env.RH_PROMETHEUS || 'prometheus';
 const runs = (command) => spawnSync(command, ['--version'], { encoding: 'utf8' }).status === 0;
 const missing = [PROMTOOL, PROMETHEUS].filter((command) => !runs(command));
-if (missing.length > 0 && process.env.RH_REQUIRE_PROMTOOL === '1') throw new Error(`RH_REQUIRE_PROMTOOL=1 but ${missing.join(' and ')} do not run: bash scripts/promtool.sh ensure`);
+if (missing.length > 0 && process.env.RH_REQUIRE_PROMTOOL === '1') throw new Error(`RH_REQUIRE_PROMTOOL=1 but ${missing.join(' and ')} ${missing.length === 1 ? 'does' : 'do'} not run: bash scripts/promtool.sh ensure`);
 const skip = missing.length > 0 ? `${missing.join(' and ')} not installed (Debian package prometheus; RH_REQUIRE_PROMTOOL=1 makes this fail)` : false;
 
 const METRICS_PATH = 'resilient-http-metrics';
