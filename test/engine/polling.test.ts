@@ -5,7 +5,7 @@
  * Waits run on virtual time; the server stamps requests with it.
  */
 import type { IDataObject, INode } from 'n8n-workflow';
-import type { RetryStory } from '../../nodes/shared/core/retry-story';
+import { formatDuration, type RetryStory } from '../../nodes/shared/core/retry-story';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { admissionWatchingStore, budgetRetriesOf } from './admission-watch';
 import type { LocalResponse } from './local-server';
@@ -360,7 +360,10 @@ describe('Follow Asynchronous Operations', () => {
 	});
 
 	it('an operation still running at the deadline stops with not-done-by-deadline', async () => {
-		const { error } = await follow(azure(() => 'running'), { retryOptions: { totalDeadline: 15_000 } });
+		const { api, error, story } = await follow(azure(() => 'running'), { retryOptions: { totalDeadline: 15_000 } });
 		expect(error).toMatchObject({ reason: 'not-done-by-deadline' });
+		// the summary tells the whole operation: the start's request and every status poll, in its whole time
+		expect(story.attempts).toBe(api.requests.length);
+		expect(story.summary.startsWith(`Gave up after ${api.requests.length} attempts in ${formatDuration(story.elapsedMs)}: `)).toBe(true);
 	});
 });

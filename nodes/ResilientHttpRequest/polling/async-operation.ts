@@ -9,6 +9,7 @@
 import type { AttemptFailure } from '../../shared/core/classify';
 import { decideAfterFailure } from '../../shared/core/decide';
 import { pollParamsAfter } from '../../shared/core/poll';
+import { stopSummary } from '../../shared/core/stop-messages';
 import { normalizeHeaders } from '../../shared/core/retry-after';
 import { SENSITIVE_HEADERS } from '../../shared/core/redact';
 import { successSummary, type RetryOutcome } from '../../shared/core/retry-loop';
@@ -73,14 +74,26 @@ function getSpec(request: RequestSpec, url: string, config: ItemConfig): { spec:
 	return { spec, config: { ...config, request: spec, transport } };
 }
 
-/** One story of the whole operation: its attempts one after the other, the last stop. */
-function joined(first: RetryStory, next: RetryStory): RetryStory {
+/**
+ * One story of the whole operation: its attempts one after the other, the last stop. The last
+ * loop's summary counted its own attempts from 1: it is told again of the whole operation (a stop
+ * with the loop's `why`; a stop the loop did not decide, at the API's controller, keeps its words).
+ */
+function joined(first: RetryStory, next: RetryStory, why?: string): RetryStory {
 	const history = [...first.history, ...next.history].map((record, k) => ({ ...record, attempt: k + 1 }));
 	const polls = (first.polls ?? 0) + (next.polls ?? 0);
-	// the last loop's success summary counted its own attempts from 1: told again of the whole operation
-	const summary = next.stoppedBecause === 'success' ? successSummary(history.length, history, polls, next.maxAttempts ?? history.length) : next.summary;
-	return { ...next, attempts: history.length, summary, elapsedMs: first.elapsedMs + next.elapsedMs, totalDelayMs: first.totalDelayMs + next.totalDelayMs, ...(polls > 0 ? { polls } : {}), history };
+	const elapsedMs = first.elapsedMs + next.elapsedMs;
+	const summary =
+		next.stoppedBecause === 'success'
+			? successSummary(history.length, history, polls, next.maxAttempts ?? history.length)
+			: why !== undefined
+				? stopSummary(next.stoppedBecause, why, { attempts: history.length, elapsedMs })
+				: next.summary;
+	return { ...next, attempts: history.length, summary, elapsedMs, totalDelayMs: first.totalDelayMs + next.totalDelayMs, ...(polls > 0 ? { polls } : {}), history };
 }
+
+/** An outcome's `why`, when the loop decided its stop. */
+const whyOf = (outcome: RetryOutcome<HttpResponse>) => (outcome.ok ? undefined : outcome.why);
 
 /** A monitor that says the operation failed: a final failure carrying its answer. */
 function operationFailed(response: HttpResponse, state: string): AttemptFailure {
@@ -137,7 +150,7 @@ export async function followOperation(config: ItemConfig, first: RetryOutcome<Ht
 	// the user's Retry When, when set, judges the status answers in place of the built-in one
 	const status = getSpec(config.request, monitor.url, config);
 	const polled = await senderFor(within(status.config, config.retry.retryWhen ?? STILL_RUNNING[monitor.header]))(status.spec);
-	const story = joined(first.story, polled.story);
+	const story = joined(first.story, polled.story, whyOf(polled));
 	if (!polled.ok) return { ...polled, story };
 	const state = stateOf(polled.value)?.toLowerCase();
 	if (monitor.header !== 'location' && state !== undefined && FAILED_STATES.has(state)) {
@@ -150,5 +163,5 @@ export async function followOperation(config: ItemConfig, first: RetryOutcome<Ht
 	// the result is fetched as any request: no condition on it
 	const { retryWhen: _condition, ...retry } = final.config.retry;
 	const fetched = await senderFor(Object.freeze({ ...final.config, retry: { ...retry, followOperations: false, policy: { ...policy, totalDeadlineMs: Math.max(1, remainingMs - polled.story.elapsedMs) } } }))(final.spec);
-	return { ...fetched, story: joined(story, fetched.story) };
+	return { ...fetched, story: joined(story, fetched.story, whyOf(fetched)) };
 }

@@ -68,7 +68,12 @@ const GATE_CODES: Record<GateStop, string> = {
 	'deadline-exceeded': 'EQUEUED',
 };
 
-export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory };
+/**
+ * An item's end. A stop carries `why`, its reason in words without the attempts, when the loop
+ * decided it: a caller that joins stories (a followed operation) tells the summary again of all
+ * the attempts.
+ */
+export type RetryOutcome<T> = { ok: true; value: T; story: RetryStory } | { ok: false; failure: AttemptFailure; story: RetryStory; why?: string };
 
 function timeoutFailure(timeoutMs: number): AttemptFailure {
 	return {
@@ -263,7 +268,7 @@ class RetryRun<T> {
 			extra.retryAt = new Date(Math.min(this.runtime.now() + laterMs, 8.64e15)).toISOString();
 		}
 		const summary = stopSummary(decision.stop, decision.why, { attempts: this.story.history.length, elapsedMs: this.story.elapsed() });
-		return { ok: false, failure, story: this.story.build(decision.stop, summary, extra) };
+		return { ok: false, failure, story: this.story.build(decision.stop, summary, extra), why: decision.why };
 	}
 
 	private cancelled(): RetryOutcome<T> {
