@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { OWNER, getExecution, listExecutions, waitFor } from './harness.mjs';
+import { OWNER, getExecution, listExecutions, ownerEnv, prepareUserFolder, restClient, startN8n, stopN8n, waitFor } from './harness.mjs';
 
 /** Why the browser tests cannot run here, or undefined when they can. */
 export function browserUnavailable() {
@@ -45,6 +45,35 @@ export async function launchBrowser() {
 		close: async () => {
 			await context.close();
 			fs.rmSync(profile, { recursive: true, force: true });
+		},
+	};
+}
+
+/**
+ * What the editor tests of a file share: a real n8n that loads the packed tarball, with the owner
+ * signed in over REST (`client`), and Chromium launched and signed in once, on first use (`page()`:
+ * a file whose tests all skip without a browser never starts one). `errors()`: the page's uncaught
+ * errors so far. `close()` stops both (and every n8n the file started).
+ */
+export async function startEditorSession() {
+	const userFolder = await prepareUserFolder({ tarball: true });
+	const n8n = await startN8n(userFolder, { env: ownerEnv() });
+	const client = await restClient(n8n);
+	let browser;
+	return {
+		n8n,
+		client,
+		async page() {
+			if (!browser) {
+				browser = await launchBrowser();
+				await signIn(browser.page, n8n.url);
+			}
+			return browser.page;
+		},
+		errors: () => browser?.errors ?? [],
+		async close() {
+			await browser?.close();
+			await stopN8n();
 		},
 	};
 }

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, signIn } from './browser.mjs';
-import { REPO, ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, uniqueKey } from './harness.mjs';
+import { closePopups, executeInEditor, openNode, openWorkflow, requireBrowser, startEditorSession } from './browser.mjs';
+import { REPO, startFlakyServer, uniqueKey } from './harness.mjs';
 
 const ARTIFACTS = path.join(process.env.RH_E2E_ARTIFACTS || path.join(REPO, 'test/e2e/artifacts'), 'failure-headlines');
 const FOREIGN_ADVICE = /retry automatically|batching|Retry On Fail/i;
@@ -45,21 +45,19 @@ const KINDS = [
 	},
 ];
 
+let session;
 let n8n;
 let client;
-let browser;
 const servers = [];
 
 before(async () => {
 	fs.rmSync(ARTIFACTS, { recursive: true, force: true });
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	const userFolder = await prepareUserFolder({ tarball: true });
-	n8n = await startN8n(userFolder, { env: ownerEnv() });
-	client = await restClient(n8n);
+	session = await startEditorSession();
+	({ n8n, client } = session);
 });
 after(async () => {
-	await browser?.close();
-	await stopN8n();
+	await session?.close();
 	await Promise.all(servers.map((s) => s.close()));
 });
 
@@ -68,14 +66,6 @@ async function api() {
 	const server = await startFlakyServer();
 	servers.push(server);
 	return server.url;
-}
-
-async function editorPage() {
-	if (!browser) {
-		browser = await launchBrowser();
-		await signIn(browser.page, n8n.url);
-	}
-	return browser.page;
 }
 
 /**
@@ -116,7 +106,7 @@ for (const kind of KINDS) {
 		if (!requireBrowser(t)) return;
 		const node = { id: 'call', name: 'Call API', type: NODE_TYPE, typeVersion: 1, position: [250, 0], parameters: kind.parameters(await api()) };
 		const workflow = await storeWorkflow(`E2E headline: ${kind.name}`, [node]);
-		const page = await editorPage();
+		const page = await session.page();
 		await openWorkflow(page, n8n.url, workflow.id);
 		const execution = await executeInEditor(page, client, workflow.id);
 		assert.equal(execution.status, 'error');
@@ -153,7 +143,7 @@ for (const kind of KINDS) {
 			assert.ok(Math.abs(drawn[n].left - drawn[0].left) < 2, `line ${n + 1} starts at the left edge`);
 		}
 		await page.keyboard.press('Escape');
-		assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+		assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 	});
 }
 
@@ -165,7 +155,7 @@ test('Continue (using error output): each failed item carries the headline and t
 	}
 	// each node's error output leads on to the next node, so that all three run in one execution
 	const workflow = await storeWorkflow('E2E headline: error output', nodes, 1);
-	const page = await editorPage();
+	const page = await session.page();
 	await openWorkflow(page, n8n.url, workflow.id);
 	const execution = await executeInEditor(page, client, workflow.id);
 	assert.equal(execution.status, 'success');
@@ -184,5 +174,5 @@ test('Continue (using error output): each failed item carries the headline and t
 	await page.locator('[data-test-id="ndv"] [data-test-id="output-panel"]').first().waitFor({ timeout: 15_000 });
 	await page.screenshot({ path: path.join(ARTIFACTS, 'error-output-item.png') });
 	await page.keyboard.press('Escape');
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });

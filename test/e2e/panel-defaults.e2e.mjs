@@ -10,35 +10,22 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, signIn } from './browser.mjs';
-import { REPO, ownerEnv, prepareUserFolder, publishOnServer, restClient, startN8n, stopN8n } from './harness.mjs';
+import { closePopups, executeInEditor, openNode, openWorkflow, requireBrowser, startEditorSession } from './browser.mjs';
+import { REPO, publishOnServer } from './harness.mjs';
 
 const ARTIFACTS = path.join(process.env.RH_E2E_ARTIFACTS || path.join(REPO, 'test/e2e/artifacts'), 'panel-defaults');
 const requireDist = createRequire(path.join(REPO, 'dist/package.json'));
 
+let session;
 let n8n;
 let client;
-let browser;
 
 before(async () => {
 	fs.mkdirSync(ARTIFACTS, { recursive: true });
-	const userFolder = await prepareUserFolder({ tarball: true });
-	n8n = await startN8n(userFolder, { env: ownerEnv() });
-	client = await restClient(n8n);
+	session = await startEditorSession();
+	({ n8n, client } = session);
 });
-after(async () => {
-	await browser?.close();
-	await stopN8n();
-});
-
-/** The browser, signed in once for the tests of this file. */
-async function editorPage() {
-	if (!browser) {
-		browser = await launchBrowser();
-		await signIn(browser.page, n8n.url);
-	}
-	return browser.page;
-}
+after(async () => session?.close());
 
 async function screenshot(page, name) {
 	const file = path.join(ARTIFACTS, `${name}.png`);
@@ -64,7 +51,7 @@ test('the node panel shows above each option group what is on by default, before
 		],
 		connections: { Start: { main: [[{ node: 'Call API', type: 'main', index: 0 }]] }, 'Call API': { main: [[{ node: 'Backoff Delay', type: 'main', index: 0 }]] } },
 	});
-	const page = await editorPage();
+	const page = await session.page();
 	const cases = [
 		{ node: 'Call API', notices: defaultsNotices('ResilientHttpRequest/ResilientHttpRequest.node.js', 'ResilientHttpRequest'), groups: ['retryOptions', 'sharedLimits', 'options'] },
 		{ node: 'Backoff Delay', notices: defaultsNotices('BackoffDelay/BackoffDelay.node.js', 'BackoffDelay'), groups: ['options'] },
@@ -93,7 +80,7 @@ test('the node panel shows above each option group what is on by default, before
 		}
 		await page.keyboard.press('Escape');
 	}
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });
 
 test('searching "resilient" in the node panel lists Resilient HTTP Request, Backoff Delay and Traffic Control', async (t) => {
@@ -104,7 +91,7 @@ test('searching "resilient" in the node panel lists Resilient HTTP Request, Back
 		nodes: [{ id: 'n1', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} }],
 		connections: {},
 	});
-	const page = await editorPage();
+	const page = await session.page();
 	await openWorkflow(page, n8n.url, workflow.id);
 	await page.locator('[data-test-id="node-creator-plus-button"]').first().click();
 	const search = page.locator('[data-test-id="node-creator-search-bar"] input, [data-test-id="search-bar"] input').first();
@@ -118,7 +105,7 @@ test('searching "resilient" in the node panel lists Resilient HTTP Request, Back
 	await screenshot(page, 'node-search-resilient');
 	for (const name of ['Resilient HTTP Request', 'Backoff Delay', 'Resilient HTTP Traffic Control']) assert.ok(listed.includes(name), `"${name}" listed for "resilient": ${listed.join(', ')}`);
 	await page.keyboard.press('Escape');
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });
 
 /**
@@ -149,7 +136,7 @@ const overlaps = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top
 
 test("every example's sticky notes show their whole text and cover neither each other nor a node; one click runs 07", async (t) => {
 	if (!requireBrowser(t)) return;
-	const page = await editorPage();
+	const page = await session.page();
 	const problems = [];
 	for (const file of fs.readdirSync(path.join(REPO, 'workflows')).filter((f) => f.endsWith('.json')).sort()) {
 		const example = JSON.parse(fs.readFileSync(path.join(REPO, 'workflows', file), 'utf8'));
@@ -188,7 +175,7 @@ test("every example's sticky notes show their whole text and cover neither each 
 		await closePopups(page);
 	}
 	assert.deepEqual(problems, []);
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });
 
 test("the readiness check of npm start asks n8n about a webhook without a line in n8n's log, and is right before and after it is registered", async () => {

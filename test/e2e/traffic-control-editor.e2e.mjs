@@ -6,13 +6,13 @@
 // Retry Options, and *Execute workflow* polls a job until it is done.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { closePopups, executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, signIn } from './browser.mjs';
-import { ownerEnv, prepareUserFolder, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
+import { closePopups, executeInEditor, openNode, openWorkflow, requireBrowser, saveAndWaitForNode, startEditorSession } from './browser.mjs';
+import { startFlakyServer, waitFor } from './harness.mjs';
 
+let session;
 let n8n;
 let client;
 let api;
-let browser;
 
 before(async () => {
 	api = await startFlakyServer({
@@ -20,21 +20,11 @@ before(async () => {
 		job: (_req, res, { count, entry, json }) =>
 			json(res, (entry.status = 200), count <= 2 ? { id: entry.key, status: 'running', poll: count } : { id: entry.key, status: 'done', poll: count, result: { rows: 1234 } }),
 	});
-	const userFolder = await prepareUserFolder({ tarball: true });
-	n8n = await startN8n(userFolder, { env: ownerEnv() });
-	client = await restClient(n8n);
+	session = await startEditorSession();
+	({ n8n, client } = session);
 });
-/** The browser, signed in once for the tests of this file. */
-async function editorPage() {
-	if (!browser) {
-		browser = await launchBrowser();
-		await signIn(browser.page, n8n.url);
-	}
-	return browser.page;
-}
 after(async () => {
-	await browser?.close();
-	await stopN8n();
+	await session?.close();
 	await api?.close();
 });
 
@@ -53,7 +43,7 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 		connections: { Start: { main: [[{ node: 'Contacts', type: 'main', index: 0 }]] }, Contacts: { main: [[{ node: 'Call API', type: 'main', index: 0 }]] } },
 	});
 
-	const page = await editorPage();
+	const page = await session.page();
 	await openWorkflow(page, n8n.url, workflow.id);
 	await openNode(page, 'Call API');
 	const ndv = page.locator('[data-test-id="ndv"]');
@@ -95,7 +85,7 @@ test('Traffic Control > Rate Limit, set in the panel, paces the requests of an e
 	}, { timeoutMs: 15_000, what: 'the attempts in the browser console' });
 	assert.deepEqual(attempts.map((a) => [a.method, a.status, a.attempt]).sort(), Array.from({ length: ITEMS }, () => ['GET', 200, 1]));
 	assert.deepEqual(attempts.map((a) => a.uri).sort(), Array.from({ length: ITEMS }, (_, n) => `${api.url}/fail/0/contact-${n}`).sort());
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });
 
 test('Retry When, written as an expression in the panel, polls a job until it is done, at the pace set among the Retry Options', async (t) => {
@@ -110,7 +100,7 @@ test('Retry When, written as an expression in the panel, polls a job until it is
 		],
 		connections: { Start: { main: [[{ node: 'Job Status', type: 'main', index: 0 }]] } },
 	});
-	const page = await editorPage();
+	const page = await session.page();
 	await openWorkflow(page, n8n.url, workflow.id);
 	await openNode(page, 'Job Status');
 	const ndv = page.locator('[data-test-id="ndv"]');
@@ -170,5 +160,5 @@ test('Retry When, written as an expression in the panel, polls a job until it is
 	// paced by the panel's Poll Interval: 200 ms, less at most the jitter's 20 % (core/poll.ts), so never
 	// sooner than 160 ms apart, 10 ms given for the clock (no upper bound on a loaded machine)
 	for (let n = 1; n < polls.length; n++) assert.ok(polls[n].time - polls[n - 1].time >= 150, `poll ${n + 1} came ${polls[n].time - polls[n - 1].time} ms after the one before`);
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });

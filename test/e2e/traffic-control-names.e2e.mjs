@@ -9,17 +9,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { executeInEditor, launchBrowser, openNode, openWorkflow, requireBrowser, signIn } from './browser.mjs';
-import { ownerEnv, prepareUserFolder, REPO, restClient, startFlakyServer, startN8n, stopN8n } from './harness.mjs';
+import { executeInEditor, openNode, openWorkflow, requireBrowser, startEditorSession } from './browser.mjs';
+import { REPO, startFlakyServer } from './harness.mjs';
 
 /** Screenshots kept after the run (as failure-headlines.e2e.mjs keeps its own). */
 const ARTIFACTS = path.join(process.env.RH_E2E_ARTIFACTS || path.join(REPO, 'test/e2e/artifacts'), 'traffic-control-names');
 
 const PAUSE_S = 3600;
+let session;
 let n8n;
 let client;
 let api;
-let browser;
 
 before(async () => {
 	api = await startFlakyServer({
@@ -29,13 +29,11 @@ before(async () => {
 			else json(res, (entry.status = 200), { ok: true });
 		},
 	});
-	const userFolder = await prepareUserFolder({ tarball: true });
-	n8n = await startN8n(userFolder, { env: ownerEnv() });
-	client = await restClient(n8n);
+	session = await startEditorSession();
+	({ n8n, client } = session);
 });
 after(async () => {
-	await browser?.close();
-	await stopN8n();
+	await session?.close();
 	await api?.close();
 });
 
@@ -49,9 +47,7 @@ async function workflowOf(name, nodes) {
 test('Traffic Control reads and ends a pause by the host alone, host:port, a URL, the origin and the label', async (t) => {
 	if (!requireBrowser(t)) return;
 	const { host, hostname, origin } = new URL(api.url);
-	browser = await launchBrowser();
-	const page = browser.page;
-	await signIn(page, n8n.url);
+	const page = await session.page();
 
 	// 1. the pause: the node's one item gets the 429 and waits no hour (Max Server-Requested Delay 1 s)
 	const pausing = await workflowOf('E2E names: a 429 pauses the API', [
@@ -98,14 +94,13 @@ test('Traffic Control reads and ends a pause by the host alone, host:port, a URL
 	const again = api.log.filter((e) => e.path.endsWith('/limited/second'));
 	assert.deepEqual(again.map((e) => e.status), [200]);
 	t.diagnostic(`the request after the pause went ${again[0].time - started} ms after the execution started`);
-	assert.deepEqual(browser.errors, [], 'no uncaught error in the editor');
+	assert.deepEqual(session.errors(), [], 'no uncaught error in the editor');
 });
 
 test('a name of no API fails in the editor with the APIs the store knows, never a success that did nothing', async (t) => {
 	if (!requireBrowser(t)) return;
 	const { host } = new URL(api.url);
-	const page = browser?.page;
-	assert.ok(page, 'the first test signed in');
+	const page = await session.page();
 	const workflow = await workflowOf('E2E names: an API that does not exist', [
 		node('x1', 'Start', 'n8n-nodes-base.manualTrigger', [0, 0], {}),
 		node('x2', 'End Pause', 'n8n-nodes-resilient-http.resilientHttpTrafficControl', [220, 0], { operation: 'resume', api: 'api.example.invalid', end: 'both' }),
