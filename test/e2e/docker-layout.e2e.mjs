@@ -28,7 +28,6 @@ import {
 	publishWorkflow,
 	queueModeEnv,
 	REPO,
-	requireFromN8n,
 	restClient,
 	startFlakyServer,
 	startN8n,
@@ -37,6 +36,7 @@ import {
 	storedExecutions,
 	uniqueKey,
 	waitFor,
+	withPg,
 	workerExecutions,
 	FINISHED_STATUSES,
 } from './harness.mjs';
@@ -81,16 +81,7 @@ test('docs/docker/compose.yaml: every n8n process loads the same install of the 
 test('the install service, run in the image layout, gives a main process and a worker that both load the package', { skip, timeout: 240_000 }, async (t) => {
 	const run = randomBytes(4).toString('hex');
 	const database = `rh_e2e_docker_${run}`;
-	const { Client: PgClient } = requireFromN8n('pg');
-	const pg = async (sql) => {
-		const client = new PgClient({ connectionString: PG_URL });
-		await client.connect();
-		try {
-			return await client.query(sql);
-		} finally {
-			await client.end();
-		}
-	};
+	const pg = (sql) => withPg(PG_URL, (client) => client.query(sql));
 	let api;
 	t.after(async () => {
 		await stopN8n();

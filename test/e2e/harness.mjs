@@ -730,29 +730,37 @@ export const executionFailure = (execution) => `${execution.status}: ${JSON.stri
  * while unset), oldest first; `afterId`: only those with a greater id. Reads every row at once,
  * where the REST API pages 100 at a time by start time.
  */
+/**
+ * Runs fn with a client of a PostgreSQL (n8n's own `pg`), closed after: `connection` is a URL or
+ * pg's client settings.
+ */
+export async function withPg(connection, fn) {
+	const { Client } = requireFromN8n('pg');
+	const client = new Client(typeof connection === 'string' ? { connectionString: connection } : connection);
+	await client.connect();
+	try {
+		return await fn(client);
+	} finally {
+		await client.end();
+	}
+}
+
 export async function storedExecutions(userFolder, workflowId, { afterId = 0 } = {}) {
 	const folderEnv = folderEnvs.get(userFolder) ?? {};
 	const epoch = (value) => (value === null || value === undefined ? null : value instanceof Date ? value.getTime() : Date.parse(/[zZ+]/.test(value) ? value : `${value.replace(' ', 'T')}Z`));
 	const rowOf = (r) => ({ id: Number(r.id), status: r.status, startedAt: epoch(r.startedAt), stoppedAt: epoch(r.stoppedAt) });
 	if (folderEnv.DB_TYPE === 'postgresdb') {
-		const { Client } = requireFromN8n('pg');
-		const client = new Client({
+		const connection = {
 			host: folderEnv.DB_POSTGRESDB_HOST,
 			port: Number(folderEnv.DB_POSTGRESDB_PORT),
 			database: folderEnv.DB_POSTGRESDB_DATABASE,
 			user: folderEnv.DB_POSTGRESDB_USER,
 			password: folderEnv.DB_POSTGRESDB_PASSWORD,
-		});
-		await client.connect();
-		try {
-			const { rows } = await client.query(
-				'SELECT id, status, "startedAt", "stoppedAt" FROM execution_entity WHERE "workflowId" = $1 AND id > $2 ORDER BY id',
-				[workflowId, afterId],
-			);
-			return rows.map(rowOf);
-		} finally {
-			await client.end();
-		}
+		};
+		const { rows } = await withPg(connection, (client) =>
+			client.query('SELECT id, status, "startedAt", "stoppedAt" FROM execution_entity WHERE "workflowId" = $1 AND id > $2 ORDER BY id', [workflowId, afterId]),
+		);
+		return rows.map(rowOf);
 	}
 	// n8n's sqlite3 is a native module built for n8n's Node (24): it is read from a Node 24 child,
 	// not loaded into this process, which may run another Node (the bench and tests run on the

@@ -43,6 +43,7 @@ import {
 	stopN8n,
 	storedExecutions,
 	waitFor,
+	withPg,
 	workerExecutions,
 	FINISHED_STATUSES,
 } from './harness.mjs';
@@ -169,18 +170,7 @@ function operatorWorkflow(id) {
 	return workflowOf(id, 'Queue mode: the operator reads and steers the controllers in Redis', pairs);
 }
 
-const { Client: PgClient } = requireFromN8n('pg');
 const Redis = requireFromN8n('ioredis');
-
-async function withPg(url, fn) {
-	const client = new PgClient({ connectionString: url });
-	await client.connect();
-	try {
-		return await fn(client);
-	} finally {
-		await client.end();
-	}
-}
 
 /**
  * The Redis key of the controller the node keeps for unauthenticated requests to this origin
