@@ -9,6 +9,8 @@
 #   scripts/promtool.sh check    prints the same lines when both are there; exits 1 (with the
 #                                reason on stderr) when one is missing, installs nothing
 set -euo pipefail
+# apt_install, shared with the test servers' scripts (which also define a log of their own: ours after it)
+source "$(dirname "$0")/test-server-lib.sh"
 log() { echo "[promtool] $*" >&2; }
 
 path_of() { command -v "$1" 2>/dev/null || true; }
@@ -24,16 +26,7 @@ check() {
 }
 
 ensure() {
-  if ! check 2>/dev/null; then
-    local sudo=""
-    if [ "$(id -u)" != 0 ]; then
-      command -v sudo >/dev/null 2>&1 || { log "prometheus is missing and neither root nor sudo is available: apt-get install prometheus"; exit 1; }
-      sudo=sudo
-    fi
-    log "installing Debian's prometheus (apt-get)"
-    $sudo apt-get update -qq >&2
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends prometheus >&2
-  fi
+  check 2>/dev/null || apt_install prometheus
   check
 }
 
