@@ -6,6 +6,7 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { runItemPool } from '../shared/core/item-pool';
+import { startOrder } from '../shared/core/traffic/fair-line';
 import type { Runtime } from '../shared/core/runtime';
 import type { StateStore } from '../shared/core/traffic/store';
 import { readItemConfig, type ItemConfig } from './config/item-config';
@@ -70,7 +71,10 @@ export async function executeResilientHttpRequest(ctx: IExecuteFunctions, runtim
 
 	// Max Items in Flight bounds this run's items in progress; how many of their requests are in
 	// flight at once is each API's traffic controller's to decide (its learned window)
-	await runItemPool(sendable, plan.run.schedule, runtime, { signal, shouldStop: () => failures.size > failuresRead }, async (i) => {
+	// with Fair Share Key or Urgent, the items start urgent first and the shares in turn (fair-line.ts)
+	const order = startOrder(configs.slice(0, sendable).map((config) => config?.traffic.lane));
+	await runItemPool(sendable, plan.run.schedule, runtime, { signal, shouldStop: () => failures.size > failuresRead }, async (k) => {
+		const i = order ? order[k] : k;
 		const config = configs[i];
 		if (config === undefined) return;
 		try {

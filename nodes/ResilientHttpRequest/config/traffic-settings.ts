@@ -9,9 +9,13 @@ import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
 import { TRAFFIC_NUMBERS } from '../descriptions/limits.description';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
+import type { Lane } from '../../shared/core/traffic/fair-line';
+import { readLane } from './lane-settings';
 
 export interface TrafficControl extends ApiName {
 	params: TrafficParams;
+	/** The item's place among the requests waiting for the API (Fair Share Key, Urgent); none: arrival order. */
+	lane?: Lane;
 }
 
 /** A request that has not reported after its time limit and this much more is given up. */
@@ -69,5 +73,6 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 	// the credential as the parameters stand; they were checked when the item's credential was read
 	const api = nameApi(parsed, node, selectedCredentialType(auth), scope);
 	params.label = api.label;
-	return { ...api, params };
+	const lane = readLane(ctx, i, o);
+	return { ...api, params, ...(lane ? { lane } : {}) };
 }

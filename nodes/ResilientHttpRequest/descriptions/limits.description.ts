@@ -63,6 +63,23 @@ const trafficControlCollection: INodeProperties = {
 				'Empty: one controller per API, told by the URL\'s origin (scheme, host, port) and the credential in use (limits are per key). Any text: one controller per distinct value, shared by every workflow that uses it. Values are hashed, never stored or logged.',
 		},
 		{
+			displayName: 'Fair Share Key',
+			name: 'fairShareKey',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. {{ $json.customerId }}',
+			description:
+				'Items with different values take turns whenever the API makes requests wait (its pace, its requests in flight, a pause): a tenant or customer with thousands of items waiting cannot hold back one with a few. The API\'s limits stay shared by all. Empty: items wait in the order they came.',
+		},
+		{
+			displayName: 'Urgent',
+			name: 'urgent',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether the item goes ahead of every item that is not urgent when the API makes requests wait (never beyond its limits). Use an expression to mark some items, e.g. {{ $json.type === "payment" }}.',
+		},
+		{
 			displayName: 'Hold During Outages',
 			name: 'breaker',
 			type: 'boolean',

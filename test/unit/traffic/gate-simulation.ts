@@ -10,6 +10,7 @@ import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared
 import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
+import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { FakeRuntime } from '../fake-runtime';
 import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
@@ -37,6 +38,17 @@ export interface SimulationResult {
 	requests: Array<{ item: number; attempt: number; sentAt: number; status: number }>;
 	/** Items that left the gate without success. */
 	failed: number;
+	/** When each item ended (ms from the start), by item. */
+	endedAt: number[];
+}
+
+interface SimulationOptions {
+	maxAttempts?: number;
+	seed?: number;
+	/** Each item's lane (Fair Share Key, Urgent); none: arrival order. */
+	laneOf?: (item: number) => Lane | undefined;
+	/** When each item arrives at the gate (ms from the start; default 0). */
+	arrivesAt?: (item: number) => number;
 }
 
 function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
@@ -60,7 +72,7 @@ function timerSleep(runtime: FakeRuntime) {
 }
 
 /** `items` items at once through one API's gate with `params`, against `server`; at most `maxAttempts` requests each. */
-export async function simulateGate(items: number, params: TrafficParams, server: ServerModel, options: { maxAttempts?: number; seed?: number } = {}): Promise<SimulationResult> {
+export async function simulateGate(items: number, params: TrafficParams, server: ServerModel, options: SimulationOptions = {}): Promise<SimulationResult> {
 	const runtime = new FakeRuntime({ seed: options.seed ?? 7 });
 	runtime.sleep = timerSleep(runtime);
 	const store = new CountingStore();
@@ -69,11 +81,19 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 	const requests: SimulationResult['requests'] = [];
 	let failed = 0;
 	let ids = 0;
+	const endedAt: number[] = new Array(items);
 	const run = async (item: number) => {
+		const arrival = options.arrivesAt?.(item) ?? 0;
+		if (arrival > 0) await runtime.sleep(arrival);
+		const lane = options.laneOf?.(item);
+		await runItem(item, lane);
+		endedAt[item] = runtime.now() - startedAt;
+	};
+	const runItem = async (item: number, lane: Lane | undefined) => {
 		let paced = false;
 		for (let attempt = 1; attempt <= (options.maxAttempts ?? 5); attempt++) {
 			const id = `r${++ids}`;
-			const gate = await passGate(ctx, { id, retry: attempt > 1, paced }, { maxServerDelayMs: 60_000 });
+			const gate = await passGate(ctx, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, { maxServerDelayMs: 60_000 });
 			if (!gate.go) break;
 			const answer = server(item, attempt, runtime.now() - startedAt);
 			requests.push({ item, attempt, sentAt: runtime.now() - startedAt, status: answer.status });
@@ -88,5 +108,5 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 		failed++;
 	};
 	await runtime.runUntilSettled(Promise.all(Array.from({ length: items }, (_, item) => run(item))), 10_000_000);
-	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed };
+	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed, endedAt };
 }

@@ -124,8 +124,8 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const timersFrom = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	const ahead = admission.reason === 'paused' && request.retry;
-	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, ahead);
+	const standing = { ahead: admission.reason === 'paused' && request.retry, ...(request.lane ? { lane: request.lane } : {}) };
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing);
 	return { queue, woken };
 }
 
@@ -164,18 +164,28 @@ class Place {
 }
 
 /**
- * A slot an answer freed is being handed on to a request that waited for it (reportOutcome): a
- * request arriving now waits at the back of that line (for a wake, its deadline, or the safety
- * poll) before it asks the store. Asking at once, it would take the slot in the meantime, and the
- * waiter, refused, would go to the back of the line, again and again.
+ * A slot an answer freed is being handed on to a request that waited for it (reportOutcome), or
+ * requests with a lane wait their turn at the pace: a request arriving now takes its place in that
+ * line (for a wake, its deadline, or the safety poll) before it asks the store. Asking at once, it
+ * would take the slot in the meantime, and the waiter, refused, would go to the back of the line,
+ * again and again (and at the pace, a share's turn or an urgent request would count for nothing).
  */
-async function waitBehind(ctx: GateContext, queue: string, deadlineAt: number | undefined, waits: Waits): Promise<InLine> {
+async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: AdmitRequest, deadlineAt: number | undefined, waits: Waits): Promise<InLine> {
 	const { runtime } = ctx;
 	const now = runtime.now();
+	const queue = queueOf(ctx.key, reason);
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
-	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now });
-	waits.window = (waits.window ?? 0) + Math.max(0, runtime.now() - now);
+	const standing = request.lane ? { lane: request.lane } : {};
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing);
+	waits[reason] = (waits[reason] ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
+}
+
+/** The line a request arriving now waits in before it asks the store (waitBehind), if any. */
+function lineAhead(ctx: GateContext, request: AdmitRequest): 'window' | 'pace' | undefined {
+	if (ctx.waiters.handingOn(queueOf(ctx.key, 'window'))) return 'window';
+	if (request.lane !== undefined && ctx.waiters.size(queueOf(ctx.key, 'pace')) > 0) return 'pace';
+	return undefined;
 }
 
 /** Sleeps until `atMs` by the clock as it is now (or the abort: the loop's first check says so). */
@@ -218,14 +228,14 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
 	// reserved for it once the pace held it back
 	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
-	const slotQueue = queueOf(ctx.key, 'window');
 	for (;;) {
 		if (signal?.aborted) {
 			place.passOn();
 			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		}
-		if (place.queue === undefined && ctx.waiters.handingOn(slotQueue)) {
-			place.waited(await waitBehind(ctx, slotQueue, limits.deadlineAt, waits));
+		const line = place.queue === undefined ? lineAhead(ctx, request) : undefined;
+		if (line !== undefined) {
+			place.waited(await waitBehind(ctx, line, request, limits.deadlineAt, waits));
 			continue;
 		}
 		const now = runtime.now();

@@ -10,6 +10,7 @@ import type { BucketsData } from './buckets';
 import type { BudgetData, BudgetParams, BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import type { RateData } from './rate';
+import type { Lane } from './fair-line';
 import type { WindowData, WindowDecrease, WindowParams } from './window';
 
 export interface TrafficParams {
@@ -88,6 +89,12 @@ export interface AdmitRequest {
 	failedBefore?: boolean;
 	/** The request's route (a hash of its method and path): which bucket it counts against, once an answer said. */
 	route?: string;
+	/**
+	 * Where the item's requests stand among those waiting (its Fair Share Key, whether it is urgent).
+	 * A request with a lane waits its turn at the pace in its process's line (gate.ts, waiters.ts),
+	 * not on a slot reserved on arrival: reserved slots are first come, first served.
+	 */
+	lane?: Lane;
 	/** The pace slot this request reserved while it waited (Admission's `paceSlotAt`): it goes at it without asking the pace again. */
 	paceSlotAt?: number;
 	/** No request of this item may start at or after this (epoch ms): one admitted ahead of its slot must be sent before it. */

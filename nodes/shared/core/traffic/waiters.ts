@@ -16,6 +16,7 @@
  */
 
 import { onAbort } from '../abort-listeners';
+import { FairLine, type Lane } from './fair-line';
 
 /** Ends a wait; `woken`: by a wake or the queue's look (the request looks now), not its own limit. */
 type Wake = (woken?: boolean) => void;
@@ -23,9 +24,8 @@ type Wake = (woken?: boolean) => void;
 type StartTimer = (ms: number, fire: () => void) => () => void;
 
 interface Queue {
-	waiters: Wake[];
-	/** The first `ahead` waiters wait ahead of the others (see Waiters.wait). */
-	ahead: number;
+	/** The waiters in the order they are woken (fair-line.ts). */
+	waiters: FairLine<Wake>;
 	/** Wakes asked for by wakeSoon and not yet given: one timer for all of them. */
 	wakesDue: number;
 	/** Waiters woken that have not said they looked (Waiters.looked). */
@@ -41,6 +41,13 @@ interface LookAgain {
 	nowMs: number;
 }
 
+/** Where a waiter stands in its queue: its item's lane, and whether it waits ahead of the others of its lane's rank. */
+interface Standing {
+	lane?: Lane;
+	/** Goes before every waiter that is neither urgent nor ahead, however long those have waited (a retry at a pause). */
+	ahead?: boolean;
+}
+
 export class Waiters {
 	private readonly queues = new Map<string, Queue>();
 
@@ -48,13 +55,13 @@ export class Waiters {
 	 * Resolves on the next wake for `key`, after `maxMs`, or when the signal aborts (never rejects):
 	 * true when woken (by a wake or the queue's look), and then the request counts as looking until
 	 * it calls `looked(key)`, which it must, whatever happens next. With `look`, the queue's timer is
-	 * set to that time, unless it is set sooner already. An `ahead` waiter goes before every waiter
-	 * that is not, however long those have waited (among themselves, each kind keeps its order).
+	 * set to that time, unless it is set sooner already. Its standing orders it (fair-line.ts): urgent
+	 * first, then ahead, then the rest, whose shares take turns; otherwise by arrival.
 	 */
-	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, ahead = false): Promise<boolean> {
+	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, standing: Standing = {}): Promise<boolean> {
 		return new Promise<boolean>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? { waiters: [], ahead: 0, wakesDue: 0, looking: 0 };
+			const queue = this.queues.get(key) ?? { waiters: new FairLine<Wake>(), wakesDue: 0, looking: 0 };
 			this.queues.set(key, queue);
 			const finish = (woken = false) => {
 				if (done) return;
@@ -62,14 +69,11 @@ export class Waiters {
 				if (woken) queue.looking++;
 				cancelTimer();
 				unsubscribe();
-				const index = queue.waiters.indexOf(finish);
-				if (index >= 0) queue.waiters.splice(index, 1);
-				if (index >= 0 && index < queue.ahead) queue.ahead--;
+				queue.waiters.remove(finish, woken);
 				this.dropIfIdle(key, queue);
 				resolve(woken);
 			};
-			if (ahead) queue.waiters.splice(queue.ahead++, 0, finish);
-			else queue.waiters.push(finish);
+			queue.waiters.add(finish, standing.lane, standing.ahead === true);
 			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), () => finish()) : () => undefined;
 			if (look) this.lookAt(key, queue, look, startTimer);
 			const unsubscribe = onAbort(signal, () => finish());
@@ -79,13 +83,13 @@ export class Waiters {
 
 	/** Wakes every waiter of every queue whose key starts with `prefix` (an API's pause or hold ended by hand). */
 	wakeAll(prefix: string): void {
-		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of [...queue.waiters]) wake(true);
+		for (const [key, queue] of [...this.queues]) if (key.startsWith(prefix)) for (const wake of queue.waiters.values()) wake(true);
 	}
 
 	/** Wakes the `count` longest waiters for `key`. */
 	wake(key: string, count = 1): void {
 		const queue = this.queues.get(key);
-		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters[0](true);
+		for (let i = 0; i < count && queue && queue.waiters.length > 0; i++) queue.waiters.first()?.(true);
 	}
 
 	/** Room for `room` more requests: wakes that many waiters of `key`, less those woken already and still looking. */
@@ -155,7 +159,8 @@ export class Waiters {
 		queue.cancelLook = startTimer(Math.max(0, look.atMs - look.nowMs), () => {
 			queue.lookAt = undefined;
 			queue.cancelLook = undefined;
-			if (queue.waiters.length > 0) queue.waiters[0](true);
+			const first = queue.waiters.first();
+			if (first) first(true);
 			else this.dropIfIdle(key, queue);
 		});
 	}

@@ -14,6 +14,7 @@ import type { TrafficEventSource } from '../../core/traffic/events';
 import { passGate, reportOutcome, type GateContext, type GateResult } from '../../core/traffic/gate';
 import { newLeaseId } from '../../core/traffic/lease-id';
 import type { StateStore } from '../../core/traffic/store';
+import type { Lane } from '../../core/traffic/fair-line';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import type { ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
@@ -87,7 +88,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 	};
 }
 
-export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams }, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions<T>): AttemptGate<T> {
+export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams; lane?: Lane }, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions<T>): AttemptGate<T> {
 	const gate = gateContext(ctx, store, api, runtime, signal, options.nodeType);
 	const { reading } = options;
 	return {
@@ -98,7 +99,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 			const retry = failedBefore || options.loopRetry;
 			const paced = reading.wasPaced(last);
 			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs };
-			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}) }, limits);
+			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}) }, limits);
 			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };

@@ -5,7 +5,7 @@
  */
 import { copyRate, countSuccess, learnedRps, onThrottle, paceAllowsAt, paceHeld, rateForgetAt, reservedSlotSendAt, reserveSlot, takeSlot } from '../rate';
 import { isoTime as iso, readsNoCount } from './limit';
-import type { Limit } from '../types';
+import type { Limit, TrafficData } from '../types';
 
 /**
  * The longest a request on its reserved pace slot is admitted ahead of its send time (it holds its
@@ -15,6 +15,14 @@ const RESERVED_SEND_AHEAD_MS = 1_000;
 
 /** How often at most a wait for the pace notes that the learned limit is in use. */
 const PACE_HELD_NOTE_MS = 1_000;
+
+/** The pace held a request back: a learned limit notes it is in use, at most once a second (a write). */
+function notePaceHeld(data: TrafficData, nowMs: number): boolean {
+	const learned = data.rate.learned;
+	const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
+	if (note) paceHeld(data.rate, nowMs);
+	return note;
+}
 
 export const pace: Limit = {
 	name: 'pace',
@@ -49,11 +57,11 @@ export const pace: Limit = {
 		if (request.paceSlotAt !== undefined) {
 			refusal.until ??= request.paceSlotAt;
 			refusal.paceSlotAt = request.paceSlotAt;
-			const learned = data.rate.learned;
-			const note = learned !== undefined && !(nowMs - (learned.boundAt ?? -Infinity) < PACE_HELD_NOTE_MS);
-			if (note) paceHeld(data.rate, nowMs);
-			return note;
+			return notePaceHeld(data, nowMs);
 		}
+		// a request with a lane reserves nothing: it waits its turn in its process's line, whose
+		// first looks again at the next slot (the shares take turns, the urgent go first)
+		if (request.lane !== undefined) return notePaceHeld(data, nowMs);
 		paceHeld(data.rate, nowMs);
 		refusal.until = refusal.paceSlotAt = reserveSlot(data.rate, nowMs, params.rateLimitRps);
 		return true;

@@ -1,0 +1,140 @@
+/**
+ * The order of one queue of waiting requests (waiters.ts): urgent requests first, then those that
+ * wait ahead (a retry at a pause), then the rest; among the rest, the shares (an item's Fair Share
+ * Key) take turns, so that a share with a thousand requests waiting cannot hold back a share that
+ * has two. Requests without a share are one share: they keep their arrival order, as before.
+ *
+ * Turns are start-time fair queuing (Goyal et al., SFQ): a request's turn is one after its share's
+ * last one, or one after the last turn served if its share had fallen behind; the line is ordered
+ * by rank, then turn, then arrival. Each share's state is two numbers, kept while it has requests
+ * in the line: a share's cost is O(1), a request's is O(log n) to find its place (arrivals of one
+ * share go to the end: that is the common case, and the search ends at once).
+ */
+
+/** Where an item's requests stand among the requests waiting for the same API. */
+export interface Lane {
+	/** The item's Fair Share Key, hashed; undefined: the share of every request without one. */
+	share?: string;
+	/** Goes ahead of every request that is not urgent (never beyond the API's limits). */
+	urgent?: boolean;
+}
+
+/** Ranks: lower goes first. */
+const URGENT = 0;
+const AHEAD = 1;
+const REST = 2;
+
+interface Entry<T> {
+	value: T;
+	rank: number;
+	turn: number;
+	seq: number;
+	share: string;
+}
+
+interface ShareState {
+	lastTurn: number;
+	waiting: number;
+}
+
+const NO_SHARE = '';
+
+export class FairLine<T> {
+	private readonly entries: Entry<T>[] = [];
+	private readonly shares = new Map<string, ShareState>();
+	private served = 0;
+	private seq = 0;
+
+	get length(): number {
+		return this.entries.length;
+	}
+
+	/** The value that goes next, if any. */
+	first(): T | undefined {
+		return this.entries[0]?.value;
+	}
+
+	/** Every value, in the order they go. */
+	values(): T[] {
+		return this.entries.map((entry) => entry.value);
+	}
+
+	/** Puts `value` in its place; `ahead`: before the rest (a retry at a pause), after the urgent ones. */
+	add(value: T, lane: Lane | undefined, ahead: boolean): void {
+		const share = lane?.share ?? NO_SHARE;
+		const rank = lane?.urgent ? URGENT : ahead ? AHEAD : REST;
+		let turn = 0;
+		if (rank === REST) {
+			const state = this.shares.get(share) ?? { lastTurn: 0, waiting: 0 };
+			turn = Math.max(this.served, state.lastTurn) + 1;
+			state.lastTurn = turn;
+			state.waiting++;
+			this.shares.set(share, state);
+		}
+		const entry: Entry<T> = { value, rank, turn, seq: this.seq++, share };
+		this.entries.splice(this.placeOf(entry), 0, entry);
+	}
+
+	/**
+	 * Takes `value` out of the line; `served`: it was woken to go (its turn came), not giving up (a
+	 * request that gave up from the back of the line moves nobody's turn); false when it was not in it.
+	 */
+	remove(value: T, served: boolean): boolean {
+		const index = this.entries.findIndex((entry) => entry.value === value);
+		if (index < 0) return false;
+		const [entry] = this.entries.splice(index, 1);
+		if (entry.rank !== REST) return true;
+		if (served) this.served = Math.max(this.served, entry.turn);
+		const state = this.shares.get(entry.share);
+		if (state && --state.waiting === 0) this.shares.delete(entry.share);
+		return true;
+	}
+
+	/** Binary search for the first entry that goes after `entry` (ties keep arrival order). */
+	private placeOf(entry: Entry<T>): number {
+		const entries = this.entries;
+		const last = entries[entries.length - 1];
+		if (last === undefined || !goesBefore(entry, last)) return entries.length;
+		let low = 0;
+		let high = entries.length - 1;
+		while (low < high) {
+			const mid = (low + high) >>> 1;
+			if (goesBefore(entry, entries[mid])) high = mid;
+			else low = mid + 1;
+		}
+		return low;
+	}
+}
+
+function goesBefore<T>(a: Entry<T>, b: Entry<T>): boolean {
+	if (a.rank !== b.rank) return a.rank < b.rank;
+	if (a.turn !== b.turn) return a.turn < b.turn;
+	return a.seq < b.seq;
+}
+
+/**
+ * The order a node starts its items in, by their lanes: the urgent ones first, then the shares in
+ * turn (one item of each share, in the order the shares first appear, then the next of each), each
+ * share's items in input order. Max Items in Flight starts items in this order, so that a share
+ * listed last is not left behind a thousand items of the first. No lanes: input order (undefined).
+ */
+export function startOrder(lanes: ReadonlyArray<Lane | undefined>): number[] | undefined {
+	if (!lanes.some((lane) => lane !== undefined)) return undefined;
+	const urgent: number[] = [];
+	const shares = new Map<string, number[]>();
+	lanes.forEach((lane, index) => {
+		if (lane?.urgent) return void urgent.push(index);
+		const share = lane?.share ?? NO_SHARE;
+		const items = shares.get(share);
+		if (items) items.push(index);
+		else shares.set(share, [index]);
+	});
+	const order = urgent;
+	// the shares still with items: each round drops those it empties (O(n) in all)
+	let queues = [...shares.values()];
+	for (let round = 0; queues.length > 0; round++) {
+		for (const items of queues) order.push(items[round]);
+		queues = queues.filter((items) => items.length > round + 1);
+	}
+	return order;
+}

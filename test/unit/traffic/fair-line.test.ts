@@ -1,0 +1,94 @@
+/** The order of a queue of waiting requests (nodes/shared/core/traffic/fair-line.ts), and the order a node starts its items in. */
+import { FairLine, startOrder, type Lane } from '../../../nodes/shared/core/traffic/fair-line';
+
+/** Serves the whole line, front first, as the waiters are woken. */
+function serveAll(line: FairLine<string>): string[] {
+	const served: string[] = [];
+	for (let next = line.first(); next !== undefined; next = line.first()) {
+		line.remove(next, true);
+		served.push(next);
+	}
+	return served;
+}
+
+describe('FairLine', () => {
+	it('without lanes, requests go in the order they came; those ahead (a retry at a pause) before them, in their own order', () => {
+		const line = new FairLine<string>();
+		line.add('a', undefined, false);
+		line.add('b', undefined, false);
+		line.add('r1', undefined, true);
+		line.add('c', undefined, false);
+		line.add('r2', undefined, true);
+		expect(serveAll(line)).toEqual(['r1', 'r2', 'a', 'b', 'c']);
+	});
+
+	it('the urgent go first, before those ahead, in the order they came', () => {
+		const line = new FairLine<string>();
+		line.add('a', { share: 'x' }, false);
+		line.add('r', { share: 'x' }, true);
+		line.add('u1', { share: 'x', urgent: true }, false);
+		line.add('b', {}, false);
+		line.add('u2', { urgent: true }, false);
+		expect(serveAll(line)).toEqual(['u1', 'u2', 'r', 'a', 'b']);
+	});
+
+	it('a share that arrives behind a thousand of another takes every other turn from the next one served on', () => {
+		const line = new FairLine<string>();
+		for (let i = 0; i < 1000; i++) line.add(`big${i}`, { share: 'big' }, false);
+		// five of the big share are served before the small one comes
+		const first = Array.from({ length: 5 }, () => {
+			const next = line.first() as string;
+			line.remove(next, true);
+			return next;
+		});
+		expect(first).toEqual(['big0', 'big1', 'big2', 'big3', 'big4']);
+		for (let i = 0; i < 3; i++) line.add(`small${i}`, { share: 'small' }, false);
+		expect(serveAll(line).slice(0, 8)).toEqual(['big5', 'small0', 'big6', 'small1', 'big7', 'small2', 'big8', 'big9']);
+	});
+
+	it('three shares take turns, each in its own order', () => {
+		const line = new FairLine<string>();
+		for (const [share, n] of [['a', 4], ['b', 2], ['c', 3]] as const) for (let i = 0; i < n; i++) line.add(`${share}${i}`, { share }, false);
+		expect(serveAll(line)).toEqual(['a0', 'b0', 'c0', 'a1', 'b1', 'c1', 'a2', 'c2', 'a3']);
+	});
+
+	it('a request that gives up moves nobody\'s turn, and a share that emptied starts again at the current turn', () => {
+		const line = new FairLine<string>();
+		for (let i = 0; i < 4; i++) line.add(`a${i}`, { share: 'a' }, false);
+		line.add('b0', { share: 'b' }, false);
+		expect(line.remove('a3', false)).toBe(true);
+		expect(line.remove('a3', false)).toBe(false);
+		expect(serveAll(line)).toEqual(['a0', 'b0', 'a1', 'a2']);
+		// the line is empty: a share that comes back is not owed the turns it missed
+		line.add('a4', { share: 'a' }, false);
+		line.add('b1', { share: 'b' }, false);
+		line.add('a5', { share: 'a' }, false);
+		expect(serveAll(line)).toEqual(['a4', 'b1', 'a5']);
+	});
+
+	it('requests without a key are one share beside the keyed ones', () => {
+		const line = new FairLine<string>();
+		for (let i = 0; i < 3; i++) line.add(`n${i}`, {}, false);
+		line.add('k0', { share: 'k' }, false);
+		expect(serveAll(line)).toEqual(['n0', 'k0', 'n1', 'n2']);
+	});
+});
+
+describe('startOrder', () => {
+	const lanes = (spec: string): Array<Lane | undefined> => [...spec].map((c) => (c === '.' ? undefined : c === c.toUpperCase() ? { share: c.toLowerCase(), urgent: true } : { share: c }));
+
+	it('no lanes: input order (undefined, the pool counts on its own)', () => {
+		expect(startOrder([undefined, undefined])).toBeUndefined();
+	});
+
+	it('the urgent first, then one of each share in the order the shares first appear', () => {
+		// a a a a b c a B c
+		expect(startOrder(lanes('aaaabcaBc'))).toEqual([7, 0, 4, 5, 1, 8, 2, 3, 6]);
+	});
+
+	it('every item once, whatever the shares', () => {
+		const spec = Array.from({ length: 500 }, (_, i) => 'abcdeA'[(i * 7) % 6]).join('');
+		const order = startOrder(lanes(spec)) as number[];
+		expect([...order].sort((x, y) => x - y)).toEqual(Array.from({ length: 500 }, (_, i) => i));
+	});
+});
