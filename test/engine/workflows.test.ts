@@ -259,3 +259,60 @@ const TESTED: Record<string, () => Promise<void>> = {
 describe('example workflows', () => {
 	for (const [file, test] of Object.entries(TESTED)) it(file, test);
 });
+
+/** The rows' timestamps moved back, as if `days` had passed since they were written (time injected through the rows). */
+const passDays = (tables: InMemoryDataTables, days: number) =>
+	tables.editRows(DEAD_LETTERS, (row) => {
+		for (const column of ['failedAt', 'retryAt'] as const) {
+			const value = row[column];
+			if (value instanceof Date) row[column] = new Date(value.getTime() - days * 86_400_000);
+		}
+	});
+const eventIdOf = (row: IDataObject) => (JSON.parse(row.item as string) as { body: { id: string } }).body.id;
+
+describe('example 07: a dead letter past keepDays (Config, 30 days)', () => {
+	it('is expired once it is due: kept with reason "expired" and an empty retryAt, not sent, and the execution fails naming it; a younger row is still sent', async () => {
+		const customer = await startFlakyServer();
+		try {
+			const tables = new InMemoryDataTables();
+			for (const id of ['down-old', 'down-young', 'bad-old']) await deliverEvent(customer.url, id, tables, new MemoryStateStore());
+			// down-old failed first 31 days ago, down-young 29; bad-old (a 400, retryAt empty) 40 days ago
+			passDays(tables, 29);
+			tables.editRows(DEAD_LETTERS, (row) => {
+				if (eventIdOf(row) === 'down-old') row.failedAt = new Date((row.failedAt as Date).getTime() - 2 * 86_400_000);
+				if (eventIdOf(row) === 'bad-old') row.failedAt = new Date((row.failedAt as Date).getTime() - 11 * 86_400_000);
+			});
+			const [oldRow] = tables.rowsOf(DEAD_LETTERS).filter((r) => eventIdOf(r) === 'down-old');
+			const sentBefore = (id: string) => customer.requests(`/events/${id}`).length;
+			const before = { old: sentBefore('down-old'), young: sentBefore('down-young') };
+
+			const replay = await replayDeadLetters(customer.url, tables);
+			expect(replay.status).toBe('error');
+			expect(replay.error?.message).toBe(
+				`1 dead letter(s) still undelivered after 30 days (keepDays) are kept in the Data Table "Dead letters: webhook sender" with reason "expired" and an empty retryAt: they are no longer replayed by themselves. Rows (id: event): ${String(oldRow.id)}: down-old. To send one again, set its failedAt to now and its retryAt to now; to drop it, delete its row.`,
+			);
+			// the young row was replayed (three more attempts) and rescheduled before the report
+			expect(sentBefore('down-young')).toBe(before.young + 3);
+			expect(replay.jsonOf('Reschedule row')).toHaveLength(1);
+			// the old one was not sent again, and is kept
+			expect(sentBefore('down-old')).toBe(before.old);
+			const rows = tables.rowsOf(DEAD_LETTERS);
+			expect(rows.map(eventIdOf)).toEqual(['down-old', 'down-young', 'bad-old']);
+			expect(rows[0]).toMatchObject({ id: oldRow.id, reason: 'expired', retryAt: null, claimedBy: '', attempts: 1, item: oldRow.item, error: oldRow.error, retryStory: oldRow.retryStory });
+			// a row already waiting for a person (empty retryAt) is not touched, however old
+			expect(rows[2]).toMatchObject({ reason: 'final-status', retryAt: null });
+
+			// reported once: the next replay finds nothing to expire and succeeds
+			tables.editRows(DEAD_LETTERS, (row) => {
+				if (row.retryAt) row.retryAt = new Date(Date.now() - 1000);
+			});
+			const next = await replayDeadLetters(customer.url, tables);
+			expect(next.status).toBe('success');
+			expect(next.runsOf('Report expired rows')).toBe(0);
+			expect(sentBefore('down-old')).toBe(before.old);
+			expect(tables.rowsOf(DEAD_LETTERS)).toHaveLength(3);
+		} finally {
+			await customer.close();
+		}
+	});
+});
