@@ -662,7 +662,7 @@ export async function restClient(server, { email = OWNER.email, password = OWNER
 		if (!res.ok) throw new Error(`GET ${p}: ${res.status}`);
 		return Buffer.from(await res.arrayBuffer());
 	};
-	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), delete: (p) => call('DELETE', p), text, bytes };
+	return { get: (p) => call('GET', p), post: (p, body) => call('POST', p, body ?? {}), patch: (p, body) => call('PATCH', p, body), delete: (p) => call('DELETE', p), text, bytes };
 }
 
 /** require() from n8n's install: its own copies of flatted, pg, ioredis, ... */

@@ -68,6 +68,7 @@ slowest_first=(
   install-readme     # 110
   drop-in            # 105
   retry-execution    # 85
+  dead-letter-week   # 85
   metrics            # 80
   docker-layout      # 75
   ai-tool-editor     # 70
