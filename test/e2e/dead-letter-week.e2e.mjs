@@ -16,8 +16,9 @@
 //     exactly the rows not delivered yet: every bad-* and down-* row, none delivered.
 // Control: the same week's rows inserted without a replay pass the cap: n8n refuses an insert
 // with "Data table size limit exceeded". At the cap the sender's execution fails at Keep for
-// replay with that message, the event in its data; after rows are deleted (n8n allows a delete
-// at the cap), n8n's Retry of that execution writes the dead letter.
+// replay with that message, the event in its data, and the replay fails at its first update (n8n
+// refuses inserts, updates and upserts at the cap); after rows are deleted (n8n allows a delete
+// at the cap), n8n's Retry of the sender's execution writes the dead letter.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { callWebhook, executeOnServer, getExecution, importWorkflow, listExecutions, loadExample, nodeResults, ownerEnv, prepareUserFolder, publishOnServer, restClient, startFlakyServer, startN8n, stopN8n, waitFor } from './harness.mjs';
@@ -196,6 +197,14 @@ test("control: the same week's rows without a replay pass the cap, and n8n refus
 	assert.match(keep.error.message, /Data table size limit exceeded/);
 	assert.equal(JSON.parse(nodeResults(failed)['Dead-letter row'].items[0].item).body.id, 'down-at-cap', 'the event is in the failed execution');
 	assert.equal((await rows()).filter((r) => eventIdOf(r) === 'down-at-cap').length, 0);
+	// the replay at the cap: its first write (an update: the claim, or the expiry) is refused too,
+	// and it fails; the rows are untouched
+	const kept = await rows();
+	const stuck = await executeOnServer(client, REPLAY, { trigger: 'Replay now', timeoutMs: 180_000 });
+	assert.equal(stuck.status, 'error');
+	assert.match(stuck.data.resultData.error.message, /Data table size limit exceeded/);
+	t.diagnostic(`the replay at the cap failed at ${stuck.data.resultData.lastNodeExecuted}: ${stuck.data.resultData.error.message}`);
+	assert.deepEqual(await rows(), kept);
 
 	// room made (a delete is allowed at the cap), then n8n's Retry of the failed execution writes it
 	await client.delete(`${rowsPath()}?filter=${encodeURIComponent(JSON.stringify({ type: 'and', filters: [{ columnName: 'item', condition: 'like', value: '%control-%' }] }))}`);
