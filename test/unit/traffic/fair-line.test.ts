@@ -1,5 +1,5 @@
 /** The order of a queue of waiting requests (nodes/shared/core/traffic/fair-line.ts), and the order a node starts its items in. */
-import { FairLine, startOrder, type Lane } from '../../../nodes/shared/core/traffic/fair-line';
+import { FairLine, startOrder, type Lane, type Ticket } from '../../../nodes/shared/core/traffic/fair-line';
 
 /** Serves the whole line, front first, as the waiters are woken. */
 function serveAll(line: FairLine<string>): string[] {
@@ -64,6 +64,28 @@ describe('FairLine', () => {
 		line.add('b1', { share: 'b' }, false);
 		line.add('a5', { share: 'a' }, false);
 		expect(serveAll(line)).toEqual(['a4', 'b1', 'a5']);
+	});
+
+	it('a request woken and refused again comes back with its ticket at its turn, not behind its share\'s later requests', () => {
+		const line = new FairLine<string>();
+		const tickets = new Map<string, Ticket>();
+		const add = (name: string, share: string) => {
+			const ticket = tickets.get(name) ?? {};
+			tickets.set(name, ticket);
+			line.add(name, { share }, false, ticket);
+		};
+		for (let i = 0; i < 3; i++) add(`a${i}`, 'a');
+		for (let i = 0; i < 3; i++) add(`b${i}`, 'b');
+		// a0 is woken, and refused: it waits again
+		line.remove('a0', true);
+		add('a0', 'a');
+		expect(serveAll(line)).toEqual(['a0', 'b0', 'a1', 'b1', 'a2', 'b2']);
+		// without its ticket it would have gone behind a2
+		const plain = new FairLine<string>();
+		for (const name of ['a0', 'a1', 'a2']) plain.add(name, { share: 'a' }, false);
+		plain.remove('a0', true);
+		plain.add('a0', { share: 'a' }, false);
+		expect(serveAll(plain)).toEqual(['a1', 'a2', 'a0']);
 	});
 
 	it('requests without a key are one share beside the keyed ones', () => {

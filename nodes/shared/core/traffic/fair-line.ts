@@ -19,6 +19,16 @@ export interface Lane {
 	urgent?: boolean;
 }
 
+/**
+ * A request's place in one line, kept between its waits there: woken and refused again (another
+ * took the room first), it comes back at its turn, not behind its share's later requests.
+ */
+export interface Ticket {
+	turn?: number;
+	/** Its arrival, which orders it among the requests of the same turn. */
+	seq?: number;
+}
+
 /** Ranks: lower goes first. */
 const URGENT = 0;
 const AHEAD = 1;
@@ -59,19 +69,26 @@ export class FairLine<T> {
 		return this.entries.map((entry) => entry.value);
 	}
 
-	/** Puts `value` in its place; `ahead`: before the rest (a retry at a pause), after the urgent ones. */
-	add(value: T, lane: Lane | undefined, ahead: boolean): void {
+	/**
+	 * Puts `value` in its place; `ahead`: before the rest (a retry at a pause), after the urgent ones.
+	 * With a ticket that holds a turn, at that turn (it waited here before); a ticket without one is
+	 * given the turn it gets.
+	 */
+	add(value: T, lane: Lane | undefined, ahead: boolean, ticket?: Ticket): void {
 		const share = lane?.share ?? NO_SHARE;
 		const rank = lane?.urgent ? URGENT : ahead ? AHEAD : REST;
 		let turn = 0;
 		if (rank === REST) {
 			const state = this.shares.get(share) ?? { lastTurn: 0, waiting: 0 };
-			turn = Math.max(this.served, state.lastTurn) + 1;
-			state.lastTurn = turn;
+			turn = ticket?.turn ?? Math.max(this.served, state.lastTurn) + 1;
+			state.lastTurn = Math.max(state.lastTurn, turn);
 			state.waiting++;
 			this.shares.set(share, state);
+			if (ticket) ticket.turn = turn;
 		}
-		const entry: Entry<T> = { value, rank, turn, seq: this.seq++, share };
+		const seq = ticket?.seq ?? this.seq++;
+		if (ticket) ticket.seq = seq;
+		const entry: Entry<T> = { value, rank, turn, seq, share };
 		this.entries.splice(this.placeOf(entry), 0, entry);
 	}
 

@@ -12,6 +12,7 @@ import { formatDuration } from '../retry-story';
 import { admit, complete, type Admission, type AdmitRequest, type Lease, type Outcome, type TrafficEvent, type TrafficParams, type WaitReason } from './controller';
 import type { Waiters } from './waiters';
 import { queueOf, wakeOneOfEachQueue } from './wait-queues';
+import type { Ticket } from './fair-line';
 
 export interface GateContext {
 	store: StateStore;
@@ -108,7 +109,7 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
  * of a wait on a change are the queue's one timer: one request looks for all. The request's own
  * timer is its deadline.
  */
-async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, request: AdmitRequest, now: number, deadlineAt: number | undefined): Promise<InLine> {
+async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: false }>, request: AdmitRequest, now: number, deadlineAt: number | undefined, place: Place): Promise<InLine> {
 	const { runtime } = ctx;
 	const { until } = admission;
 	// no spread for the end of a pause: the requests it held go together as the window allows,
@@ -124,7 +125,8 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const timersFrom = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	const standing = { ahead: admission.reason === 'paused' && request.retry, ...(request.lane ? { lane: request.lane } : {}) };
+	const ticket = place.ticketFor(queue, request);
+	const standing = { ahead: admission.reason === 'paused' && request.retry, ...(request.lane ? { lane: request.lane } : {}), ...(ticket ? { ticket } : {}) };
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing);
 	return { queue, woken };
 }
@@ -141,8 +143,18 @@ class Place {
 	queue: string | undefined;
 	/** A wake ended its wait: until its look is answered it counts as looking (Waiters.looked). */
 	private looking = false;
+	/** Its turn in each line it waited in, for a request with a lane (fair-line.ts Ticket). */
+	private readonly tickets = new Map<string, Ticket>();
 
 	constructor(private readonly waiters: Waiters) {}
+
+	/** Its place in `queue`'s line, kept between its waits there (none without a lane: arrival order). */
+	ticketFor(queue: string, request: AdmitRequest): Ticket | undefined {
+		if (request.lane === undefined) return undefined;
+		let ticket = this.tickets.get(queue);
+		if (!ticket) this.tickets.set(queue, (ticket = {}));
+		return ticket;
+	}
 
 	waited(line: InLine): void {
 		this.queue = line.queue;
@@ -170,12 +182,13 @@ class Place {
  * would take the slot in the meantime, and the waiter, refused, would go to the back of the line,
  * again and again (and at the pace, a share's turn or an urgent request would count for nothing).
  */
-async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: AdmitRequest, deadlineAt: number | undefined, waits: Waits): Promise<InLine> {
+async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: AdmitRequest, deadlineAt: number | undefined, waits: Waits, place: Place): Promise<InLine> {
 	const { runtime } = ctx;
 	const now = runtime.now();
 	const queue = queueOf(ctx.key, reason);
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
-	const standing = request.lane ? { lane: request.lane } : {};
+	const ticket = place.ticketFor(queue, request);
+	const standing = request.lane ? { lane: request.lane, ...(ticket ? { ticket } : {}) } : {};
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing);
 	waits[reason] = (waits[reason] ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
@@ -235,7 +248,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		}
 		const line = place.queue === undefined ? lineAhead(ctx, request) : undefined;
 		if (line !== undefined) {
-			place.waited(await waitBehind(ctx, line, request, limits.deadlineAt, waits));
+			place.waited(await waitBehind(ctx, line, request, limits.deadlineAt, waits, place));
 			continue;
 		}
 		const now = runtime.now();
@@ -273,7 +286,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			place.passOn();
 			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));
 		} else {
-			place.waited(await waitInLine(ctx, admission, asking, now, limits.deadlineAt));
+			place.waited(await waitInLine(ctx, admission, asking, now, limits.deadlineAt, place));
 		}
 		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
 	}

@@ -16,7 +16,7 @@
  */
 
 import { onAbort } from '../abort-listeners';
-import { FairLine, type Lane } from './fair-line';
+import { FairLine, type Lane, type Ticket } from './fair-line';
 
 /** Ends a wait; `woken`: by a wake or the queue's look (the request looks now), not its own limit. */
 type Wake = (woken?: boolean) => void;
@@ -46,6 +46,8 @@ interface Standing {
 	lane?: Lane;
 	/** Goes before every waiter that is neither urgent nor ahead, however long those have waited (a retry at a pause). */
 	ahead?: boolean;
+	/** Its place in this queue's line, kept from an earlier wait there (fair-line.ts). */
+	ticket?: Ticket;
 }
 
 export class Waiters {
@@ -73,7 +75,7 @@ export class Waiters {
 				this.dropIfIdle(key, queue);
 				resolve(woken);
 			};
-			queue.waiters.add(finish, standing.lane, standing.ahead === true);
+			queue.waiters.add(finish, standing.lane, standing.ahead === true, standing.ticket);
 			const cancelTimer = Number.isFinite(maxMs) ? startTimer(Math.max(0, maxMs), () => finish()) : () => undefined;
 			if (look) this.lookAt(key, queue, look, startTimer);
 			const unsubscribe = onAbort(signal, () => finish());
