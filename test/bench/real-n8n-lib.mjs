@@ -47,9 +47,9 @@ export function readSettings(environment = process.env) {
 		if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${variable} must be an integer from 1 to ${max}, not "${raw}"`);
 		settings[name] = value;
 	}
-	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses').split(',').map((s) => s.trim()).filter(Boolean);
-	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses'].includes(s));
-	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue and/or pauses, not ${unknown.join(', ')}`);
+	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses,tenants').split(',').map((s) => s.trim()).filter(Boolean);
+	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants'].includes(s));
+	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses and/or tenants, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
 	const sizes = (environment.BENCH_REAL_HEALTHY_ITEMS ?? '500,5000').split(',').map((s) => Number(s.trim()));
 	if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`BENCH_REAL_HEALTHY_ITEMS must list integers from 1 to 50000, comma-separated, not "${environment.BENCH_REAL_HEALTHY_ITEMS}"`);

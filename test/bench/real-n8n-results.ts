@@ -17,9 +17,35 @@ export interface RealN8nResults {
 	/** The healthy rows: one execution of N items in one n8n, both request nodes in turn (test/bench/real-n8n-healthy.mjs); absent in files of older runs. */
 	healthy?: HealthyRun | { skipped: string };
 	/** main + workers in queue mode (PostgreSQL + Redis, Shared State = Redis). */
-	queueMode: { workers: number; workerConcurrency: number; storm: FleetRun; rateLimit: RateRun } | { skipped: string };
+	queueMode: { workers: number; workerConcurrency: number; storm: FleetRun; rateLimit: RateRun; /** Issue 39: the webhook fleet's outage across the workers (absent in files of older runs). */ recovery?: FleetRun } | { skipped: string };
 	/** A pause without a stated end whose quota comes back, and a stated Retry-After (test/bench/real-n8n-pauses.mjs); absent in files of older runs. */
 	pauses?: PausesRun | { skipped: string };
+	/** Fair Share Key and Urgent against an API that takes 20 requests a second (test/bench/real-n8n-tenants.mjs); absent in files of older runs. */
+	tenants?: TenantsRun | { skipped: string };
+}
+interface TenantRowBase {
+	slug: string;
+	name: string;
+	requests: number;
+	status429: number;
+	/** The most requests that reached the API in any one second (a sliding second on the upstream's clock). */
+	busiestSecond: number;
+	executions: number;
+	succeeded: number;
+	webhookCallsFailed: number;
+	timedOut: boolean;
+}
+/** A row's tenants' times: from each tenant's call to its last request reaching the API (ms; null: none did). */
+type SharesRow = TenantRowBase & { smallMs: Array<number | null>; smallFirstMs: Array<number | null>; /** The small tenants' first items' waits at the controller (their stories). */ smallFirstWaitedMs: number[]; bigMs: number | null; bigFirstMs: number | null };
+/** Each urgent item: from its call to its request (ms), and its wait at the API's controller (its story). */
+type UrgentRow = TenantRowBase & { urgentMs: Array<number | null>; urgentWaitedMs: number[] };
+export interface TenantsRun {
+	settings: { limitRps: number; big: number; small: number; startGapMs: number; bulk: number; urgentCalls: number; urgentEveryMs: number };
+	alone: TenantRowBase & { smallMs: Array<number | null>; smallFirstMs: Array<number | null> };
+	fair: SharesRow;
+	fifo: SharesRow;
+	urgentAlone: UrgentRow;
+	urgent: UrgentRow;
 }
 interface PauseRowBase {
 	slug: string;
@@ -156,6 +182,17 @@ function pausesProblem(run: unknown): string | undefined {
 	return undefined;
 }
 
+function tenantsProblem(run: unknown): string | undefined {
+	const counts = (row: unknown) => isObject(row) && ['requests', 'status429', 'busiestSecond', 'executions', 'succeeded'].every((k) => typeof row[k] === 'number');
+	const times = (value: unknown) => Array.isArray(value) && value.every((t) => t === null || typeof t === 'number');
+	if (!isObject(run) || !isObject(run.settings)) return 'tenants is not a TenantsRun';
+	for (const slug of ['alone', 'fair', 'fifo', 'urgentAlone', 'urgent'] as const) if (!counts(run[slug])) return `tenants.${slug} lacks its counts`;
+	const row = (slug: string) => run[slug] as Record<string, unknown>;
+	if (![row('alone'), row('fair'), row('fifo')].every((r) => times(r.smallMs) && times(r.smallFirstMs))) return 'tenants lacks the small tenants\' times';
+	if (![row('urgentAlone'), row('urgent')].every((r) => times(r.urgentMs) && times(r.urgentWaitedMs))) return 'tenants lacks the urgent items\' times';
+	return undefined;
+}
+
 /** Checks the parsed JSON's shape, so that a broken file reads as "not measured", not as a crash. */
 export function shapeProblem(value: unknown): string | undefined {
 	if (!isObject(value)) return 'it is not a JSON object';
@@ -172,10 +209,14 @@ export function shapeProblem(value: unknown): string | undefined {
 		const problem = pausesProblem(value.pauses);
 		if (problem) return problem;
 	}
+	if (value.tenants !== undefined && !isSkipped(value.tenants)) {
+		const problem = tenantsProblem(value.tenants);
+		if (problem) return problem;
+	}
 	const queue = value.queueMode;
 	if (!isSkipped(queue)) {
 		if (!isObject(queue) || typeof queue.workers !== 'number' || typeof queue.workerConcurrency !== 'number') return 'queueMode is neither skipped nor a queue-mode run';
-		const problem = fleetProblem(queue.storm, 'queueMode.storm') ?? rateProblem(queue.rateLimit, 'queueMode.rateLimit');
+		const problem = fleetProblem(queue.storm, 'queueMode.storm') ?? rateProblem(queue.rateLimit, 'queueMode.rateLimit') ?? (queue.recovery === undefined ? undefined : fleetProblem(queue.recovery, 'queueMode.recovery'));
 		if (problem) return problem;
 	}
 	return undefined;

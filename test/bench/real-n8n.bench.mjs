@@ -23,11 +23,15 @@
  *                 at that pace would hardly exceed 20 requests/s. Each execution waits at a
  *                 barrier (an HTTP Request to the upstream's /barrier, held until every execution
  *                 of the row is there: it holds a worker slot, hence the workers' concurrency);
- *                 the outage and the figures' times start when the barrier opens.
+ *                 the outage and the figures' times start when the barrier opens. Then the
+ *                 recovery row (issue 39): Resilient HTTP Request alone, BENCH_QUEUE_EXECUTIONS
+ *                 executions through the barrier, the webhook fleet's outage (BENCH_WEBHOOK_OUTAGE_MS).
  *
  *   pauses        one n8n in regular mode (SQLite): a daily-limit 429 without a stated end whose
  *                 quota comes back, and a 429 with a stated Retry-After, calls coming in over minutes
  *                 (test/bench/real-n8n-pauses.mjs).
+ *   tenants       one n8n in regular mode (SQLite): Fair Share Key and Urgent against an API that
+ *                 takes 20 requests a second (test/bench/real-n8n-tenants.mjs).
  *
  * Rows run one after another on one n8n (one cluster) per scenario: boots cost 5-20 s each. Every
  * row calls its own upstream server, so its own API origin: no two rows share a traffic controller.
@@ -71,6 +75,7 @@ import {
 } from './real-n8n-lib.mjs';
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
 import { PAUSE_ROWS, pausesRows, pausesWorkflows } from './real-n8n-pauses.mjs';
+import { TENANT_ROWS, TENANTS, tenantsRows, tenantsWorkflow } from './real-n8n-tenants.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -189,6 +194,22 @@ async function pauses(upstream) {
 	}
 }
 
+async function tenants(upstream) {
+	const workflowId = `rhBenchTenants${randomBytes(2).toString('hex')}`;
+	const rows = (await withServers(upstream, TENANT_ROWS, () => ({ limitRps: TENANTS.limitRps }))).map((r) => ({ ...r, workflowId }));
+	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+	await importWorkflow(userFolder, tenantsWorkflow(workflowId, rows));
+	await publishWorkflow(userFolder, workflowId);
+	say('tenants: imported and published; starting n8n (regular mode, SQLite)');
+	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
+	try {
+		const client = await restClient(n8n);
+		return await tenantsRows({ n8n, userFolder, upstream, rows, client, say });
+	} finally {
+		await stopN8n(n8n);
+	}
+}
+
 async function webhookFleet(settings, upstream) {
 	const run = randomBytes(3).toString('hex');
 	const workflowId = `rhBenchFleet${run.slice(0, 4)}`;
@@ -245,8 +266,14 @@ async function queueMode(settings, upstream) {
 		group: 'rate',
 		barrierUrl,
 	}));
-	// webhook paths and node names must differ between the two groups of rows in one workflow
-	const rows = [...storm.map((r) => ({ ...r, slug: `storm-${r.slug}`, reportSlug: r.slug })), ...rate.map((r) => ({ ...r, slug: `rate-${r.slug}`, reportSlug: r.slug }))];
+	// issue 39: the webhook fleet's 20 s outage across the workers, Resilient HTTP Request alone
+	const recovery = (await withServers(upstream, STORM_ROWS.filter((r) => r.kind === 'resilient'))).map((r) => ({ ...r, index: r.index + storm.length + rate.length, route: 'outage', group: 'recovery', barrierUrl }));
+	// webhook paths and node names must differ between the groups of rows in one workflow
+	const rows = [
+		...storm.map((r) => ({ ...r, slug: `storm-${r.slug}`, reportSlug: r.slug })),
+		...rate.map((r) => ({ ...r, slug: `rate-${r.slug}`, reportSlug: r.slug })),
+		...recovery.map((r) => ({ ...r, slug: `recovery-${r.slug}`, reportSlug: r.slug })),
+	];
 
 	// a port of an earlier run within the controller's memory (10 min) would inherit its state
 	await forgetControllers(redisUrl, rows.map((r) => r.url));
@@ -287,6 +314,13 @@ async function queueMode(settings, upstream) {
 			rateRows.push({ ...figures, slug: row.reportSlug });
 			details.queueMode.rateLimit.push({ ...detail, slug: row.reportSlug });
 		}
+		say(`queueMode: recovery: ${settings.queueExecutions} executions, outage ${settings.webhookOutageMs} ms`);
+		const recoveryRows = [];
+		for (const row of rows.filter((r) => r.group === 'recovery')) {
+			const { figures, detail } = await runRow({ n8n: main, servers, client, userFolder, workflowId, upstream, row, executions: settings.queueExecutions, outageMs: settings.webhookOutageMs, settings });
+			recoveryRows.push({ ...figures, slug: row.reportSlug });
+			details.queueMode.recovery = [...(details.queueMode.recovery ?? []), { ...detail, slug: row.reportSlug }];
+		}
 		const ran = workers.map((w) => workerExecutions(w).length);
 		say(`queueMode: executions per worker ${JSON.stringify(ran)}; the main ran ${(main.logs().match(/Worker started execution/g) ?? []).length}`);
 		details.queueMode.executionsPerWorker = ran;
@@ -295,6 +329,7 @@ async function queueMode(settings, upstream) {
 			workerConcurrency: settings.workerConcurrency,
 			storm: { executions: settings.queueExecutions, outageMs: settings.queueOutageMs, rows: stormRows },
 			rateLimit: { executions: settings.rateExecutions, limitRps: settings.rateLimitRps, rows: rateRows },
+			recovery: { executions: settings.queueExecutions, outageMs: settings.webhookOutageMs, rows: recoveryRows },
 		};
 	} finally {
 		await stopN8n();
@@ -368,7 +403,7 @@ async function main() {
 	};
 	// written after each scenario too: a scenario that crashes the process keeps the ones before it
 	const pending = { skipped: 'failed: the process ended before this scenario finished' };
-	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending, tenants: pending };
 	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
 	save();
@@ -377,6 +412,8 @@ async function main() {
 	results.queueMode = await attempt('queueMode', settings.scenarios.has('queue'), () => queueMode(settings, upstream));
 	save();
 	results.pauses = await attempt('pauses', settings.scenarios.has('pauses'), () => pauses(upstream));
+	save();
+	results.tenants = await attempt('tenants', settings.scenarios.has('tenants'), () => tenants(upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);

@@ -12,6 +12,7 @@ import type { RetryAfterRow } from './scenarios/retry-after';
 import type { StormResult } from './scenarios/outage-storm';
 import type { SustainedRow } from './scenarios/sustained-outage';
 import { slowStartNote } from './slow-start-note';
+import { tenantsSection } from './tenants-report';
 import { slidingPeakAt } from './stats';
 import { describeCounts, describeWaits, dominantWait, type WaitTotals } from './stories';
 
@@ -149,7 +150,15 @@ ${fleetTable(r.queueMode.storm)}
 
 Rate limit, ${r.queueMode.rateLimit.executions} executions of one item, shared limit ${r.queueMode.rateLimit.limitRps}/s (429 + Retry-After: 1 beyond):
 
-${realRateTable(r.queueMode.rateLimit)}`;
+${realRateTable(r.queueMode.rateLimit)}${
+				r.queueMode.recovery
+					? `
+
+Recovery (issue 39), ${r.queueMode.recovery.executions} executions, upstream down for ${sec(r.queueMode.recovery.outageMs)} from the barrier's opening: how soon the workers notice its return (one probe for the fleet).
+
+${fleetTable(r.queueMode.recovery)}`
+					: ''
+			}`;
 	return `Measured by the real-n8n part of this run (${r.measuredAt}, run ${r.runId}): n8n ${r.n8nVersion} on Node ${r.nodeVersion}.
 
 ### Webhook fleet
@@ -162,7 +171,11 @@ ${queue}
 
 ### Pauses: stated and guessed
 
-${pausesText(r.pauses)}`;
+${pausesText(r.pauses)}
+
+### Tenants: fair shares and urgent items
+
+${tenantsSection(r.tenants)}`;
 }
 
 /** The pauses rows (test/bench/real-n8n-pauses.mjs): what a guessed pause and a stated one cost in a real n8n. */
