@@ -1,7 +1,8 @@
 /**
  * Rewrites an exported n8n workflow: each HTTP Request node (v3 to v4.x) becomes a Resilient HTTP
  * Request node (an HTTP Request Tool a Resilient HTTP Request Tool) with the same name, position,
- * parameters, credentials and settings; Retry On Fail is turned off and carried over (its tries
+ * parameters, credentials and settings (v1 and v2 first translated into v3's parameters that send
+ * the same request, cli/legacy-http-request.ts); Retry On Fail is turned off and carried over (its tries
  * become Max Attempts, its wait Base Delay). What cannot be carried over keeps the node as it is,
  * with the reason; what behaves differently is noted. Pure: no files, no n8n.
  */
@@ -9,6 +10,7 @@ import { RETRY_DEFAULTS } from '../nodes/shared/core/defaults';
 import { DEFAULT_DIFFERENCES, isShown } from './default-differences';
 import { isGenericAuthType } from '../nodes/ResilientHttpRequest/auth/generic-auth-types';
 import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
+import { translateLegacyHttpRequest } from './legacy-http-request';
 
 export const HTTP_REQUEST_TYPE = 'n8n-nodes-base.httpRequest';
 export const RESILIENT_TYPE = 'n8n-nodes-resilient-http.resilientHttpRequest';
@@ -101,28 +103,39 @@ function carryHttpRequestDefaults(parameters: Json): string[] {
 	return changes;
 }
 
-function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeReport } {
+/** What migrateNode adds for a v1 or v2 node: what its translation noted. */
+interface LegacySource {
+	notes: string[];
+}
+
+/** Retry On Fail turned off and carried into the retry parameters, or the note that retries start now. */
+function carryRetryOnFail(node: WorkflowNode, migrated: WorkflowNode, parameters: Json, report: Pick<NodeReport, 'changes' | 'notes'>): void {
+	if (node.retryOnFail !== true) {
+		report.notes.push(`retries now: Max Attempts ${RETRY_DEFAULTS.maxAttempts} (the node's default) where the node made one attempt; set Max Attempts to 1 for none`);
+		return;
+	}
+	const { tries, waitMs } = retryOnFailOf(node);
+	delete migrated.retryOnFail;
+	delete migrated.maxTries;
+	delete migrated.waitBetweenTries;
+	parameters.maxAttempts = tries;
+	parameters.retryOptions = { ...(isObject(parameters.retryOptions) ? parameters.retryOptions : {}), baseDelay: waitMs };
+	report.changes.push(`Retry On Fail turned off; its ${tries} tries became Max Attempts ${tries}, its wait of ${waitMs} ms Base Delay ${waitMs} ms (later waits double, with jitter, up to Max Delay)`);
+}
+
+function migrateNode(node: WorkflowNode, legacy?: LegacySource): { node: WorkflowNode; report: NodeReport } {
 	const version = Number(node.typeVersion);
 	const parameters: Json = structuredClone(node.parameters ?? {});
 	const options: Json = isObject(parameters.options) ? parameters.options : {};
 	const tool = node.type === HTTP_REQUEST_TOOL_TYPE;
 	const type = tool ? RESILIENT_TOOL_TYPE : RESILIENT_TYPE;
 	const changes: string[] = [`type ${node.type} v${version} -> ${type} v${RESILIENT_VERSION}`, ...carryHttpRequestDefaults(parameters)];
-	const notes: string[] = [];
+	const notes: string[] = [...(legacy?.notes ?? [])];
+	if (legacy) changes.splice(1, 0, `parameters of HTTP Request v${version} written as their v3 equivalents, each value explicit (method, response format, redirects, body, headers, query)`);
 	const migrated: WorkflowNode = { ...structuredClone(node), type, typeVersion: RESILIENT_VERSION, parameters };
 	if (tool) notes.push('as a tool the model gets the same answer on success, and on failure a short account (status, attempts, the server\'s requested wait) instead of the error; rate limits are waited out inside the call up to Max Server-Requested Delay (1 min)');
 
-	if (node.retryOnFail === true) {
-		const { tries, waitMs } = retryOnFailOf(node);
-		delete migrated.retryOnFail;
-		delete migrated.maxTries;
-		delete migrated.waitBetweenTries;
-		parameters.maxAttempts = tries;
-		parameters.retryOptions = { ...(isObject(parameters.retryOptions) ? parameters.retryOptions : {}), baseDelay: waitMs };
-		changes.push(`Retry On Fail turned off; its ${tries} tries became Max Attempts ${tries}, its wait of ${waitMs} ms Base Delay ${waitMs} ms (later waits double, with jitter, up to Max Delay)`);
-	} else {
-		notes.push(`retries now: Max Attempts ${RETRY_DEFAULTS.maxAttempts} (the node's default) where the node made one attempt; set Max Attempts to 1 for none`);
-	}
+	carryRetryOnFail(node, migrated, parameters, { changes, notes });
 
 	// HTTP Request v3 follows no redirect unless told to; v4 and this node follow them by default
 	const redirect = isObject(options.redirect) && isObject(options.redirect.redirect) ? options.redirect.redirect : undefined;
@@ -143,13 +156,14 @@ function migrateNode(node: WorkflowNode): { node: WorkflowNode; report: NodeRepo
 			changes.push(`Attempt Timeout set to the node's Timeout, ${timeout} ms (each attempt must be allowed as long as one request was)`);
 		}
 	} else {
-		notes.push(`each attempt is bounded by Attempt Timeout (${RETRY_DEFAULTS.attemptTimeoutMs / 1000} s) where HTTP Request waited up to 5 minutes for an answer: raise it for slow APIs (LLMs, reports)`);
+		notes.push(`each attempt is bounded by Attempt Timeout (${RETRY_DEFAULTS.attemptTimeoutMs / 1000} s) where HTTP Request waited up to ${legacy ? '1 hour' : '5 minutes'} for an answer: raise it for slow APIs (LLMs, reports)`);
 	}
 	const method = String(parameters.method ?? 'GET').toUpperCase();
 	if ((method === 'POST' || method === 'PATCH') && parameters.idempotencyKeyMode === undefined) {
 		notes.push(`${method} is retried only when it provably never reached the server or got a 429: set Idempotency Key (Generate, or From Expression with an id) if the API honours one`);
 	}
-	if (version < 4.3) {
+	// v1 and v2 sent a repeated query name's every value, as v4.3 does
+	if (version < 4.3 && !legacy) {
 		const repeated = duplicateQueryNames(parameters);
 		if (repeated.length > 0) notes.push(`query parameters named more than once (${repeated.join(', ')}) are all sent, where HTTP Request before v4.3 sent the last one only`);
 	}
@@ -180,16 +194,14 @@ export function migrateWorkflow(workflow: Json & { nodes: WorkflowNode[] }): Mig
 			return node;
 		}
 		if (node.type !== HTTP_REQUEST_TYPE && node.type !== HTTP_REQUEST_TOOL_TYPE) return node;
-		if (Number(node.typeVersion) < 3) {
-			reports.push({ node: node.name, action: 'kept', changes: [`HTTP Request v${node.typeVersion} has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate`], notes: [] });
-			return node;
-		}
-		const blocked = blockers(node);
+		const legacy = Number(node.typeVersion) < 3 ? translateLegacyHttpRequest(Number(node.typeVersion), node.parameters ?? {}) : undefined;
+		const translated = legacy?.parameters ? { ...node, parameters: legacy.parameters } : node;
+		const blocked = legacy && !legacy.parameters ? legacy.blockers.map((b) => `HTTP Request v${node.typeVersion}: ${b}`) : blockers(translated);
 		if (blocked.length > 0) {
 			reports.push({ node: node.name, action: 'kept', changes: blocked, notes: [] });
 			return node;
 		}
-		const { node: migrated, report } = migrateNode(node);
+		const { node: migrated, report } = migrateNode(translated, legacy);
 		reports.push(report);
 		return migrated;
 	});

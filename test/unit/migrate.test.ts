@@ -94,7 +94,11 @@ describe('migrateWorkflow', () => {
 
 	it.each([
 		['a credential type it does not offer', http('Odd', { url: 'https://x.test/', authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }), 'the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)'],
-		['HTTP Request v1', { ...http('Ancient', { requestMethod: 'GET', url: 'https://x.test/' }), typeVersion: 1 }, 'HTTP Request v1 has other parameters than v3 and v4 (requestMethod, jsonParameters, ...): replace it by a current HTTP Request node in n8n, then migrate'],
+		[
+			'HTTP Request v1 with a setting it cannot send the same way',
+			{ ...http('Ancient', { requestMethod: 'POST', url: 'https://x.test/', bodyParametersUi: { parameter: [{ name: 'a', value: '1' }] }, options: { bodyContentType: 'raw' } }), typeVersion: 1 },
+			'HTTP Request v1: Body Content Type RAW/Custom with Body Parameters set in the panel: HTTP Request v1 and v2 cannot send them (an object is no raw body)',
+		],
 		['the LangChain HTTP Request Tool', { ...http('Old tool', { url: 'https://x.test/', placeholderDefinitions: {} }), type: '@n8n/n8n-nodes-langchain.toolHttpRequest', typeVersion: 1.1 }, "the LangChain HTTP Request Tool (v1, with placeholders) has other parameters: replace it by n8n's current HTTP Request Tool, then migrate"],
 		[
 			'an HTTP Request Tool optimizing HTML',

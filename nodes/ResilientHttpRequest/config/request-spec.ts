@@ -187,7 +187,8 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 			return file.data;
 		}
 		case 'raw': {
-			setType((ctx.getNodeParameter('rawContentType', i, 'text/plain') as string) || 'text/plain');
+			// an emptied Content Type is sent empty, as HTTP Request sends it (a migrated node carries HTTP Request's empty default)
+			setType(ctx.getNodeParameter('rawContentType', i, 'text/plain') as string);
 			return ctx.getNodeParameter('body', i, '') as string;
 		}
 		default:

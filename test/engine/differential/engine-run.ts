@@ -12,7 +12,12 @@ import { ITEMS_SOURCE, itemsSource, RESILIENT_HTTP } from '../workflow-builders'
 import { caseWorkflow, compare, isRefusal, itemsOf, nodesOf, observe, refused, substitute, type DiffCase, type Observation, type RunPair } from './harness';
 import type { DiffServer } from './server';
 
-async function runOnce(node: INode, c: DiffCase, base: string, other: string): Promise<WorkflowRunResult> {
+/** What a run needs of a case: its server's answers, the items and the credentials. */
+export type RunnableCase = Pick<DiffCase, 'handler' | 'items' | 'credentials'>;
+/** The two nodes a case compares, its URLs substituted. */
+type NodesOf<C> = (c: C, base: string, other: string) => { reference: INode; resilient: INode };
+
+async function runOnce(node: INode, c: RunnableCase, base: string, other: string): Promise<WorkflowRunResult> {
 	return await runWorkflow(caseWorkflow(node, { type: ITEMS_SOURCE, typeVersion: 1, parameters: {} }), {
 		nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(createVirtualRuntime(), new MemoryStateStore()), [ITEMS_SOURCE]: itemsSource(itemsOf(c, base, other)) },
 		// a credential's URLs (OAuth2's token URL) point at the case's server, as the real-n8n runner stores them
@@ -20,11 +25,15 @@ async function runOnce(node: INode, c: DiffCase, base: string, other: string): P
 	});
 }
 
-/** Runs the case with HTTP Request, then with the Resilient node, and compares. */
-export async function runCase(c: DiffCase, server: DiffServer, id: string): Promise<RunPair> {
+/**
+ * Runs the case with HTTP Request, then with the Resilient node, and compares. The nodes are the
+ * same JSON with the type changed, or what `nodesFor` builds (the migrate command's result for an
+ * HTTP Request v1 or v2 node: legacy.test.ts).
+ */
+export async function runCase<C extends RunnableCase = DiffCase>(c: C, server: DiffServer, id: string, nodesFor: NodesOf<C> = nodesOf as unknown as NodesOf<C>): Promise<RunPair> {
 	const { base, otherBase } = server.register(id, c.handler);
 	try {
-		const { reference, resilient } = nodesOf(c, base, otherBase);
+		const { reference, resilient } = nodesFor(c, base, otherBase);
 		const observeRun = async (node: INode): Promise<Observation> => {
 			server.reset(id);
 			try {

@@ -139,11 +139,11 @@ export function nodesOf(c: DiffCase, base: string, other: string): { reference: 
 }
 
 /** The items fed into the HTTP node (DEFAULT_ITEMS unless the case has its own), URLs substituted. */
-export function itemsOf(c: DiffCase, base: string, other: string): INodeExecutionData[] {
+export function itemsOf(c: Pick<DiffCase, 'items'>, base: string, other: string): INodeExecutionData[] {
 	return structuredClone(substitute(c.items ?? DEFAULT_ITEMS, base, other));
 }
 
-export const caseId = (c: DiffCase) => `${c.group}/${c.name}`;
+export const caseId = (c: Pick<DiffCase, 'group' | 'name'>) => `${c.group}/${c.name}`;
 
 /** The two observations of a case normalised (normaliser) and compared (diff): what both runners judge. */
 export function compare(reference: Observation, resilient: Observation, base: string, other: string): RunPair {

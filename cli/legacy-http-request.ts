@@ -1,0 +1,264 @@
+/**
+ * HTTP Request v1 and v2 (n8n-nodes-base.httpRequest typeVersion 1 and 2) read as what they send,
+ * and written as the parameters of HTTP Request v3 and later, which Resilient HTTP Request takes:
+ * the migrate command's first step for these nodes. Each value is written out explicitly, since
+ * the old node's defaults (a JSON answer, redirects followed for GET only, a JSON body) are not the
+ * new node's. What the new parameters cannot send the same way is a blocker: the node is kept.
+ * Read from n8n-nodes-base 2.41.1's HttpRequestV1 and HttpRequestV2 (description and execute) and
+ * @n8n/backend-network's legacy request adapter, which sends their requests. Pure: no n8n.
+ */
+import { LEGACY_DEFAULTS, LEGACY_OPTION_DEFAULTS } from './legacy-defaults';
+
+type Json = Record<string, unknown>;
+type Pair = { name: string; value: unknown };
+
+interface LegacyTranslation {
+	/** The same request as HTTP Request v3+ parameters; undefined when a blocker keeps the node. */
+	parameters?: Json;
+	/** Why the node must stay as it is. */
+	blockers: string[];
+	/** Where it behaves differently once migrated (not what it sends). */
+	notes: string[];
+}
+
+const isObject = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
+
+/** v1's Authentication values and the credential type each reads (the node's credentials keep those type names). */
+const V1_AUTHENTICATION: Readonly<Record<string, string>> = {
+	basicAuth: 'httpBasicAuth',
+	digestAuth: 'httpDigestAuth',
+	headerAuth: 'httpHeaderAuth',
+	queryAuth: 'httpQueryAuth',
+	oAuth1: 'oAuth1Api',
+	oAuth2: 'oAuth2Api',
+};
+/** The generic auth types v2 applies; with any other it sends no credential at all. */
+const V2_GENERIC_TYPES = ['httpBasicAuth', 'httpBearerAuth', 'httpDigestAuth', 'httpHeaderAuth', 'httpQueryAuth', 'httpTemplatedCustomAuth', 'oAuth1Api', 'oAuth2Api'];
+/** The methods whose body v1 and v2 send as form or multipart when Body Content Type says so (any other sends JSON). */
+const FORM_METHODS = ['PATCH', 'POST', 'PUT'];
+/** The methods that show Body Parameters in v1 and v2; HTTP Request v3+ sends no body on the others. */
+const BODY_METHODS = ['PATCH', 'POST', 'PUT', 'DELETE'];
+
+/** What the old node reads: a saved value, or its default (n8n saves only values that differ from it). */
+function reader(parameters: Json) {
+	const options = isObject(parameters.options) ? parameters.options : {};
+	return {
+		value: (name: keyof typeof LEGACY_DEFAULTS) => parameters[name] ?? LEGACY_DEFAULTS[name],
+		/** An option as execute reads it: undefined when not added (then most of them do nothing). */
+		option: (name: keyof typeof LEGACY_OPTION_DEFAULTS): unknown => options[name],
+	};
+}
+type Reader = ReturnType<typeof reader>;
+
+/** Authentication as v3+ spells it, or why it cannot be. */
+function authenticationOf(version: number, read: Reader, blockers: string[]): Json {
+	const authentication = read.value('authentication');
+	if (authentication === 'none') return { authentication: 'none' };
+	if (version < 2) {
+		const type = V1_AUTHENTICATION[String(authentication)];
+		if (type) return { authentication: 'genericCredentialType', genericAuthType: type };
+		blockers.push(`Authentication ${JSON.stringify(authentication)} is not one HTTP Request v1 knows`);
+		return {};
+	}
+	if (authentication === 'predefinedCredentialType') return { authentication, nodeCredentialType: read.value('nodeCredentialType') };
+	const genericAuthType = read.value('genericAuthType');
+	if (authentication === 'genericCredentialType' && V2_GENERIC_TYPES.includes(String(genericAuthType))) return { authentication, genericAuthType };
+	blockers.push(`Authentication ${JSON.stringify(authentication)} with the generic auth type ${JSON.stringify(genericAuthType)}: HTTP Request v2 sends no credential with it, Resilient HTTP Request would`);
+	return {};
+}
+
+/** A key-value list as v1 and v2 build an object of it: one entry per name, at its first place, with its last value. */
+function lastValuePerName(pairs: Pair[], lowercase = false): Pair[] {
+	const byName = new Map<string, unknown>();
+	for (const { name, value } of pairs) byName.set(lowercase ? String(name).toLowerCase() : String(name), value);
+	return [...byName].map(([name, value]) => ({ name, value }));
+}
+
+const uiPairs = (value: unknown): Pair[] | undefined =>
+	isObject(value) && Array.isArray(value.parameter) ? (value.parameter as Json[]).map((p) => ({ name: String(p.name ?? ''), value: p.value ?? '' })) : undefined;
+
+/** A JSON parameter that parses to an object of plain values, as its pairs; undefined for an expression or anything else. */
+function literalPairs(text: unknown, valueOk: (value: unknown) => boolean): Pair[] | undefined {
+	if (typeof text !== 'string' || isExpression(text)) return undefined;
+	try {
+		const parsed: unknown = JSON.parse(text);
+		if (!isObject(parsed) || !Object.values(parsed).every(valueOk)) return undefined;
+		return Object.entries(parsed).map(([name, value]) => ({ name, value: String(value) }));
+	} catch {
+		return undefined;
+	}
+}
+const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(typeof value);
+
+/** The body of a request whose parameters are JSON/RAW (jsonParameters on). */
+function jsonBody(contentType: string, read: Reader, blockers: string[]): Json {
+	if (read.value('sendBinaryData') === true) return binaryBody(contentType, read, blockers);
+	const text = read.value('bodyParametersJson');
+	if (text === '') return {};
+	// without a MIME type the text goes out as axios types a text body: application/x-www-form-urlencoded
+	if (contentType === 'raw') return { sendBody: true, contentType: 'raw', body: text, rawContentType: read.option('bodyContentCustomMimeType') || 'application/x-www-form-urlencoded' };
+	if (contentType === 'json') return { sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: text };
+	const pairs = literalPairs(text, contentType === 'form-urlencoded' ? isScalar : (value) => typeof value === 'string');
+	if (!pairs) {
+		blockers.push(`Body Parameters (JSON) sent as ${contentType} from ${isExpression(text) ? 'an expression' : 'JSON other than an object of plain values'}: Resilient HTTP Request takes form fields one by one`);
+		return {};
+	}
+	return { sendBody: true, contentType, specifyBody: 'keypair', bodyParameters: { parameters: pairs } };
+}
+
+/** Send Binary File: the file as the body (RAW/Custom) or as multipart fields (`key:field,key2:field2`). */
+function binaryBody(contentType: string, read: Reader, blockers: string[]): Json {
+	const property = String(read.value('binaryPropertyName'));
+	if (contentType === 'raw') {
+		const mimeType = read.option('bodyContentCustomMimeType');
+		if (!mimeType) {
+			blockers.push('Send Binary File with Body Content Type RAW/Custom and no MIME Type: HTTP Request v1 and v2 send the file without a Content-Type, Resilient HTTP Request with the file\'s MIME type');
+			return {};
+		}
+		return { sendBody: true, contentType: 'binaryData', inputDataFieldName: property, binaryMimeType: mimeType };
+	}
+	if (contentType !== 'multipart-form-data') {
+		blockers.push(`Send Binary File with Body Content Type ${JSON.stringify(contentType)}: HTTP Request v1 and v2 fail every item with it (they send a file as RAW/Custom or Form-Data Multipart only)`);
+		return {};
+	}
+	const fields = property.split(',').map((entry) => entry.trim());
+	const parameters = fields.map((entry) => {
+		const [name, field] = entry.includes(':') ? entry.split(':') : ['file', entry];
+		return { parameterType: 'formBinaryData', name, inputDataFieldName: field };
+	});
+	if (fields.length > 1 && !fields.every((entry) => entry.includes(':'))) blockers.push('Send Binary File with several fields not all named `key:field`: HTTP Request v1 and v2 fail every item with it');
+	return { sendBody: true, contentType, bodyParameters: { parameters } };
+}
+
+/** The body of a request whose parameters are set in the panel (jsonParameters off). */
+function uiBody(contentType: string, read: Reader, blockers: string[]): Json {
+	const pairs = uiPairs(read.value('bodyParametersUi'));
+	if (!pairs) return {};
+	if (contentType === 'raw') {
+		blockers.push('Body Content Type RAW/Custom with Body Parameters set in the panel: HTTP Request v1 and v2 cannot send them (an object is no raw body)');
+		return {};
+	}
+	const entries = lastValuePerName(pairs);
+	// v3+ reads a JSON body's names as paths (`a.b` nests); v1 and v2 send them as they are
+	if (contentType === 'json' && entries.some(({ name }) => /[.[]/.test(name))) {
+		blockers.push(`Body Parameters named ${entries.filter(({ name }) => /[.[]/.test(name)).map(({ name }) => JSON.stringify(name)).join(', ')}: HTTP Request v3 and later nest a name with a dot or bracket, v1 and v2 send it as it is`);
+		return {};
+	}
+	const parameters = contentType === 'multipart-form-data' ? entries.map((entry) => ({ parameterType: 'formData', ...entry })) : entries;
+	return { sendBody: true, contentType, specifyBody: 'keypair', bodyParameters: { parameters } };
+}
+
+/** The request's body as v3+ parameters: what v1 and v2 send for this method, content type and parameters. */
+function bodyOf(method: string, read: Reader, blockers: string[]): Json {
+	const chosen = String(read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType);
+	// form and multipart apply to PATCH, POST and PUT only; raw (not JSON) applies to every method
+	const contentType = FORM_METHODS.includes(method) || chosen === 'raw' ? chosen : 'json';
+	const body = read.value('jsonParameters') === true ? jsonBody(contentType, read, blockers) : uiBody(contentType, read, blockers);
+	if (body.sendBody === true && !BODY_METHODS.includes(method)) {
+		blockers.push(`a body on ${method} (saved where the panel hides it): HTTP Request v1 and v2 send it, v3 and later do not`);
+		return {};
+	}
+	return body;
+}
+
+/** Headers and query parameters, from the panel's lists or from JSON. */
+function headersAndQuery(contentType: string, read: Reader, blockers: string[]): Json {
+	const out: Json = {};
+	if (read.value('jsonParameters') === true) {
+		const headers = read.value('headerParametersJson');
+		const query = read.value('queryParametersJson');
+		// with RAW/Custom, v1 and v2 parse none of the three JSON parameters: a text is passed on as it is
+		if (contentType === 'raw' && (headers !== '' || query !== '')) {
+			blockers.push('Headers or Query Parameters as JSON with Body Content Type RAW/Custom: HTTP Request v1 and v2 do not read them as JSON then');
+			return out;
+		}
+		// v1 and v2 look for their Accept default under `accept` only: a JSON `Accept` is sent, then overwritten by it
+		if (typeof headers === 'string' && /"(?!accept")[aA][cC][cC][eE][pP][tT]"\s*:/.test(headers)) {
+			blockers.push('Headers as JSON with an Accept header not spelled `accept`: HTTP Request v1 and v2 replace its value by their own default, Resilient HTTP Request sends it');
+			return out;
+		}
+		// v1 and v2 send JSON headers with their names as written
+		if (headers !== '') Object.assign(out, { sendHeaders: true, specifyHeaders: 'json', jsonHeaders: headers, lowercaseHeaders: false });
+		if (query !== '') Object.assign(out, { sendQuery: true, specifyQuery: 'json', jsonQuery: query });
+		return out;
+	}
+	const headers = uiPairs(read.value('headerParametersUi'));
+	const query = uiPairs(read.value('queryParametersUi'));
+	// v1 and v2 lowercase the panel's header names, and keep the last of a name
+	if (headers) Object.assign(out, { sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: lastValuePerName(headers, true) } });
+	// a name given twice is sent twice (an array), as v3 does from v4.3 on
+	if (query) Object.assign(out, { sendQuery: true, specifyQuery: 'keypair', queryParameters: { parameters: query } });
+	return out;
+}
+
+/** Options > Response: the Response Format and where the answer goes, full response, never error. */
+function responseOf(read: Reader): Json {
+	const format = read.value('responseFormat');
+	const response: Json = { responseFormat: format === 'string' ? 'text' : format };
+	if (format !== 'json') response.outputPropertyName = read.value('dataPropertyName');
+	if (read.option('fullResponse') === true) response.fullResponse = true;
+	if (read.option('ignoreResponseCode') === true) response.neverError = true;
+	return { response: { response } };
+}
+
+/** The options v3+ has for what v1 and v2 send: redirects, array format, batching, proxy, timeout, certificates. */
+function optionsOf(method: string, read: Reader, sendsQuery: boolean): Json {
+	const options: Json = { ...responseOf(read) };
+	// the legacy adapter follows a redirect of GET and HEAD unless Follow GET/HEAD Redirect is off, of any method with Follow All Redirects
+	const follows = ((method === 'GET' || method === 'HEAD') && read.option('followRedirect') !== false) || read.option('followAllRedirects') === true;
+	options.redirect = { redirect: { followRedirects: follows } };
+	if (sendsQuery) options.queryParameterArrays = read.option('useQueryString') === true ? 'repeat' : 'indices';
+	const batchSize = Number(read.option('batchSize'));
+	const batchInterval = Number(read.option('batchInterval'));
+	// v1 and v2 batch only when both are set, the size not -1 and the interval above 0
+	if (batchSize >= 0 && batchInterval > 0) options.batching = { batch: { batchSize: Math.max(1, batchSize), batchInterval } };
+	if (typeof read.option('proxy') === 'string' && read.option('proxy') !== '') options.proxy = read.option('proxy');
+	if (read.option('timeout') !== undefined) options.timeout = read.option('timeout');
+	if (read.value('allowUnauthorizedCerts') === true) options.allowUnauthorizedCerts = true;
+	return options;
+}
+
+/** A Content-Type the old node sends beside its body: a custom MIME type, or the JSON type it adds when it downloads a file. */
+function contentTypeHeader(method: string, read: Reader, body: Json, blockers: string[]): string | undefined {
+	const chosen = read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType;
+	const mimeType = read.option('bodyContentCustomMimeType');
+	if (mimeType && chosen !== 'raw') {
+		blockers.push(`MIME Type ${JSON.stringify(mimeType)} with Body Content Type ${JSON.stringify(chosen)}: HTTP Request v1 and v2 send it over the body's own type, Resilient HTTP Request sets the Content-Type from the body`);
+		return undefined;
+	}
+	// Response Format File: v1 and v2 send `Content-Type: application/json` on PATCH, POST and PUT, with a body or without
+	if (read.value('responseFormat') === 'file' && chosen !== 'raw' && FORM_METHODS.includes(method) && body.sendBody !== true) return 'application/json';
+	return undefined;
+}
+
+/** Adds a header to the v3+ parameters, in the form (list or JSON) they already use. */
+function addHeader(parameters: Json, name: string, value: string, blockers: string[]): void {
+	if (parameters.sendHeaders !== true) Object.assign(parameters, { sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
+	else if (parameters.specifyHeaders === 'keypair') (parameters.headerParameters as { parameters: Pair[] }).parameters.push({ name, value });
+	else blockers.push(`Response Format File on a request without a body and with Headers as JSON: HTTP Request v1 and v2 add \`Content-Type: ${value}\`, which cannot be added to a JSON expression`);
+}
+
+/** The v3+ parameters that send what this HTTP Request v1 or v2 node sends, or the blockers. */
+export function translateLegacyHttpRequest(version: number, saved: Json): LegacyTranslation {
+	const read = reader(saved);
+	const blockers: string[] = [];
+	const notes: string[] = [];
+	const method = String(read.value('requestMethod')).toUpperCase();
+	const body = bodyOf(method, read, blockers);
+	const chosen = String(read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType);
+	const { lowercaseHeaders, ...headers } = headersAndQuery(FORM_METHODS.includes(method) || chosen === 'raw' ? chosen : 'json', read, blockers);
+	const options = optionsOf(method, read, headers.sendQuery === true);
+	if (lowercaseHeaders === false) options.lowercaseHeaders = false;
+	const parameters: Json = { method, url: read.value('url'), ...authenticationOf(version, read, blockers), ...headers, ...body, options };
+	const { binaryMimeType, ...rest } = parameters;
+	const contentType = typeof binaryMimeType === 'string' ? binaryMimeType : contentTypeHeader(method, read, body, blockers);
+	if (contentType) addHeader(rest, 'content-type', contentType, blockers);
+	if (chosen === 'raw' && read.value('responseFormat') !== 'file') {
+		notes.push('with Body Content Type RAW/Custom, HTTP Request v1 and v2 output the answer\'s stream object instead of its content; the node now outputs the answer, as its Response Format says');
+	}
+	if (read.value('responseFormat') === 'json' && read.option('splitIntoItems') !== true) {
+		notes.push('a JSON array answer now gives one item per element (HTTP Request v1 and v2 gave one item holding the array unless Split Into Items was on)');
+	}
+	return blockers.length > 0 ? { blockers, notes } : { parameters: rest, blockers, notes };
+}
