@@ -37,8 +37,10 @@ const V1_AUTHENTICATION: Readonly<Record<string, string>> = {
 const V2_GENERIC_TYPES = ['httpBasicAuth', 'httpBearerAuth', 'httpDigestAuth', 'httpHeaderAuth', 'httpQueryAuth', 'httpTemplatedCustomAuth', 'oAuth1Api', 'oAuth2Api'];
 /** The methods whose body v1 and v2 send as form or multipart when Body Content Type says so (any other sends JSON). */
 const FORM_METHODS = ['PATCH', 'POST', 'PUT'];
-/** The methods that show Body Parameters in v1 and v2; HTTP Request v3+ sends no body on the others. */
+/** The methods that show Body Parameters in v1 and v2. */
 const BODY_METHODS = ['PATCH', 'POST', 'PUT', 'DELETE'];
+/** The Content-Type axios gives a text or file body sent without one (v1 and v2 send RAW/Custom so). */
+const AXIOS_BODY_TYPE = 'application/x-www-form-urlencoded';
 
 /** What the old node reads: a saved value, or its default (n8n saves only values that differ from it). */
 function reader(parameters: Json) {
@@ -93,11 +95,10 @@ const isScalar = (value: unknown) => ['string', 'number', 'boolean'].includes(ty
 
 /** The body of a request whose parameters are JSON/RAW (jsonParameters on). */
 function jsonBody(contentType: string, read: Reader, blockers: string[]): Json {
-	if (read.value('sendBinaryData') === true) return binaryBody(contentType, read, blockers);
 	const text = read.value('bodyParametersJson');
 	if (text === '') return {};
-	// without a MIME type the text goes out as axios types a text body: application/x-www-form-urlencoded
-	if (contentType === 'raw') return { sendBody: true, contentType: 'raw', body: text, rawContentType: read.option('bodyContentCustomMimeType') || 'application/x-www-form-urlencoded' };
+	// without a MIME type the text goes out as axios types a text body
+	if (contentType === 'raw') return { sendBody: true, contentType: 'raw', body: text, rawContentType: read.option('bodyContentCustomMimeType') || AXIOS_BODY_TYPE };
 	if (contentType === 'json') return { sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: text };
 	const pairs = literalPairs(text, contentType === 'form-urlencoded' ? isScalar : (value) => typeof value === 'string');
 	if (!pairs) {
@@ -113,7 +114,7 @@ function binaryBody(contentType: string, read: Reader, blockers: string[]): Json
 	if (contentType === 'raw') {
 		const mimeType = read.option('bodyContentCustomMimeType');
 		if (!mimeType) {
-			blockers.push('Send Binary File with Body Content Type RAW/Custom and no MIME Type: HTTP Request v1 and v2 send the file without a Content-Type, Resilient HTTP Request with the file\'s MIME type');
+			blockers.push(`Send Binary File with Body Content Type RAW/Custom and no MIME Type: HTTP Request v1 and v2 send the file typed ${AXIOS_BODY_TYPE} (axios's default), which Resilient HTTP Request does not do with a file`);
 			return {};
 		}
 		return { sendBody: true, contentType: 'binaryData', inputDataFieldName: property, binaryMimeType: mimeType };
@@ -149,17 +150,25 @@ function uiBody(contentType: string, read: Reader, blockers: string[]): Json {
 	return { sendBody: true, contentType, specifyBody: 'keypair', bodyParameters: { parameters } };
 }
 
-/** The request's body as v3+ parameters: what v1 and v2 send for this method, content type and parameters. */
-function bodyOf(method: string, read: Reader, blockers: string[]): Json {
-	const chosen = String(read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType);
-	// form and multipart apply to PATCH, POST and PUT only; raw (not JSON) applies to every method
-	const contentType = FORM_METHODS.includes(method) || chosen === 'raw' ? chosen : 'json';
-	const body = read.value('jsonParameters') === true ? jsonBody(contentType, read, blockers) : uiBody(contentType, read, blockers);
-	if (body.sendBody === true && !BODY_METHODS.includes(method)) {
-		blockers.push(`a body on ${method} (saved where the panel hides it): HTTP Request v1 and v2 send it, v3 and later do not`);
-		return {};
-	}
-	return body;
+/**
+ * The Body Content Type in effect. The option (like MIME Type) shows for PATCH, POST and PUT only,
+ * and n8n hands a node no option its panel hides: on any other method the body is JSON.
+ */
+function effectiveContentType(method: string, read: Reader): string {
+	return FORM_METHODS.includes(method) ? String(read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType) : 'json';
+}
+
+/**
+ * The request's body as v3+ parameters: what v1 and v2 send for this method, content type and
+ * parameters. Body Parameters show for PATCH, POST, PUT and DELETE, Send Binary File for PATCH, POST
+ * and PUT: a value saved where the panel hides it never reaches the node.
+ */
+function bodyOf(method: string, contentType: string, read: Reader, blockers: string[]): Json {
+	if (!BODY_METHODS.includes(method)) return {};
+	if (read.value('jsonParameters') !== true) return uiBody(contentType, read, blockers);
+	if (read.value('sendBinaryData') !== true) return jsonBody(contentType, read, blockers);
+	// the JSON body hides while Send Binary File is on, also where Send Binary File itself is hidden (DELETE): no body then
+	return FORM_METHODS.includes(method) ? binaryBody(contentType, read, blockers) : {};
 }
 
 /** Headers and query parameters, from the panel's lists or from JSON. */
@@ -220,15 +229,16 @@ function optionsOf(method: string, read: Reader, sendsQuery: boolean): Json {
 }
 
 /** A Content-Type the old node sends beside its body: a custom MIME type, or the JSON type it adds when it downloads a file. */
-function contentTypeHeader(method: string, read: Reader, body: Json, blockers: string[]): string | undefined {
-	const chosen = read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType;
-	const mimeType = read.option('bodyContentCustomMimeType');
-	if (mimeType && chosen !== 'raw') {
-		blockers.push(`MIME Type ${JSON.stringify(mimeType)} with Body Content Type ${JSON.stringify(chosen)}: HTTP Request v1 and v2 send it over the body's own type, Resilient HTTP Request sets the Content-Type from the body`);
+function contentTypeHeader(method: string, contentType: string, read: Reader, body: Json, blockers: string[]): string | undefined {
+	const mimeType = FORM_METHODS.includes(method) ? read.option('bodyContentCustomMimeType') : undefined;
+	// a form or multipart body replaces the MIME type by its own; over JSON it is sent as it is, unless it makes the adapter encode the body another way
+	if (typeof mimeType === 'string' && mimeType !== '' && contentType === 'json') {
+		if (!/x-www-form-urlencoded|multipart\/form-data/i.test(mimeType)) return mimeType;
+		blockers.push(`MIME Type ${JSON.stringify(mimeType)} over a JSON body: HTTP Request v1 and v2 then encode the body as that type, Resilient HTTP Request sends JSON`);
 		return undefined;
 	}
 	// Response Format File: v1 and v2 send `Content-Type: application/json` on PATCH, POST and PUT, with a body or without
-	if (read.value('responseFormat') === 'file' && chosen !== 'raw' && FORM_METHODS.includes(method) && body.sendBody !== true) return 'application/json';
+	if (read.value('responseFormat') === 'file' && contentType !== 'raw' && FORM_METHODS.includes(method) && body.sendBody !== true) return 'application/json';
 	return undefined;
 }
 
@@ -236,7 +246,7 @@ function contentTypeHeader(method: string, read: Reader, body: Json, blockers: s
 function addHeader(parameters: Json, name: string, value: string, blockers: string[]): void {
 	if (parameters.sendHeaders !== true) Object.assign(parameters, { sendHeaders: true, specifyHeaders: 'keypair', headerParameters: { parameters: [{ name, value }] } });
 	else if (parameters.specifyHeaders === 'keypair') (parameters.headerParameters as { parameters: Pair[] }).parameters.push({ name, value });
-	else blockers.push(`Response Format File on a request without a body and with Headers as JSON: HTTP Request v1 and v2 add \`Content-Type: ${value}\`, which cannot be added to a JSON expression`);
+	else blockers.push(`Headers as JSON beside the \`Content-Type: ${value}\` HTTP Request v1 and v2 add (a MIME Type, or Response Format File): Resilient HTTP Request reads headers from the JSON or from a list, not both`);
 }
 
 /** The v3+ parameters that send what this HTTP Request v1 or v2 node sends, or the blockers. */
@@ -245,16 +255,16 @@ export function translateLegacyHttpRequest(version: number, saved: Json): Legacy
 	const blockers: string[] = [];
 	const notes: string[] = [];
 	const method = String(read.value('requestMethod')).toUpperCase();
-	const body = bodyOf(method, read, blockers);
-	const chosen = String(read.option('bodyContentType') ?? LEGACY_OPTION_DEFAULTS.bodyContentType);
-	const { lowercaseHeaders, ...headers } = headersAndQuery(FORM_METHODS.includes(method) || chosen === 'raw' ? chosen : 'json', read, blockers);
+	const contentType = effectiveContentType(method, read);
+	const body = bodyOf(method, contentType, read, blockers);
+	const { lowercaseHeaders, ...headers } = headersAndQuery(contentType, read, blockers);
 	const options = optionsOf(method, read, headers.sendQuery === true);
 	if (lowercaseHeaders === false) options.lowercaseHeaders = false;
 	const parameters: Json = { method, url: read.value('url'), ...authenticationOf(version, read, blockers), ...headers, ...body, options };
 	const { binaryMimeType, ...rest } = parameters;
-	const contentType = typeof binaryMimeType === 'string' ? binaryMimeType : contentTypeHeader(method, read, body, blockers);
-	if (contentType) addHeader(rest, 'content-type', contentType, blockers);
-	if (chosen === 'raw' && read.value('responseFormat') !== 'file') {
+	const header = typeof binaryMimeType === 'string' ? binaryMimeType : contentTypeHeader(method, contentType, read, body, blockers);
+	if (header) addHeader(rest, 'content-type', header, blockers);
+	if (contentType === 'raw' && read.value('responseFormat') !== 'file') {
 		notes.push('with Body Content Type RAW/Custom, HTTP Request v1 and v2 output the answer\'s stream object instead of its content; the node now outputs the answer, as its Response Format says');
 	}
 	if (read.value('responseFormat') === 'json' && read.option('splitIntoItems') !== true) {
