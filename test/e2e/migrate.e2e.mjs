@@ -1,8 +1,8 @@
 // The migrate command as docs/migration.md gives it, on a workflow exported from a real n8n 2.41.1 with
 // `n8n export:workflow`: HTTP Request nodes using every supported credential kind and feature
 // (a predefined API key with Retry On Fail, n8n's OAuth2 API, a predefined OAuth2, Digest, Header
-// Auth with query, headers, a nested JSON body, a full response and a Timeout, pagination) and one
-// it cannot carry over (a credential type of another community package). The result is imported
+// Auth with query, headers, a nested JSON body, a full response and a Timeout, pagination), an
+// HTTP Request v1 node (v1's OAuth2) and a v2 node (JSON/RAW parameters), and one it cannot carry over (a credential type of another community package). The result is imported
 // back (`n8n import:workflow`, same id) and run against an API that turns flaky (a 503 on each
 // route, a 429 + Retry-After on page 2) and expires every token.
 import assert from 'node:assert/strict';
@@ -19,7 +19,7 @@ const RESILIENT = `${PACKAGE_NAME}.resilientHttpRequest`;
 
 function workflowToMigrate(apiUrl) {
 	const node = (id, name, x, parameters, credentials, extra = {}) => ({ id, name, type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, position: [x, 0], parameters: { options: {}, ...parameters }, ...(credentials ? { credentials } : {}), ...extra });
-	const chain = ['Start', 'Stripe charges', 'OAuth2 app', 'Microsoft me', 'Digest data', 'Create order', 'All pages'];
+	const chain = ['Start', 'Stripe charges', 'OAuth2 app', 'Legacy graph', 'Microsoft me', 'Digest data', 'Create order', 'Legacy order', 'All pages'];
 	return {
 		id: 'migrateOrders',
 		name: 'Orders to migrate',
@@ -48,6 +48,18 @@ function workflowToMigrate(apiUrl) {
 				},
 				{ httpHeaderAuth: { id: 'e2eHeader', name: 'E2E Header' } },
 			),
+			// HTTP Request v1 and v2, as older workflows hold them
+			{ ...node('l1', 'Legacy graph', 500, { url: `${apiUrl}/graph/legacy`, authentication: 'oAuth2' }, { oAuth2Api: { id: 'e2eOAuth2', name: 'E2E OAuth2 (client credentials)' } }), typeVersion: 1 },
+			{
+				...node(
+					'l2',
+					'Legacy order',
+					1100,
+					{ requestMethod: 'POST', url: `${apiUrl}/keyed/legacy`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth', jsonParameters: true, bodyParametersJson: '{"order": {"id": "o-2002"}}', queryParametersJson: '{"dryRun": "true"}', headerParametersJson: '{"X-Trace": "trace-v2"}' },
+					{ httpHeaderAuth: { id: 'e2eHeader', name: 'E2E Header' } },
+				),
+				typeVersion: 2,
+			},
 			node('p', 'All pages', 1200, {
 				url: `${apiUrl}/pages`,
 				options: { pagination: { pagination: { parameters: { parameters: [{ type: 'qs', name: 'page', value: '={{ $pageCount + 1 }}' }] }, paginationCompleteWhen: 'responseIsEmpty' } } },
@@ -90,6 +102,8 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		assert.match(stdout, /"Stripe charges": migrated\n.*\n\s+- Retry On Fail turned off; its 3 tries became Max Attempts 3, its wait of 500 ms Base Delay 500 ms/);
 		assert.match(stdout, /"Create order": migrated\n(.*\n)*?\s+- Attempt Timeout set to the node's Timeout, 60000 ms/);
 		assert.match(stdout, /"All pages": migrated\n(.*\n)*?\s+! pagination: each page is retried on its own/);
+		assert.match(stdout, /"Legacy graph": migrated\n.*\n\s+- parameters of HTTP Request v1 written as their v3 equivalents/);
+		assert.match(stdout, /"Legacy order": migrated\n.*\n\s+- parameters of HTTP Request v2 written as their v3 equivalents/);
 		assert.match(stdout, /"Community API": kept as it is\n\s+- the credential type "someCommunityApi" is not one Resilient HTTP Request offers/);
 		assert.deepEqual(Object.entries(AUTH_SECRETS).filter(([, s]) => stdout.includes(s)), []);
 
@@ -99,6 +113,8 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 			Start: 'n8n-nodes-base.manualTrigger 1',
 			'Stripe charges': `${RESILIENT} 1`,
 			'OAuth2 app': `${RESILIENT} 1`,
+			'Legacy graph': `${RESILIENT} 1`,
+			'Legacy order': `${RESILIENT} 1`,
 			'Microsoft me': `${RESILIENT} 1`,
 			'Digest data': `${RESILIENT} 1`,
 			'Create order': `${RESILIENT} 1`,
@@ -126,13 +142,16 @@ describe('migrate: an exported workflow, rewritten, imported back and run in a r
 		assert.equal(execution.exitCode, 0, execution.stdout.slice(-3000));
 		const results = nodeResults(execution.output);
 		// at the default Retry Story a success item is HTTP Request's: the retry shows on the output panel
-		for (const name of ['Stripe charges', 'OAuth2 app', 'Microsoft me', 'Digest data', 'Create order', 'All pages']) {
+		for (const name of ['Stripe charges', 'OAuth2 app', 'Legacy graph', 'Microsoft me', 'Digest data', 'Create order', 'All pages']) {
 			assert.equal(results[name].items[0]._retry, undefined, `${name}: a success item without a story, as HTTP Request's`);
 			assert.match(results[name].hints.map((h) => h.message).join('\n'), /^1 of 1 item needed retries \(1 retry in all\)/, `${name} retried once on its own, and says so on its output panel`);
 		}
 		const order = results['Create order'].items[0];
 		assert.equal(order.statusCode, 200, 'Include Response Headers and Status carried over');
 		assert.deepEqual(order.body, { keyed: 'ok', body: { order: { id: 'o-1001', total: '25' } }, query: { dryRun: 'false' }, trace: 'trace-42' });
+		assert.deepEqual(results['Legacy graph'].items, [{ resource: 'legacy' }], "the v1 node's OAuth2 credential, with the token n8n refreshed");
+		// the route had failed once already (Create order): no retry, the same request as v2 sent
+		assert.deepEqual(results['Legacy order'].items, [{ keyed: 'ok', body: { order: { id: 'o-2002' } }, query: { dryRun: 'true' }, trace: 'trace-v2' }]);
 		const pages = results['All pages'].items;
 		assert.deepEqual(pages, [1, 1, 2, 2, 3, 3].map((page, n) => ({ page, n: (n % 2) + 1 })), 'every page fetched, page 2 after its 429');
 		const pageRequests = api.requestsTo('/pages').slice(-5);
