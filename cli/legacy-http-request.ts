@@ -7,6 +7,7 @@
  * Read from n8n-nodes-base 2.41.1's HttpRequestV1 and HttpRequestV2 (description and execute) and
  * @n8n/backend-network's legacy request adapter, which sends their requests. Pure: no n8n.
  */
+import { PREDEFINED_CREDENTIAL_TYPES } from '../nodes/ResilientHttpRequest/auth/generated/predefined-credentials';
 import { LEGACY_DEFAULTS, LEGACY_OPTION_DEFAULTS } from './legacy-defaults';
 
 type Json = Record<string, unknown>;
@@ -249,6 +250,24 @@ function addHeader(parameters: Json, name: string, value: string, blockers: stri
 	else blockers.push(`Headers as JSON beside the \`Content-Type: ${value}\` HTTP Request v1 and v2 add (a MIME Type, or Response Format File): Resilient HTTP Request reads headers from the JSON or from a list, not both`);
 }
 
+const OAUTH1_PREDEFINED = new Set(PREDEFINED_CREDENTIAL_TYPES.filter((t) => t.kind === 'oAuth1').map((t) => t.name));
+
+/**
+ * OAuth1: n8n's OAuth1 helper replaces v1's and v2's headers by the Authorization header alone, so
+ * they sent none of their own; then Accept is the adapter's (application/json for a JSON request,
+ * none otherwise: axios's `*\/*`). A node with headers of its own is kept: it never sent them.
+ */
+function oAuth1Headers(parameters: Json, contentType: string, read: Reader, blockers: string[]): void {
+	const type = parameters.authentication === 'predefinedCredentialType' ? parameters.nodeCredentialType : parameters.genericAuthType;
+	if (type !== 'oAuth1Api' && !OAUTH1_PREDEFINED.has(String(type))) return;
+	if (parameters.sendHeaders === true) {
+		blockers.push("OAuth1 with headers of the node's own (a header, a MIME Type, a file's type): HTTP Request v1 and v2 sent none of them (n8n's OAuth1 helper keeps the Authorization header only), Resilient HTTP Request would");
+		return;
+	}
+	const json = read.value('responseFormat') !== 'file' && contentType !== 'raw';
+	addHeader(parameters, 'accept', json ? 'application/json' : '*/*', blockers);
+}
+
 /** The v3+ parameters that send what this HTTP Request v1 or v2 node sends, or the blockers. */
 export function translateLegacyHttpRequest(version: number, saved: Json): LegacyTranslation {
 	const read = reader(saved);
@@ -264,6 +283,7 @@ export function translateLegacyHttpRequest(version: number, saved: Json): Legacy
 	const { binaryMimeType, ...rest } = parameters;
 	const header = typeof binaryMimeType === 'string' ? binaryMimeType : contentTypeHeader(method, contentType, read, body, blockers);
 	if (header) addHeader(rest, 'content-type', header, blockers);
+	oAuth1Headers(rest, contentType, read, blockers);
 	if (contentType === 'raw' && read.value('responseFormat') !== 'file') {
 		notes.push('with Body Content Type RAW/Custom, HTTP Request v1 and v2 output the answer\'s stream object instead of its content; the node now outputs the answer, as its Response Format says');
 	}

@@ -80,6 +80,14 @@ describe('HTTP Request v1 and v2: migrated', () => {
 		expect(typed).toMatchObject({ contentType: 'json', sendHeaders: true, headerParameters: { parameters: [{ name: 'content-type', value: 'application/vnd.api+json' }] } });
 	});
 
+	it("OAuth1 (v1's, v2's generic, a predefined OAuth1 type): the Accept n8n's OAuth1 helper left, as the only header", () => {
+		const accept = (version: number, parameters: Record<string, unknown>) => migrate(legacy(version, { url: 'https://x.test/', ...parameters })).node.parameters?.headerParameters;
+		expect(accept(1, { authentication: 'oAuth1' })).toEqual({ parameters: [{ name: 'accept', value: 'application/json' }] });
+		expect(accept(2, { authentication: 'genericCredentialType', genericAuthType: 'oAuth1Api', responseFormat: 'file' })).toEqual({ parameters: [{ name: 'accept', value: '*/*' }] });
+		expect(accept(2, { authentication: 'predefinedCredentialType', nodeCredentialType: 'trelloOAuth1Api' })).toEqual({ parameters: [{ name: 'accept', value: 'application/json' }] });
+		expect(accept(1, { authentication: 'oAuth2' })).toBeUndefined();
+	});
+
 	it('a file: raw with its MIME type as the Content-Type header, or multipart fields named key:field', () => {
 		const raw = migrate(legacy(1, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, sendBinaryData: true, binaryPropertyName: 'file', options: { bodyContentType: 'raw', bodyContentCustomMimeType: 'image/png' } })).node.parameters;
 		expect(raw).toMatchObject({ contentType: 'binaryData', inputDataFieldName: 'file', headerParameters: { parameters: [{ name: 'content-type', value: 'image/png' }] } });
@@ -127,6 +135,7 @@ describe('HTTP Request v1 and v2: kept, with the reason, where the new node woul
 		['a MIME type beside Headers as JSON', 2, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, bodyParametersJson: '{"a":1}', headerParametersJson: '{"x-a":"1"}', options: { bodyContentCustomMimeType: 'application/vnd.api+json' } }, 'HTTP Request v2: Headers as JSON beside the `Content-Type: application/vnd.api+json` HTTP Request v1 and v2 add (a MIME Type, or Response Format File): Resilient HTTP Request reads headers from the JSON or from a list, not both'],
 		['an Accept in JSON headers', 2, { url: 'https://x.test/', jsonParameters: true, headerParametersJson: '{"Accept": "text/csv"}' }, 'HTTP Request v2: Headers as JSON with an Accept header not spelled `accept`: HTTP Request v1 and v2 replace its value by their own default, Resilient HTTP Request sends it'],
 		['JSON headers with a RAW body', 1, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, bodyParametersJson: 'x', headerParametersJson: '{"x-a":"1"}', options: { bodyContentType: 'raw' } }, 'HTTP Request v1: Headers or Query Parameters as JSON with Body Content Type RAW/Custom: HTTP Request v1 and v2 do not read them as JSON then'],
+		['OAuth1 with a header of its own', 1, { url: 'https://x.test/', authentication: 'oAuth1', headerParametersUi: ui([['X-Trace', 't']]) }, "HTTP Request v1: OAuth1 with headers of the node's own (a header, a MIME Type, a file's type): HTTP Request v1 and v2 sent none of them (n8n's OAuth1 helper keeps the Authorization header only), Resilient HTTP Request would"],
 		['a predefined type the node does not offer', 2, { url: 'https://x.test/', authentication: 'predefinedCredentialType', nodeCredentialType: 'someCommunityApi' }, 'the credential type "someCommunityApi" is not one Resilient HTTP Request offers (it offers the 321 types HTTP Request offers in n8n 2.41.1)'],
 	])('%s', (_label, version, parameters, why) => {
 		const node = legacy(version, parameters);

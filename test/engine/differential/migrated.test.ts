@@ -79,6 +79,14 @@ for (const typeVersion of [1, 2] as const) {
 	add('options', 'Batching, Timeout, Ignore SSL Issues', { url: `${BASE}/o`, allowUnauthorizedCerts: true, options: { batchSize: 1, batchInterval: 5, timeout: 20000 } }, echo, { items: threeItems });
 	add('options', 'Batch Size alone (no batching in v1 and v2)', { url: `${BASE}/o`, options: { batchSize: 2 } }, echo, { items: threeItems });
 }
+const digestFirst: CaseHandler = (ctx) => {
+	const auth = ctx.request.rawHeaders.find(([n]) => n.toLowerCase() === 'authorization')?.[1] ?? '';
+	return auth.startsWith('Digest ') ? echo(ctx) : { status: 401, headers: { 'www-authenticate': 'Digest realm="r", qop="auth", nonce="n0nce", opaque="op"' }, body: '' };
+};
+const tokenThenEcho: CaseHandler = (ctx) => (ctx.request.url === '/token' ? { body: { access_token: 'at-1', token_type: 'bearer', expires_in: 3600 } } : echo(ctx));
+const digest = { httpDigestAuth: { user: 'dg', password: 'pw-digest' } };
+const oAuth1 = { oAuth1Api: { consumerKey: 'ck-1', consumerSecret: 'cs-oauth1', signatureMethod: 'HMAC-SHA1', oauthTokenData: { oauth_token: 'tok-1', oauth_token_secret: 'ts-oauth1' } } };
+const oAuth2 = { oAuth2Api: { grantType: 'clientCredentials', accessTokenUrl: `${BASE}/token`, clientId: 'cid', clientSecret: 'cs', scope: '', authentication: 'header', authQueryParameters: '' } };
 const basic = { httpBasicAuth: { user: 'ada', password: 's3cret' } };
 const header = { httpHeaderAuth: { name: 'X-Api-Key', value: 'k-123' } };
 const query = { httpQueryAuth: { name: 'api_key', value: 'k-456' } };
@@ -88,6 +96,15 @@ CASES.push(
 	{ group: 'auth', name: 'v1 Query Auth with Query Parameters', typeVersion: 1, parameters: { url: `${BASE}/a`, authentication: 'queryAuth', queryParametersUi: ui({ page: '1' }), options: {} }, handler: echo, credentials: query },
 	{ group: 'auth', name: 'v2 generic Basic Auth', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpBasicAuth' }, handler: echo, credentials: basic },
 	{ group: 'auth', name: 'v2 generic Header Auth', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpHeaderAuth' }, handler: echo, credentials: header },
+	{ group: 'auth', name: 'v1 Digest Auth', typeVersion: 1, parameters: { url: `${BASE}/a`, authentication: 'digestAuth' }, handler: digestFirst, credentials: digest },
+	{ group: 'auth', name: 'v2 generic Digest Auth', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpDigestAuth' }, handler: digestFirst, credentials: digest },
+	{ group: 'auth', name: 'v1 OAuth1', typeVersion: 1, parameters: { url: `${BASE}/a`, authentication: 'oAuth1' }, handler: echo, credentials: oAuth1 },
+	{ group: 'auth', name: 'v1 OAuth1, POST a JSON body, query', typeVersion: 1, parameters: { requestMethod: 'POST', url: `${BASE}/a`, authentication: 'oAuth1', bodyParametersUi: ui({ a: '1' }), queryParametersUi: ui({ q: 'x' }), options: {} }, handler: echo, credentials: oAuth1 },
+	{ group: 'auth', name: 'v2 generic OAuth1, Response Format File', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'oAuth1Api', responseFormat: 'file' }, handler: answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }), credentials: oAuth1 },
+	{ group: 'auth', name: 'v1 OAuth2 (client credentials)', typeVersion: 1, parameters: { url: `${BASE}/a`, authentication: 'oAuth2' }, handler: tokenThenEcho, credentials: oAuth2 },
+	{ group: 'auth', name: 'v2 generic OAuth2 (client credentials)', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'oAuth2Api' }, handler: tokenThenEcho, credentials: oAuth2 },
+	{ group: 'auth', name: 'v2 generic Query Auth', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpQueryAuth' }, handler: echo, credentials: query },
+	{ group: 'auth', name: 'v2 predefined GitHub API', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'predefinedCredentialType', nodeCredentialType: 'githubApi' }, handler: echo, credentials: { githubApi: { server: 'https://api.github.com', user: 'ada', accessToken: 'ghp-123' } } },
 	// v4: the parameters whose default differs from this node's, left unset (cli/default-differences.ts)
 	{ group: 'defaults', name: 'v4.2 raw body, Content Type never set', typeVersion: 4.2, parameters: { method: 'POST', url: `${BASE}/b`, sendBody: true, contentType: 'raw', body: 'plain words', options: {} }, handler: echo },
 	{ group: 'defaults', name: 'v4.2 raw body, Content Type text/csv', typeVersion: 4.2, parameters: { method: 'POST', url: `${BASE}/b`, sendBody: true, contentType: 'raw', rawContentType: 'text/csv', body: 'a,b', options: {} }, handler: echo },
