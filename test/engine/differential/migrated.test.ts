@@ -43,16 +43,22 @@ for (const typeVersion of [1, 2] as const) {
 	const add = (group: string, name: string, parameters: IDataObject, handler: CaseHandler = echo, extra: Partial<LegacyCase> = {}) => CASES.push({ group, name: `v${typeVersion} ${name}`, typeVersion, parameters, handler, ...extra });
 	add('defaults', 'GET with only a URL', { url: `${BASE}/orders` });
 	add('defaults', 'GET answered with a JSON array, Split Into Items', { url: `${BASE}/list`, options: { splitIntoItems: true } }, answer([{ n: 1 }, { n: 2 }]));
+	add('methods', 'HEAD', { requestMethod: 'HEAD', url: `${BASE}/m` }, answer(undefined, 200, { 'content-type': 'application/json', 'x-h': '1' }));
+	add('methods', 'OPTIONS', { requestMethod: 'OPTIONS', url: `${BASE}/m` });
+	add('methods', 'a URL and a value from each item', { requestMethod: 'POST', url: `=${BASE}/items/{{ $json.id }}`, bodyParametersUi: ui({ id: '={{ $json.id }}', label: '=item {{ $json.id }}' }), options: {} }, echo, { items: threeItems });
 	for (const method of ['POST', 'PUT', 'PATCH', 'DELETE']) {
 		add('methods', `${method} with Body Parameters (JSON)`, { requestMethod: method, url: `${BASE}/m`, bodyParametersUi: ui({ a: '1', b: 'two' }), options: {} });
 	}
 	add('query', 'Query Parameters, a name given twice', { url: `${BASE}/q`, queryParametersUi: ui([['tag', 'a'], ['tag', 'b'], ['limit', '10']]), options: {} });
 	add('query', 'Query Parameters, a name given twice, Use Querystring', { url: `${BASE}/q`, queryParametersUi: ui([['tag', 'a'], ['tag', 'b']]), options: { useQueryString: true } });
+	add('query', 'Query Parameters as JSON with an array', { url: `${BASE}/q`, jsonParameters: true, queryParametersJson: '{"tag": ["a", "b"]}', options: {} });
+	add('query', 'Query Parameters as JSON with an array, Use Querystring', { url: `${BASE}/q`, jsonParameters: true, queryParametersJson: '{"tag": ["a", "b"]}', options: { useQueryString: true } });
 	add('query', 'Query Parameters as JSON', { url: `${BASE}/q`, jsonParameters: true, queryParametersJson: '{"page": 2, "q": "a b"}', options: {} });
 	add('headers', 'Headers in the panel, mixed case, one given twice', { url: `${BASE}/h`, headerParametersUi: ui([['X-Api-Version', '1'], ['x-api-version', '2'], ['X-Trace', 't']]), options: {} });
 	add('headers', 'Headers as JSON, names as written', { url: `${BASE}/h`, jsonParameters: true, headerParametersJson: '{"X-Api-Version": "3", "accept": "text/csv"}', options: {} }, answer({ csv: false }));
 	add('body', 'POST Body Parameters as JSON text', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '{"order": {"id": 7, "lines": [1, 2]}}', options: {} });
 	add('body', 'POST Body Parameters from an expression', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '={{ JSON.stringify({ id: $json.id, name: $json.name }) }}', options: {} });
+	add('body', 'POST Body Parameters from an expression giving an object', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '={{ $json }}', options: {} });
 	add('body', 'POST form-urlencoded from the panel', { requestMethod: 'POST', url: `${BASE}/b`, bodyParametersUi: ui({ a: '1', city: 'Zürich' }), options: { bodyContentType: 'form-urlencoded' } });
 	add('body', 'POST form-urlencoded from JSON', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '{"a": 1, "b": "x y"}', options: { bodyContentType: 'form-urlencoded' } });
 	add('body', 'POST multipart from the panel', { requestMethod: 'POST', url: `${BASE}/b`, bodyParametersUi: ui({ a: '1', b: 'two' }), options: { bodyContentType: 'multipart-form-data' } });
@@ -70,6 +76,8 @@ for (const typeVersion of [1, 2] as const) {
 	add('response', 'Response Format File', { url: `${BASE}/f`, responseFormat: 'file', dataPropertyName: 'download' }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
 	add('response', 'Response Format File on a POST without a body', { requestMethod: 'POST', url: `${BASE}/f`, responseFormat: 'file' }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
 	add('response', 'Response Format File on a POST with a JSON body', { requestMethod: 'POST', url: `${BASE}/f`, responseFormat: 'file', bodyParametersUi: ui({ report: 'q3' }), options: {} }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
+	add('response', 'Response Format File with Full Response', { url: `${BASE}/f`, responseFormat: 'file', options: { fullResponse: true } }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
+	add('body', 'POST a file as multipart, one field (named file)', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, sendBinaryData: true, binaryPropertyName: 'upload', options: { bodyContentType: 'multipart-form-data' } });
 	add('response', 'Full Response', { url: `${BASE}/full`, options: { fullResponse: true } }, answer({ ok: true }, 200, { 'x-total': '3' }));
 	add('response', 'Ignore Response Code on a 404', { url: `${BASE}/missing`, options: { ignoreResponseCode: true } }, answer({ error: 'not found' }, 404));
 	add('redirects', 'GET follows a redirect', { url: `${BASE}/r` }, redirectTo);
