@@ -287,6 +287,7 @@ export function translateLegacyHttpRequest(version: number, saved: Json): Legacy
 	if (contentType === 'raw' && read.value('responseFormat') !== 'file') {
 		notes.push('with Body Content Type RAW/Custom, HTTP Request v1 and v2 output the answer\'s stream object instead of its content; the node now outputs the answer, as its Response Format says');
 	}
+	notes.push("a failed request's error reads as HTTP Request v3 and later give it (message, description, HTTP code; with Continue, their error item), not as v1 and v2 gave it (the request library's error object)");
 	if (read.value('responseFormat') === 'json' && read.option('splitIntoItems') !== true) {
 		notes.push('a JSON array answer now gives one item per element (HTTP Request v1 and v2 gave one item holding the array unless Split Into Items was on)');
 	}

@@ -23,6 +23,7 @@ interface LegacyCase {
 	handler: CaseHandler;
 	items?: INodeExecutionData[];
 	credentials?: Record<string, ICredentialDataDecryptedObject>;
+	onError?: 'continueRegularOutput' | 'continueErrorOutput';
 	/** Where the items differ on purpose: the start of the migrate report's note that says how. */
 	itemsDiffer?: string;
 }
@@ -36,6 +37,7 @@ const redirectTo: CaseHandler = ({ request, base }) => (request.url.startsWith('
 const threeItems: INodeExecutionData[] = [1, 2, 3].map((id) => ({ json: { id } }));
 const upload = (name: string, text: string, mimeType: string) => ({ [name]: { data: Buffer.from(text).toString('base64'), mimeType, fileName: `${name}.txt`, fileExtension: 'txt' } });
 
+const ERROR_ITEM = "a failed request's error reads as HTTP Request v3 and later give it";
 const RAW_OUTPUT = "with Body Content Type RAW/Custom, HTTP Request v1 and v2 output the answer's stream object";
 
 const CASES: LegacyCase[] = [];
@@ -80,6 +82,8 @@ for (const typeVersion of [1, 2] as const) {
 	add('body', 'POST a file as multipart, one field (named file)', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, sendBinaryData: true, binaryPropertyName: 'upload', options: { bodyContentType: 'multipart-form-data' } });
 	add('response', 'Full Response', { url: `${BASE}/full`, options: { fullResponse: true } }, answer({ ok: true }, 200, { 'x-total': '3' }));
 	add('response', 'Ignore Response Code on a 404', { url: `${BASE}/missing`, options: { ignoreResponseCode: true } }, answer({ error: 'not found' }, 404));
+	add('errors', 'a 404, Continue (regular output)', { url: `${BASE}/missing` }, answer({ error: 'not found' }, 404), { onError: 'continueRegularOutput', itemsDiffer: ERROR_ITEM });
+	add('errors', 'a 422 on a POST, Continue (error output)', { requestMethod: 'POST', url: `${BASE}/orders`, bodyParametersUi: ui({ id: '7' }), options: {} }, answer({ error: 'invalid' }, 422), { onError: 'continueErrorOutput' });
 	add('redirects', 'GET follows a redirect', { url: `${BASE}/r` }, redirectTo);
 	add('redirects', 'GET with Follow GET/HEAD Redirect off', { url: `${BASE}/r`, options: { followRedirect: false, ignoreResponseCode: true } }, redirectTo);
 	add('redirects', 'POST does not follow a redirect', { requestMethod: 'POST', url: `${BASE}/r`, options: { ignoreResponseCode: true } }, redirectTo);
@@ -128,6 +132,7 @@ function legacyNodes(c: LegacyCase, base: string, other: string): { reference: I
 		typeVersion: c.typeVersion,
 		position: [400, 0],
 		parameters: substitute(c.parameters, base, other) as INode['parameters'],
+		...(c.onError ? { onError: c.onError } : {}),
 		...(c.credentials ? { credentials: Object.fromEntries(Object.keys(c.credentials).map((type) => [type, { id: `cred-${type}`, name: type }])) } : {}),
 	};
 	const result = migrateWorkflow({ nodes: [reference as unknown as WorkflowNode], connections: {} });
