@@ -44,6 +44,7 @@ const CASES: LegacyCase[] = [];
 for (const typeVersion of [1, 2] as const) {
 	const add = (group: string, name: string, parameters: IDataObject, handler: CaseHandler = echo, extra: Partial<LegacyCase> = {}) => CASES.push({ group, name: `v${typeVersion} ${name}`, typeVersion, parameters, handler, ...extra });
 	add('defaults', 'GET with only a URL', { url: `${BASE}/orders` });
+	add('defaults', 'GET answered with a JSON array', { url: `${BASE}/list` }, answer([{ n: 1 }, { n: 2 }]), { itemsDiffer: 'a JSON array answer now gives one item per element' });
 	add('defaults', 'GET answered with a JSON array, Split Into Items', { url: `${BASE}/list`, options: { splitIntoItems: true } }, answer([{ n: 1 }, { n: 2 }]));
 	add('methods', 'HEAD', { requestMethod: 'HEAD', url: `${BASE}/m` }, answer(undefined, 200, { 'content-type': 'application/json', 'x-h': '1' }));
 	add('methods', 'OPTIONS', { requestMethod: 'OPTIONS', url: `${BASE}/m` });
