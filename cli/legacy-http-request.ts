@@ -250,6 +250,15 @@ function addHeader(parameters: Json, name: string, value: string, blockers: stri
 	else blockers.push(`Headers as JSON beside the \`Content-Type: ${value}\` HTTP Request v1 and v2 add (a MIME Type, or Response Format File): Resilient HTTP Request reads headers from the JSON or from a list, not both`);
 }
 
+/** The settings whose value decides which parameters are written: from an expression, what the node sent is known only when it runs. */
+const DECIDING_PARAMETERS = ['authentication', 'requestMethod', 'jsonParameters', 'responseFormat', 'sendBinaryData'] as const;
+const DECIDING_OPTIONS = ['bodyContentType', 'followRedirect', 'followAllRedirects', 'useQueryString', 'fullResponse', 'ignoreResponseCode', 'splitIntoItems', 'batchSize', 'batchInterval'] as const;
+
+function expressionBlockers(read: Reader): string[] {
+	const named = [...DECIDING_PARAMETERS.filter((name) => isExpression(read.value(name))), ...DECIDING_OPTIONS.filter((name) => isExpression(read.option(name))).map((name) => `options.${name}`)];
+	return named.length > 0 ? [`${named.join(', ')} set by an expression: which request it sent is known only when it runs, so it cannot be written as fixed parameters`] : [];
+}
+
 const OAUTH1_PREDEFINED = new Set(PREDEFINED_CREDENTIAL_TYPES.filter((t) => t.kind === 'oAuth1').map((t) => t.name));
 
 /**
@@ -271,8 +280,9 @@ function oAuth1Headers(parameters: Json, contentType: string, read: Reader, bloc
 /** The v3+ parameters that send what this HTTP Request v1 or v2 node sends, or the blockers. */
 export function translateLegacyHttpRequest(version: number, saved: Json): LegacyTranslation {
 	const read = reader(saved);
-	const blockers: string[] = [];
 	const notes: string[] = [];
+	const blockers = expressionBlockers(read);
+	if (blockers.length > 0) return { blockers, notes };
 	const method = String(read.value('requestMethod')).toUpperCase();
 	const contentType = effectiveContentType(method, read);
 	const body = bodyOf(method, contentType, read, blockers);
