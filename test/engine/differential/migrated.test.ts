@@ -81,6 +81,8 @@ for (const typeVersion of [1, 2] as const) {
 	add('response', 'Response Format File on a POST with a JSON body', { requestMethod: 'POST', url: `${BASE}/f`, responseFormat: 'file', bodyParametersUi: ui({ report: 'q3' }), options: {} }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
 	add('response', 'Response Format File with Full Response', { url: `${BASE}/f`, responseFormat: 'file', options: { fullResponse: true } }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
 	add('body', 'POST a file as multipart, one field (named file)', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, sendBinaryData: true, binaryPropertyName: 'upload', options: { bodyContentType: 'multipart-form-data' } });
+	add('response', 'Response Format String with Full Response', { url: `${BASE}/s`, responseFormat: 'string', options: { fullResponse: true } }, answer('plain', 200, { 'content-type': 'text/plain' }));
+	add('response', 'Response Format File on a form POST', { requestMethod: 'POST', url: `${BASE}/f`, responseFormat: 'file', bodyParametersUi: ui({ a: '1' }), options: { bodyContentType: 'form-urlencoded' } }, answer(Buffer.from('%PDF-1.4'), 200, { 'content-type': 'application/pdf' }));
 	add('response', 'Full Response', { url: `${BASE}/full`, options: { fullResponse: true } }, answer({ ok: true }, 200, { 'x-total': '3' }));
 	add('response', 'Ignore Response Code on a 404', { url: `${BASE}/missing`, options: { ignoreResponseCode: true } }, answer({ error: 'not found' }, 404));
 	add('errors', 'a 404, Continue (regular output)', { url: `${BASE}/missing` }, answer({ error: 'not found' }, 404), { onError: 'continueRegularOutput', itemsDiffer: ERROR_ITEM });
