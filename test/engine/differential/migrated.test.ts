@@ -58,6 +58,7 @@ for (const typeVersion of [1, 2] as const) {
 	add('query', 'Query Parameters as JSON with an array, Use Querystring', { url: `${BASE}/q`, jsonParameters: true, queryParametersJson: '{"tag": ["a", "b"]}', options: { useQueryString: true } });
 	add('query', 'Query Parameters as JSON', { url: `${BASE}/q`, jsonParameters: true, queryParametersJson: '{"page": 2, "q": "a b"}', options: {} });
 	add('headers', 'Headers in the panel, mixed case, one given twice', { url: `${BASE}/h`, headerParametersUi: ui([['X-Api-Version', '1'], ['x-api-version', '2'], ['X-Trace', 't']]), options: {} });
+	add('headers', 'an Accept header in the panel (v1 keeps it)', { url: `${BASE}/h`, headerParametersUi: ui([['Accept', 'application/xml']]), options: {} }, answer({ xml: false }));
 	add('headers', 'Headers as JSON, names as written', { url: `${BASE}/h`, jsonParameters: true, headerParametersJson: '{"X-Api-Version": "3", "accept": "text/csv"}', options: {} }, answer({ csv: false }));
 	add('body', 'POST Body Parameters as JSON text', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '{"order": {"id": 7, "lines": [1, 2]}}', options: {} });
 	add('body', 'POST Body Parameters from an expression', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '={{ JSON.stringify({ id: $json.id, name: $json.name }) }}', options: {} });
