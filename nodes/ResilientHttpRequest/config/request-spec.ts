@@ -180,7 +180,8 @@ async function readBody(ctx: IExecuteFunctions, i: number, headers: Record<strin
 			return encoded.body;
 		}
 		case 'binaryData': {
-			const field = (ctx.getNodeParameter('inputDataFieldName', i, 'data') as string).trim() || 'data';
+			// an emptied field name fails the item as HTTP Request fails it (n8n's own check), rather than sending the file under "data"
+			const field = (ctx.getNodeParameter('inputDataFieldName', i, 'data') as string).trim();
 			const file = await binaryPart(ctx, i, field);
 			setType(file.mimeType);
 			setContentLength(headers, file.data);

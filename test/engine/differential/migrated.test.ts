@@ -123,6 +123,7 @@ CASES.push(
 	{ group: 'auth', name: 'v2 predefined GitHub API', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'predefinedCredentialType', nodeCredentialType: 'githubApi' }, handler: echo, credentials: { githubApi: { server: 'https://api.github.com', user: 'ada', accessToken: 'ghp-123' } } },
 	// v4: the parameters whose default differs from this node's, left unset (cli/default-differences.ts)
 	{ group: 'defaults', name: 'v4.2 raw body, Content Type never set', typeVersion: 4.2, parameters: { method: 'POST', url: `${BASE}/b`, sendBody: true, contentType: 'raw', body: 'plain words', options: {} }, handler: echo },
+	{ group: 'defaults', name: 'v4.2 binary body, Input Data Field Name never set', typeVersion: 4.2, parameters: { method: 'POST', url: `${BASE}/b`, sendBody: true, contentType: 'binaryData', options: {} }, handler: echo, items: [{ json: { id: 1 }, binary: upload('data', 'in data', 'text/plain') }] },
 	{ group: 'defaults', name: 'v4.2 raw body, Content Type text/csv', typeVersion: 4.2, parameters: { method: 'POST', url: `${BASE}/b`, sendBody: true, contentType: 'raw', rawContentType: 'text/csv', body: 'a,b', options: {} }, handler: echo },
 	{ group: 'auth', name: 'v2 generic Bearer Auth', typeVersion: 2, parameters: { url: `${BASE}/a`, authentication: 'genericCredentialType', genericAuthType: 'httpBearerAuth' }, handler: echo, credentials: { httpBearerAuth: { token: 'tok-789' } } },
 );
