@@ -142,9 +142,13 @@ function uiBody(contentType: string, read: Reader, blockers: string[]): Json {
 		return {};
 	}
 	const entries = lastValuePerName(pairs);
-	// v3+ reads a JSON body's names as paths (`a.b` nests); v1 and v2 send them as they are
-	if (contentType === 'json' && entries.some(({ name }) => /[.[]/.test(name))) {
-		blockers.push(`Body Parameters named ${entries.filter(({ name }) => /[.[]/.test(name)).map(({ name }) => JSON.stringify(name)).join(', ')}: HTTP Request v3 and later nest a name with a dot or bracket, v1 and v2 send it as it is`);
+	// v3+ reads a JSON body's names as paths (`a.b` nests); v1 and v2 send them as they are: fixed values become the JSON text they sent
+	const paths = entries.filter(({ name }) => /[.[]/.test(name));
+	if (contentType === 'json' && paths.length > 0) {
+		if (entries.every(({ value }) => typeof value === 'string' && !isExpression(value))) {
+			return { sendBody: true, contentType, specifyBody: 'json', jsonBody: JSON.stringify(Object.fromEntries(entries.map(({ name, value }) => [name, value]))) };
+		}
+		blockers.push(`Body Parameters named ${paths.map(({ name }) => JSON.stringify(name)).join(', ')} beside values from expressions: HTTP Request v3 and later nest a name with a dot or bracket, v1 and v2 send it as it is`);
 		return {};
 	}
 	const parameters = contentType === 'multipart-form-data' ? entries.map((entry) => ({ parameterType: 'formData', ...entry })) : entries;

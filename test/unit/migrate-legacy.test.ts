@@ -73,6 +73,11 @@ describe('HTTP Request v1 and v2: migrated', () => {
 		expect(form).toMatchObject({ contentType: 'form-urlencoded', specifyBody: 'keypair', bodyParameters: { parameters: [{ name: 'a', value: '1' }, { name: 'b', value: 'x' }] } });
 	});
 
+	it('a JSON body whose names have dots or brackets, all values fixed: the JSON text v1 sent', () => {
+		const { node } = migrate(legacy(1, { requestMethod: 'POST', url: 'https://x.test/', bodyParametersUi: ui([['user.name', 'Ada'], ['tags[0]', 'a']]) }));
+		expect(node.parameters).toMatchObject({ sendBody: true, contentType: 'json', specifyBody: 'json', jsonBody: '{"user.name":"Ada","tags[0]":"a"}' });
+	});
+
 	it("a body saved where the panel hides it (GET, OPTIONS) is left out, as n8n never handed it to v1 and v2; a MIME type over a JSON body becomes its Content-Type header", () => {
 		expect(migrate(legacy(1, { url: 'https://x.test/', bodyParametersUi: ui([['a', '1']]) })).node.parameters).not.toHaveProperty('sendBody');
 		expect(migrate(legacy(2, { requestMethod: 'OPTIONS', url: 'https://x.test/', jsonParameters: true, bodyParametersJson: '{"a":1}' })).node.parameters).not.toHaveProperty('sendBody');
@@ -130,7 +135,7 @@ describe('HTTP Request v1 and v2: kept, with the reason, where the new node woul
 		['a file as JSON', 1, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, sendBinaryData: true }, 'HTTP Request v1: Send Binary File with Body Content Type "json": HTTP Request v1 and v2 fail every item with it (they send a file as RAW/Custom or Form-Data Multipart only)'],
 		['a raw file without MIME type', 2, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, sendBinaryData: true, options: { bodyContentType: 'raw' } }, "HTTP Request v2: Send Binary File with Body Content Type RAW/Custom and no MIME Type: HTTP Request v1 and v2 send the file typed application/x-www-form-urlencoded (axios's default), which Resilient HTTP Request does not do with a file"],
 		['a multipart body from an expression', 1, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, bodyParametersJson: '={{ $json.form }}', options: { bodyContentType: 'multipart-form-data' } }, 'HTTP Request v1: Body Parameters (JSON) sent as multipart-form-data from an expression: Resilient HTTP Request takes form fields one by one'],
-		['a JSON body name with a dot', 1, { requestMethod: 'POST', url: 'https://x.test/', bodyParametersUi: ui([['user.name', 'Ada']]) }, 'HTTP Request v1: Body Parameters named "user.name": HTTP Request v3 and later nest a name with a dot or bracket, v1 and v2 send it as it is'],
+		['a JSON body name with a dot, a value from an expression', 1, { requestMethod: 'POST', url: 'https://x.test/', bodyParametersUi: ui([['user.name', '={{ $json.name }}']]) }, 'HTTP Request v1: Body Parameters named "user.name" beside values from expressions: HTTP Request v3 and later nest a name with a dot or bracket, v1 and v2 send it as it is'],
 		['a form MIME type over a JSON body', 1, { requestMethod: 'POST', url: 'https://x.test/', bodyParametersUi: ui([['a', '1']]), options: { bodyContentCustomMimeType: 'application/x-www-form-urlencoded' } }, 'HTTP Request v1: MIME Type "application/x-www-form-urlencoded" over a JSON body: HTTP Request v1 and v2 then encode the body as that type, Resilient HTTP Request sends JSON'],
 		['a MIME type beside Headers as JSON', 2, { requestMethod: 'POST', url: 'https://x.test/', jsonParameters: true, bodyParametersJson: '{"a":1}', headerParametersJson: '{"x-a":"1"}', options: { bodyContentCustomMimeType: 'application/vnd.api+json' } }, 'HTTP Request v2: Headers as JSON beside the `Content-Type: application/vnd.api+json` HTTP Request v1 and v2 add (a MIME Type, or Response Format File): Resilient HTTP Request reads headers from the JSON or from a list, not both'],
 		['an Accept in JSON headers', 2, { url: 'https://x.test/', jsonParameters: true, headerParametersJson: '{"Accept": "text/csv"}' }, 'HTTP Request v2: Headers as JSON with an Accept header not spelled `accept`: HTTP Request v1 and v2 replace its value by their own default, Resilient HTTP Request sends it'],

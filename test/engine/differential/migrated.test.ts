@@ -63,6 +63,7 @@ for (const typeVersion of [1, 2] as const) {
 	add('body', 'POST Body Parameters as JSON text', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '{"order": {"id": 7, "lines": [1, 2]}}', options: {} });
 	add('body', 'POST Body Parameters from an expression', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '={{ JSON.stringify({ id: $json.id, name: $json.name }) }}', options: {} });
 	add('body', 'POST Body Parameters from an expression giving an object', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '={{ $json }}', options: {} });
+	add('body', 'POST Body Parameters named with a dot and a bracket', { requestMethod: 'POST', url: `${BASE}/b`, bodyParametersUi: ui({ 'user.name': 'Ada', 'tags[0]': 'a' }), options: {} });
 	add('body', 'POST form-urlencoded from the panel', { requestMethod: 'POST', url: `${BASE}/b`, bodyParametersUi: ui({ a: '1', city: 'Zürich' }), options: { bodyContentType: 'form-urlencoded' } });
 	add('body', 'POST form-urlencoded from JSON', { requestMethod: 'POST', url: `${BASE}/b`, jsonParameters: true, bodyParametersJson: '{"a": 1, "b": "x y"}', options: { bodyContentType: 'form-urlencoded' } });
 	add('body', 'POST multipart from the panel', { requestMethod: 'POST', url: `${BASE}/b`, bodyParametersUi: ui({ a: '1', b: 'two' }), options: { bodyContentType: 'multipart-form-data' } });
