@@ -122,6 +122,32 @@ describe('the body', () => {
 	});
 });
 
+describe('a quota no wait restores is no pause for the others', () => {
+	/** 40 items at once to a fresh API whose answer to items 0-4 is `spent` (the rest: 200); each item's waits at the controller, and the largest window a request went under. */
+	async function run40(spent: LocalResponse | undefined) {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
+		const upstream = await server((req) => (spent && /\/x\/[0-4]$/.test(req.url) ? spent : { status: 200, body: { ok: true } }), runtime.now);
+		const wf = httpWorkflow({ url: `={{ "${upstream.url}/x/" + $json.id }}`, maxAttempts: 3 }, { onError: 'continueErrorOutput' });
+		const run = await runHttp(wf, Array.from({ length: 40 }, (_, id) => ({ json: { id } })), runtime);
+		const traffic = run.jsonOf('HTTP', 0).flatMap((j) => (j._retry as RetryStory).history.map((h) => h.traffic as IDataObject | undefined).filter((t): t is IDataObject => t !== undefined));
+		const waitedFor = new Set(traffic.flatMap((t) => Object.keys((t.waitedFor as IDataObject | undefined) ?? {})));
+		return { upstream, run, waitedFor, maxWindow: Math.max(0, ...traffic.map((t) => Number(t.window ?? 0))) };
+	}
+
+	it("OpenAI's `insufficient_quota` on some items (one project's key out of credit): one request each, and the others go on as if it had not come (no pause, no pace, the same window)", async () => {
+		const spent = { status: 429, body: { error: { message: 'You exceeded your current quota', type: 'insufficient_quota', code: 'insufficient_quota' } } };
+		const { upstream, run, waitedFor, maxWindow } = await run40(spent);
+		expect(upstream.requests).toHaveLength(40);
+		expect(run.jsonOf('HTTP', 1).map((j) => (j.error as IDataObject).reason)).toEqual(Array(5).fill('final-status'));
+		expect(run.jsonOf('HTTP', 0)).toHaveLength(35);
+		// the others wait only for the first execution's slow start, as with no 429 at all
+		expect([...waitedFor]).toEqual(['window']);
+		// the window grows by one per success: five requests that failed are five fewer to grow it, no more (an overload halves it)
+		const healthy = await run40(undefined);
+		expect(maxWindow).toBeGreaterThanOrEqual(healthy.maxWindow - 5);
+	});
+});
+
 describe('Backoff Delay reads the same signals on an item', () => {
 	async function loop(first: LocalResponse, backoffOptions: IDataObject = {}) {
 		const runtime = createVirtualRuntime();

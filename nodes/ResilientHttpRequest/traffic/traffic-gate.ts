@@ -59,13 +59,15 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 	}
 	const failure = result.failure;
 	const status = failure.status;
-	const throttled = status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined);
+	// a quota no wait restores is the caller's (its key's credits), not the API's load: no pause, pace or smaller window for the others
+	const rateSignal = failure.quotaSpent !== true;
+	const throttled = rateSignal && (status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined));
 	const facts = readRateLimitHeaders && failure.headers ? quotaFacts(failure.headers, nowMs, request) : {};
 	return {
 		success: false,
 		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
 		outageFailure: failure.transient && (failure.kind !== 'status' || (status ?? 0) >= 500),
-		overload: failure.kind === 'timeout' || (status !== undefined && OVERLOAD_STATUSES.has(status)),
+		overload: failure.kind === 'timeout' || (rateSignal && status !== undefined && OVERLOAD_STATUSES.has(status)),
 		throttled,
 		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header, ...(failure.serverDelay.inferred ? { inferred: true } : {}) } } : {}),
 		...facts,

@@ -31,6 +31,12 @@ export interface AttemptFailure {
 	transient: boolean;
 	/** Why a failure is final although its status may be listed: the server said so (server-signals.ts). */
 	finalBecause?: string;
+	/**
+	 * The server said a quota is spent that no wait restores (billing, credits: OpenAI's
+	 * `insufficient_quota`): final for the item, and no sign that the API is overloaded or throttling
+	 * its callers (its traffic controller neither pauses, paces nor shrinks its window for it).
+	 */
+	quotaSpent?: true;
 	/** The wait the server asked for, read once where the response was read. */
 	serverDelay?: ServerDelay;
 	/**

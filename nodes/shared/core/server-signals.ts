@@ -233,7 +233,7 @@ export function judgeResponse(facts: ResponseFacts, signals: ServerSignals, rule
 	if (signals.hint) {
 		return { ...base, reachedServer, transient: signals.hint.retry, ...(signals.hint.retry ? {} : { finalBecause: `the server said not to retry it (${signals.hint.source})` }), ...serverDelay };
 	}
-	if (signals.quotaSpent) return { ...base, reachedServer, transient: false, finalBecause: signals.quotaSpent, ...serverDelay };
+	if (signals.quotaSpent) return { ...base, reachedServer, transient: false, finalBecause: signals.quotaSpent, quotaSpent: true, ...serverDelay };
 	return { ...base, reachedServer, transient: base.transient || limited || comeBackLater, ...serverDelay };
 }
 
