@@ -3,6 +3,7 @@
  * order the API receives the requests in, the order the node returns its items in (unchanged), and
  * the errors of bad values. The turns themselves are the unit tests' (test/unit/traffic/fair-*.ts).
  */
+import type { IDataObject } from 'n8n-workflow';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
@@ -13,6 +14,24 @@ const server = useLocalServers();
 /** The item numbers in the order the API received them (`?k=` of each request). */
 function arrivalOrder(requests: Array<{ url: string }>): number[] {
 	return requests.map((r) => Number(new URL(r.url, 'http://x').searchParams.get('k')));
+}
+
+/**
+ * An execution of `first` at 20 a second, and 300 ms later (about 6 of them out, the rest waiting
+ * their turn) one of `later` (items numbered from 100), with `sharedLimits`: the requests sent
+ * before the later execution came, and where each of its items came among all (0-based).
+ */
+async function startsDuring(sharedLimits: IDataObject, first: IDataObject[], later: IDataObject[]): Promise<{ sentBefore: number; total: number; laterPlaces: number[] }> {
+	const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
+	const api = await server(() => ({ status: 200, body: { ok: true } }));
+	const wf = httpWorkflow({ url: `=${api.url}/x?k={{ $json.k }}`, sharedLimits: { rateLimit: 20, ...sharedLimits } });
+	const store = new MemoryStateStore();
+	const firstRun = runHttp(wf, first.map((json) => ({ json })), runtime, { store });
+	await runtime.sleep(300);
+	const sentBefore = api.requests.length;
+	await Promise.all([firstRun, runHttp(wf, later.map((json) => ({ json })), runtime, { store })]);
+	const order = arrivalOrder(api.requests);
+	return { sentBefore, total: order.length, laterPlaces: order.flatMap((k, place) => (k >= 100 ? [place] : [])) };
 }
 
 describe('Fair Share Key', () => {
@@ -33,42 +52,23 @@ describe('Fair Share Key', () => {
 	});
 
 	it('an execution with 3 items of a tenant starts while one with 30 of another waits at the pace: its 3 go within the next 6 requests', async () => {
-		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
-		const api = await server(() => ({ status: 200, body: { ok: true } }));
-		const wf = httpWorkflow({ url: `=${api.url}/x?k={{ $json.k }}`, sharedLimits: { rateLimit: 20, fairShareKey: '={{ $json.tenant }}' } });
-		const store = new MemoryStateStore();
-		const big = Array.from({ length: 30 }, (_, k) => ({ json: { k, tenant: 'big' } }));
-		const small = Array.from({ length: 3 }, (_, k) => ({ json: { k: 100 + k, tenant: 'small' } }));
-		const bigRun = runHttp(wf, big, runtime, { store });
-		// about 6 of the 30 are out, the rest wait their turn
-		await runtime.sleep(300);
-		const sentBefore = api.requests.length;
-		await Promise.all([bigRun, runHttp(wf, small, runtime, { store })]);
-		const order = arrivalOrder(api.requests);
-		expect(order).toHaveLength(33);
+		const big = Array.from({ length: 30 }, (_, k) => ({ k, tenant: 'big' }));
+		const small = Array.from({ length: 3 }, (_, k) => ({ k: 100 + k, tenant: 'small' }));
+		const { sentBefore, total, laterPlaces } = await startsDuring({ fairShareKey: '={{ $json.tenant }}' }, big, small);
+		expect(total).toBe(33);
 		expect(sentBefore).toBeGreaterThan(2);
-		const smallPlaces = order.flatMap((k, place) => (k >= 100 ? [place] : []));
-		expect(Math.max(...smallPlaces)).toBeLessThan(sentBefore + 6);
+		expect(Math.max(...laterPlaces)).toBeLessThan(sentBefore + 6);
 	});
 });
 
 describe('Urgent', () => {
 	it('urgent items of an execution that starts while another\'s bulk waits at the pace go next', async () => {
-		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
-		const api = await server(() => ({ status: 200, body: { ok: true } }));
-		const wf = httpWorkflow({ url: `=${api.url}/x?k={{ $json.k }}`, sharedLimits: { rateLimit: 20, urgent: '={{ $json.urgent === true }}' } });
-		const store = new MemoryStateStore();
-		const bulk = Array.from({ length: 30 }, (_, k) => ({ json: { k, urgent: false } }));
-		const urgent = Array.from({ length: 2 }, (_, k) => ({ json: { k: 100 + k, urgent: true } }));
-		const bulkRun = runHttp(wf, bulk, runtime, { store });
-		await runtime.sleep(300);
-		const sentBefore = api.requests.length;
-		await Promise.all([bulkRun, runHttp(wf, urgent, runtime, { store })]);
-		const order = arrivalOrder(api.requests);
+		const bulk = Array.from({ length: 30 }, (_, k) => ({ k, urgent: false }));
+		const urgent = Array.from({ length: 2 }, (_, k) => ({ k: 100 + k, urgent: true }));
+		const { sentBefore, laterPlaces } = await startsDuring({ urgent: '={{ $json.urgent === true }}' }, bulk, urgent);
 		expect(sentBefore).toBeGreaterThan(2);
 		// the next two requests are the urgent ones (one more of the bulk may be on its way as they arrive)
-		const urgentPlaces = order.flatMap((k, place) => (k >= 100 ? [place] : []));
-		expect(Math.max(...urgentPlaces)).toBeLessThan(sentBefore + 3);
+		expect(Math.max(...laterPlaces)).toBeLessThan(sentBefore + 3);
 	});
 
 	it('in one execution, the urgent items start first', async () => {

@@ -117,18 +117,23 @@ export function caseWorkflow(httpNode: INode, itemsNode: ItemsNode): { nodes: IN
 }
 
 /** The user's HTTP Request node, and the same JSON with only type and typeVersion changed. */
-export function nodesOf(c: DiffCase, base: string, other: string): { reference: INode; resilient: INode } {
-	const parameters = substitute(c.parameters, base, other);
-	const reference: INode = {
+/** n8n's HTTP Request node of a case (any version), its server URLs in place. */
+export function referenceNodeOf(c: Pick<DiffCase, 'parameters' | 'onError' | 'credentials'> & { typeVersion: number }, base: string, other: string): INode {
+	return {
 		id: 'http',
 		name: 'HTTP',
 		type: HTTP_REQUEST,
 		typeVersion: c.typeVersion,
 		position: [400, 0],
-		parameters: parameters as INode['parameters'],
+		parameters: substitute(c.parameters, base, other) as INode['parameters'],
 		...(c.onError && c.onError !== 'stopWorkflow' ? { onError: c.onError } : {}),
 		...(c.credentials ? { credentials: Object.fromEntries(Object.keys(c.credentials).map((type) => [type, { id: `cred-${type}`, name: type }])) } : {}),
 	};
+}
+
+export function nodesOf(c: DiffCase, base: string, other: string): { reference: INode; resilient: INode } {
+	const parameters = substitute(c.parameters, base, other);
+	const reference = referenceNodeOf(c, base, other);
 	const resilient: INode = {
 		...reference,
 		type: RESILIENT_HTTP,

@@ -11,7 +11,7 @@
 import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { migrateWorkflow, type WorkflowNode } from '../../../cli/migrate-workflow';
 import { runCase } from './engine-run';
-import { BASE, HTTP_REQUEST, caseId, diff, pool, substitute, type Difference, type Observation } from './harness';
+import { BASE, caseId, diff, pool, referenceNodeOf, type Difference, type Observation } from './harness';
 import { startDiffServer, type CaseHandler, type DiffServer } from './server';
 
 interface LegacyCase {
@@ -131,16 +131,7 @@ CASES.push(
 
 /** The node a user's workflow holds, and the node the migrate command made of it. */
 function legacyNodes(c: LegacyCase, base: string, other: string): { reference: INode; resilient: INode } {
-	const reference: INode = {
-		id: 'http',
-		name: 'HTTP',
-		type: HTTP_REQUEST,
-		typeVersion: c.typeVersion,
-		position: [400, 0],
-		parameters: substitute(c.parameters, base, other) as INode['parameters'],
-		...(c.onError ? { onError: c.onError } : {}),
-		...(c.credentials ? { credentials: Object.fromEntries(Object.keys(c.credentials).map((type) => [type, { id: `cred-${type}`, name: type }])) } : {}),
-	};
+	const reference = referenceNodeOf(c, base, other);
 	const result = migrateWorkflow({ nodes: [reference as unknown as WorkflowNode], connections: {} });
 	if (result.nodes[0]?.action !== 'migrated') throw new Error(`${caseId(c)} was kept: ${result.nodes[0]?.changes.join('; ')}`);
 	return { reference, resilient: result.workflow.nodes[0] as unknown as INode };
