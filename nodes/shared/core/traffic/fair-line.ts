@@ -13,7 +13,7 @@
 
 /** Where an item's requests stand among the requests waiting for the same API. */
 export interface Lane {
-	/** The item's Fair Share Key, hashed; undefined: the share of every request without one. */
+	/** The item's Fair Share Key (held in this process's memory only: never stored nor logged); undefined: the share of every request without one. */
 	share?: string;
 	/** Goes ahead of every request that is not urgent (never beyond the API's limits). */
 	urgent?: boolean;
