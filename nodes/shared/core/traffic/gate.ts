@@ -12,7 +12,7 @@ import { formatDuration } from '../retry-story';
 import { admit, complete, type Admission, type AdmitRequest, type Lease, type Outcome, type TrafficEvent, type TrafficParams, type WaitReason } from './controller';
 import type { Waiters } from './waiters';
 import { queueOf, wakeOneOfEachQueue } from './wait-queues';
-import type { Ticket } from './fair-line';
+import type { Lane, Ticket } from './fair-line';
 
 export interface GateContext {
 	store: StateStore;
@@ -125,8 +125,7 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const timersFrom = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	const ticket = place.ticketFor(queue, request);
-	const standing = { ahead: admission.reason === 'paused' && request.retry, ...(request.lane ? { lane: request.lane } : {}), ...(ticket ? { ticket } : {}) };
+	const standing = place.standingIn(queue, request, admission.reason === 'paused' && request.retry);
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing);
 	return { queue, woken };
 }
@@ -148,12 +147,15 @@ class Place {
 
 	constructor(private readonly waiters: Waiters) {}
 
-	/** Its place in `queue`'s line, kept between its waits there (none without a lane: arrival order). */
-	ticketFor(queue: string, request: AdmitRequest): Ticket | undefined {
-		if (request.lane === undefined) return undefined;
+	/**
+	 * Where it stands in `queue`'s line: its lane, and its ticket there (kept between its waits, for a
+	 * request with a lane; without one it waits in arrival order); `ahead`: a retry at a pause.
+	 */
+	standingIn(queue: string, request: AdmitRequest, ahead = false): { ahead: boolean; lane?: Lane; ticket?: Ticket } {
+		if (request.lane === undefined) return { ahead };
 		let ticket = this.tickets.get(queue);
 		if (!ticket) this.tickets.set(queue, (ticket = {}));
-		return ticket;
+		return { ahead, lane: request.lane, ticket };
 	}
 
 	waited(line: InLine): void {
@@ -187,8 +189,7 @@ async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: 
 	const now = runtime.now();
 	const queue = queueOf(ctx.key, reason);
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
-	const ticket = place.ticketFor(queue, request);
-	const standing = request.lane ? { lane: request.lane, ...(ticket ? { ticket } : {}) } : {};
+	const standing = place.standingIn(queue, request);
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing);
 	waits[reason] = (waits[reason] ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
