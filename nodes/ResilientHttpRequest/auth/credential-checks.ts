@@ -38,7 +38,18 @@ function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: string, 
 	}
 }
 
-function checkAllowedDomains(node: Readonly<INode>, data: ICredentialDataDecryptedObject, url: string): void {
+/** The oldest n8n whose n8n-workflow has the allowed-domains check (n8n-workflow 2.22.3, in n8n 2.22.6). */
+export const OLDEST_N8N = '2.22.6';
+
+function checkAllowedDomains(node: Readonly<INode>, data: ICredentialDataDecryptedObject, url: string, i: number): void {
+	// an older n8n's n8n-workflow lacks both (the package uses n8n's own, never a copy): without this,
+	// every item with a credential would fail with "assertUrlAllowed is not a function"
+	if (typeof assertUrlAllowed !== 'function' || typeof getCredentialAllowedDomains !== 'function') {
+		throw new NodeOperationError(node as INode, `Credentials need n8n ${OLDEST_N8N} or later: this n8n cannot check a credential's Allowed HTTP Request Domains (item ${i})`, {
+			itemIndex: i,
+			description: `Update n8n to ${OLDEST_N8N} or later (README: n8n versions). Nothing was sent for item ${i}.`,
+		});
+	}
 	// as HTTP Request reads the setting (n8n's wording names the nodes it is set for); "None" or an
 	// empty list fail here, as there (n8n's refusal keeps the node to name it, and only reads it)
 	const allowedDomains = getCredentialAllowedDomains({ node: node as INode, credentialData: data, surface: 'HTTP Request or GraphQL' });
@@ -63,6 +74,6 @@ interface CheckedCredential {
 
 /** Throws when the credential must not be used for this request (a NodeOperationError naming the item, or n8n's refusal of the host). */
 export function checkCredential(ctx: IExecuteFunctions, i: number, { authType, data, url, node }: CheckedCredential): void {
-	checkAllowedDomains(node, data, url);
+	checkAllowedDomains(node, data, url, i);
 	checkHeaderFields(ctx, i, authType, data);
 }
