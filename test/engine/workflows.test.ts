@@ -316,3 +316,76 @@ describe('example 07: a dead letter past keepDays (Config, 30 days)', () => {
 		}
 	});
 });
+
+/** Example 07's cap check, switched on as its sticky note says, against a fake n8n public API. */
+describe("example 07: Data Tables near n8n's cap (the branch shipped disabled)", () => {
+	const MB = 1048576;
+	/** n8n's public API: GET /api/v1/data-tables, two tables a page whatever `limit` asks, a cursor to the next. */
+	const startN8nApi = async (tables: Array<{ name: string; sizeBytes: number }>) =>
+		await startFlakyServer({
+			api: (_req, res, { query, json }) => {
+				const offset = query.cursor ? Number(JSON.parse(Buffer.from(query.cursor, 'base64').toString()).offset) : 0;
+				const next = offset + 2 < tables.length ? Buffer.from(JSON.stringify({ offset: offset + 2, limit: 2 })).toString('base64') : null;
+				json(res, 200, { data: tables.slice(offset, offset + 2).map((t, k) => ({ id: `t${offset + k}`, ...t })), nextCursor: next });
+			},
+		});
+	const checkSizes = async (apiUrl: string, capMB: number) => {
+		const workflow = loadExample('07-replay-dead-letters.json', upstream.url);
+		const branch = ['Check sizes every hour', 'Cap config', 'Data table sizes', 'Add up sizes', 'Near the cap?', 'Report near the cap'];
+		for (const node of workflow.nodes.filter((n) => branch.includes(n.name))) delete node.disabled;
+		workflow.nodes.find((n) => n.name === 'Data table sizes')!.credentials = { n8nApi: { id: 'n8nApi', name: 'n8n account' } };
+		const assignments = (workflow.nodes.find((n) => n.name === 'Cap config')!.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> }).assignments;
+		assignments.find((a) => a.name === 'n8nApiUrl')!.value = `${apiUrl}/api/v1`;
+		assignments.find((a) => a.name === 'dataTablesCapMB')!.value = capMB;
+		return await runWorkflow(workflow, {
+			nodeTypes: { [RESILIENT_HTTP]: new ResilientHttpRequest(runtime, new MemoryStateStore()) },
+			startNodeName: 'Check sizes every hour',
+			credentials: { n8nApi: { apiKey: 'n8n-api-key', baseUrl: `${apiUrl}/api/v1` } },
+		});
+	};
+	const TABLES = [
+		{ name: 'Dead letters: webhook sender', sizeBytes: 150 * MB },
+		{ name: 'Customers', sizeBytes: 15 * MB },
+		{ name: 'Orders', sizeBytes: 5 * MB },
+	];
+
+	it('ships disabled, with the n8n API credential type: n8n publishes 07 without an API key (it refuses an enabled node without its credential)', () => {
+		const workflow = loadExample('07-replay-dead-letters.json', 'http://x');
+		const sources = (name: string) => Object.entries(workflow.connections).filter(([, c]) => c.main.some((out) => out?.some((t) => t.node === name))).map(([from]) => from);
+		const branch: string[] = [];
+		for (let name: string | undefined = 'Report near the cap'; name; name = sources(name)[0]) branch.unshift(name);
+		expect(branch).toEqual(['Check sizes every hour', 'Cap config', 'Data table sizes', 'Add up sizes', 'Near the cap?', 'Report near the cap']);
+		for (const name of branch) expect(workflow.nodes.find((n) => n.name === name)).toMatchObject({ disabled: true });
+		expect(workflow.nodes.find((n) => n.name === 'Data table sizes')?.parameters).toMatchObject({ authentication: 'predefinedCredentialType', nodeCredentialType: 'n8nApi' });
+	});
+
+	it("sums every table's sizeBytes over the API's pages and, at 80 % of the cap, fails naming the total and the dead-letter table's share", async () => {
+		const api = await startN8nApi(TABLES);
+		try {
+			const run = await checkSizes(api.url, 200);
+			expect(run.status).toBe('error');
+			expect(run.error?.message).toBe(
+				`Data tables hold 170 MB of n8n's 200 MB cap (85 %: ${170 * MB} of ${200 * MB} bytes, in 3 table(s)); "Dead letters: webhook sender" holds 150 MB (${150 * MB} bytes). At the cap n8n refuses every insert and update: new dead letters cannot be written and the replay stops. Fix the receiver and let the replay deliver the rows, delete rows you no longer need, or raise N8N_DATA_TABLES_MAX_SIZE_BYTES (and dataTablesCapMB in Cap config with it).`,
+			);
+			// two pages, the second asked for by the first's cursor, each with the API key
+			const requests = api.requests('/api/v1/data-tables');
+			expect(requests.map((r) => new URL(r.url, 'http://x').searchParams.get('cursor'))).toEqual([null, expect.any(String)]);
+			expect(requests.map((r) => r.headers['x-n8n-api-key'])).toEqual(['n8n-api-key', 'n8n-api-key']);
+		} finally {
+			await api.close();
+		}
+	});
+
+	it('succeeds under the threshold (80 % of the cap: n8n counts from there too)', async () => {
+		const api = await startN8nApi(TABLES);
+		try {
+			// 170 MB of 213 MB is 79.8 %
+			const under = await checkSizes(api.url, 213);
+			expect(under.status).toBe('success');
+			expect(under.jsonOf('Add up sizes')).toEqual([{ tables: 3, totalBytes: 170 * MB, deadLetterBytes: 150 * MB, capBytes: 213 * MB, warnAtBytes: Math.floor(213 * MB * 0.8) }]);
+			expect(under.runsOf('Report near the cap')).toBe(0);
+		} finally {
+			await api.close();
+		}
+	});
+});
