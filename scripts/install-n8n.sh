@@ -142,7 +142,31 @@ else
   [ -f "$N8N_BIN" ] || fail "npm finished but $N8N_BIN is missing" "$N8N_HOME/install.log"
 fi
 
-if ! sqlite_loads; then
+# The driver another checked n8n of the cache built, when it is the same sqlite3 release on the same
+# Node (n8n 2.22 to 2.41 all take sqlite3 5.1.7): copied in a second, where building it costs two
+# minutes of both cores. sqlite_loads below proves the copy as it proves a build.
+reuse_sqlite_build() {
+  local version other
+  version="$("$NODE24_BIN/node" -p "require('$N8N_HOME/node_modules/sqlite3/package.json').version" 2>/dev/null)" || return 1
+  for other in "$RH_CACHE"/n8n-*/; do
+    other="${other%/}"
+    [ "$other" != "$N8N_HOME" ] || continue
+    [ "$(cat "$other/.complete" 2>/dev/null)" = "n8n ${other##*/n8n-} on node $NODE24_VERSION" ] || continue
+    [ -f "$other/node_modules/sqlite3/build/Release/node_sqlite3.node" ] || continue
+    [ "$("$NODE24_BIN/node" -p "require('$other/node_modules/sqlite3/package.json').version" 2>/dev/null)" = "$version" ] || continue
+    rm -rf "$N8N_HOME/node_modules/sqlite3/build"
+    mkdir -p "$N8N_HOME/node_modules/sqlite3/build/Release"
+    cp "$other/node_modules/sqlite3/build/Release/node_sqlite3.node" "$N8N_HOME/node_modules/sqlite3/build/Release/"
+    if sqlite_loads; then
+      say "n8n's SQLite driver (sqlite3 $version) copied from ${other##*/}, built there for Node $NODE24_VERSION"
+      return 0
+    fi
+    rm -rf "$N8N_HOME/node_modules/sqlite3/build"
+  done
+  return 1
+}
+
+if ! sqlite_loads && ! reuse_sqlite_build; then
   say "building n8n's SQLite driver for Node $NODE24_VERSION (about 2 minutes)"
   with_progress "$N8N_HOME" 0 "compiling sqlite3" build_sqlite ||
     fail "building sqlite3 for Node $NODE24_VERSION failed (it needs python3, make and g++)" "$N8N_HOME/sqlite-build.log"
