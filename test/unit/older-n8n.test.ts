@@ -34,8 +34,9 @@ describe('an n8n older than the floor', () => {
 		}
 		const error = thrown as { name: string; message: string; description: string; context: { itemIndex?: number } };
 		expect(error.name).toBe('NodeOperationError');
-		expect(error.message).toBe(`Credentials need n8n ${OLDEST_N8N} or later: this n8n cannot check a credential's Allowed HTTP Request Domains (item 3)`);
-		expect(error.description).toContain(`Update n8n to ${OLDEST_N8N} or later`);
+		expect(error.message).toBe(`This n8n is too old for credentials in this node: update n8n to ${OLDEST_N8N} or later (item 3)`);
+		expect(error.description).toContain("It cannot check a credential's Allowed HTTP Request Domains, which n8n 2.22.6 added");
+		expect(error.description).toContain('Nothing was sent for item 3');
 		expect(JSON.stringify(error)).not.toContain('secret-value');
 	});
 

@@ -38,16 +38,18 @@ function checkHeaderFields(ctx: IExecuteFunctions, i: number, authType: string, 
 	}
 }
 
-/** The oldest n8n whose n8n-workflow has the allowed-domains check (n8n-workflow 2.22.3, in n8n 2.22.6). */
-export const OLDEST_N8N = '2.22.6';
+/** The oldest n8n the package is tested on (README: n8n versions; the oldest lock of scripts/n8n-lock). */
+export const OLDEST_N8N = '2.33.7';
+/** The first n8n whose n8n-workflow has the allowed-domains check (n8n-workflow 2.22.3). */
+const ALLOWED_DOMAINS_N8N = '2.22.6';
 
 function checkAllowedDomains(node: Readonly<INode>, data: ICredentialDataDecryptedObject, url: string, i: number): void {
 	// an older n8n's n8n-workflow lacks both (the package uses n8n's own, never a copy): without this,
 	// every item with a credential would fail with "assertUrlAllowed is not a function"
 	if (typeof assertUrlAllowed !== 'function' || typeof getCredentialAllowedDomains !== 'function') {
-		throw new NodeOperationError(node as INode, `Credentials need n8n ${OLDEST_N8N} or later: this n8n cannot check a credential's Allowed HTTP Request Domains (item ${i})`, {
+		throw new NodeOperationError(node as INode, `This n8n is too old for credentials in this node: update n8n to ${OLDEST_N8N} or later (item ${i})`, {
 			itemIndex: i,
-			description: `Update n8n to ${OLDEST_N8N} or later (README: n8n versions). Nothing was sent for item ${i}.`,
+			description: `It cannot check a credential's Allowed HTTP Request Domains, which n8n ${ALLOWED_DOMAINS_N8N} added; the package is tested on n8n ${OLDEST_N8N} and later (README: n8n versions). Nothing was sent for item ${i}.`,
 		});
 	}
 	// as HTTP Request reads the setting (n8n's wording names the nodes it is set for); "None" or an
