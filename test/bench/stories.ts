@@ -6,7 +6,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import type { RetryStory, TrafficWaitReason } from '../../nodes/shared/core/retry-story';
 
-export const WAIT_REASONS: readonly TrafficWaitReason[] = ['paused', 'held', 'window', 'pace', 'budget'];
+export const WAIT_REASONS: readonly TrafficWaitReason[] = ['paused', 'held', 'window', 'pace', 'budget', 'tokens'];
 
 export interface WaitTotals {
 	/** Ms waited at the gate before attempts that went, summed over all items, by reason. */

@@ -7,7 +7,7 @@ export type { StopReason };
 export type DelayReason = 'backoff' | 'poll' | 'retry-after' | 'rate-limit-reset';
 
 /** Why a request waited at its API's traffic controller (see core/traffic/controller.ts). */
-export type TrafficWaitReason = 'paused' | 'held' | 'window' | 'pace' | 'budget';
+export type TrafficWaitReason = 'paused' | 'held' | 'window' | 'pace' | 'budget' | 'tokens';
 
 interface TrafficNote {
 	/** Time spent at the gate before this attempt went (0: none). */
@@ -86,6 +86,7 @@ const TRAFFIC_REASONS: Record<TrafficWaitReason, string> = {
 	window: 'for room in the window',
 	pace: 'for the pace',
 	budget: 'for the retry budget',
+	tokens: 'for the token budget',
 };
 
 /** What the attempt got: "503 Service Unavailable", "ECONNRESET: socket hang up". */

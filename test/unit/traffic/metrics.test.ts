@@ -32,6 +32,7 @@ const VIEW: TrafficView = {
 	window: { size: 8, inFlight: 3, slowStart: false },
 	pace: { learnedPerSecond: 2.5, nextAt: null },
 	budget: { firstAttempts: 40, retries: 4, windowMs: 60_000 },
+	tokens: null,
 	lastRequestAt: '2026-12-05T12:00:00.000Z',
 };
 

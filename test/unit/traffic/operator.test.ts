@@ -39,6 +39,7 @@ describe('the operator view', () => {
 			window: { size: 10, inFlight: 0, slowStart: true },
 			pace: { learnedPerSecond: null, nextAt: null },
 			budget: { firstAttempts: 1, retries: 0, windowMs: 60_000 },
+			tokens: null,
 			lastRequestAt: iso(T0),
 		});
 	});

@@ -94,6 +94,8 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for room in the window: the API's requests in flight are at their limit` };
 		case 'pace':
 			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for its turn at the API's pace` };
+		case 'tokens':
+			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for the API's token budget: its estimated tokens fit again${when}` };
 	}
 }
 
@@ -300,6 +302,8 @@ export async function reportOutcome(ctx: GateContext, lease: Lease, outcome: Out
 	// a slot is free, or the probe has answered: handed on once the answers read with this one are
 	// reported too (a 429 among them pauses the API before the slot's next request goes)
 	ctx.waiters.wakeSoon(queueOf(ctx.key, 'window'), (ms, fire) => ctx.runtime.startTimer(ms, fire));
+	// an LLM answer returns its estimate or restates the budget: the request waiting longest for tokens looks again
+	if (outcome.tokens) ctx.waiters.wake(queueOf(ctx.key, 'tokens'));
 	if (events.length > 0) ctx.onEvents?.(events);
 	return events;
 }

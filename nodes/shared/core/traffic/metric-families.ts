@@ -37,7 +37,7 @@ interface CounterFamily {
 	item: string;
 }
 
-const WAIT_REASONS = ['paused', 'held', 'window', 'pace', 'budget'] as const;
+const WAIT_REASONS = ['paused', 'held', 'window', 'pace', 'budget', 'tokens'] as const;
 
 const COUNTER_FAMILIES: readonly CounterFamily[] = [
 	{ name: 'resilient_http_client_requests_total', help: 'Requests sent through the API\'s traffic controller, by kind: an item\'s first, a resend after a failure, a poll (Retry When, asynchronous operations).', counter: COUNTERS.requests, label: { name: 'kind', values: ['first', 'resend', 'poll'] }, item: 'requests' },

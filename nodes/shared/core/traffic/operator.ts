@@ -16,7 +16,7 @@ import { TRAFFIC_LIMITS } from './limits/registry';
 
 /** One API's view, each limit's part by the limit; `inFlight`: its requests in flight, as the store counts them (leases are not in the state). */
 export function trafficView(key: string, data: TrafficData, inFlight: number, nowMs: number): TrafficView {
-	const view: TrafficView = { api: key, label: data.label ?? null, paused: null, buckets: [], held: null, window: null, pace: { learnedPerSecond: null, nextAt: null }, budget: null, lastRequestAt: isoTime(data.touchedAt) };
+	const view: TrafficView = { api: key, label: data.label ?? null, paused: null, buckets: [], held: null, window: null, pace: { learnedPerSecond: null, nextAt: null }, budget: null, tokens: null, lastRequestAt: isoTime(data.touchedAt) };
 	for (const limit of TRAFFIC_LIMITS) limit.view?.(data, nowMs, view, inFlight);
 	return view;
 }

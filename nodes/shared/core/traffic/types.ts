@@ -11,6 +11,8 @@ import type { BudgetData, BudgetParams, BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import type { RateData } from './rate';
 import type { Lane } from './fair-line';
+import type { TokenDemand } from './token-estimate';
+import type { TokenAnswer, TokenData } from './tokens';
 import type { WindowData, WindowDecrease, WindowParams } from './window';
 
 export interface TrafficParams {
@@ -21,6 +23,8 @@ export interface TrafficParams {
 	window: WindowParams;
 	/** A fixed pace the user set, requests per second; absent or 0: none. */
 	rateLimitRps?: number;
+	/** The user's *Token Limit*: tokens a minute, estimated before each LLM request (tokens.ts); absent: the API's stated budget only. */
+	tokenLimitPerMinute?: number;
 	/** A request that has not reported for this long is given up (its worker may have died). */
 	leaseMs: number;
 	/** How the log names the API (its host): kept in the state for the operator's view. */
@@ -62,6 +66,8 @@ export interface TrafficData {
 	hold?: HoldData;
 	/** The rate-limit buckets the API names in its answers, and which routes go to which. */
 	buckets?: BucketsData;
+	/** The API's token budget (an LLM API's tokens a minute), once an answer stated one or the user set a Token Limit. */
+	tokens?: TokenData;
 	/** How the log names the API (TrafficParams.label), for the operator's view. */
 	label?: string;
 	/**
@@ -104,6 +110,8 @@ export interface AdmitRequest {
 	 * count every request as one: the API's quota, the pace and the retry budget count requests.
 	 */
 	cost?: number;
+	/** An LLM request's demand (token-estimate.ts): what it counts against the API's token budget. Absent: no tokens. */
+	tokens?: TokenDemand;
 }
 
 export type Admission = (
@@ -118,6 +126,8 @@ export type Admission = (
 			paceAt?: number;
 			/** Send it at this time, not now: its reserved pace slot is just ahead (epoch ms). */
 			sendAt?: number;
+			/** The tokens the request was counted for against the API's token budget (its report gives them back). */
+			tokens?: number;
 	  }
 	| {
 			go: false;
@@ -167,6 +177,8 @@ export interface Outcome {
 	failedBefore?: boolean;
 	/** What the request was: an item's first, a retry the server paced (Retry-After), another retry. */
 	sent?: 'first' | 'paced' | 'retry';
+	/** An LLM request's tokens: what it was counted for, and what its answer stated and used. */
+	tokens?: TokenAnswer;
 }
 
 export type TrafficEvent =
@@ -297,6 +309,8 @@ export interface TrafficView {
 	window: { size: number; inFlight: number; slowStart: boolean } | null;
 	pace: { learnedPerSecond: number | null; nextAt: string | null };
 	budget: { firstAttempts: number; retries: number; windowMs: number } | null;
+	/** The token budget (null: none known): tokens a minute, what is left now and when it is whole again. */
+	tokens: { perMinute: number | null; remaining: number | null; resetAt: string | null; inFlight: number; charsPerToken: number | null } | null;
 	lastRequestAt: string;
 }
 

@@ -20,10 +20,11 @@ export function queueOf(key: string, reason: QueueReason): string {
 	if (reason === 'budget') return `${key}|budget`;
 	if (reason === 'paused') return `${key}|paused`;
 	if (reason === 'pace') return `${key}|pace`;
+	if (reason === 'tokens') return `${key}|tokens`;
 	return `${key}|window`;
 }
 
-const QUEUE_REASONS: QueueReason[] = ['window', 'paused', 'budget', 'pace', 'bucket'];
+const QUEUE_REASONS: QueueReason[] = ['window', 'paused', 'budget', 'pace', 'bucket', 'tokens'];
 
 /** The longest waiter of each of the API's queues looks again (another process changed its state). */
 export function wakeOneOfEachQueue(waiters: Waiters, key: string): void {

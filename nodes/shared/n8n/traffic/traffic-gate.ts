@@ -15,6 +15,7 @@ import { passGate, reportOutcome, type GateContext, type GateResult } from '../.
 import { newLeaseId } from '../../core/traffic/lease-id';
 import type { StateStore } from '../../core/traffic/store';
 import type { Lane } from '../../core/traffic/fair-line';
+import type { TokenDemand } from '../../core/traffic/token-estimate';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import type { ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
@@ -47,6 +48,8 @@ interface TrafficGateOptions<T> {
 	route?: string;
 	maxServerDelayMs: number;
 	reading: AttemptReading<T>;
+	/** The attempt is an LLM request: what it asks of the API's token budget (token-estimate.ts). */
+	tokens?: TokenDemand;
 }
 
 /**
@@ -99,16 +102,19 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 			const retry = failedBefore || options.loopRetry;
 			const paced = reading.wasPaced(last);
 			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs };
-			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}) }, limits);
+			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) }, limits);
 			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
 			const lease = result.admission.lease;
+			const counted = result.admission.tokens;
 			return {
 				go: true,
 				note,
 				done: async (attemptResult) => {
-					const outcome = reading.outcomeOf(attemptResult, runtime.now());
+					const read = reading.outcomeOf(attemptResult, runtime.now());
+					// the tokens it was counted for go back with what the answer stated and used
+					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? 0, ...(options.tokens ? { chars: options.tokens.chars } : {}) } } : read;
 					countTraffic(store, api, resultCounts(attemptResult));
 					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},

@@ -9,7 +9,8 @@ import { hold } from './hold';
 import { pace } from './pace';
 import { pause } from './pause';
 import { quota } from './quota';
+import { tokens } from './tokens';
 import { window } from './window';
 import type { Limit } from '../types';
 
-export const TRAFFIC_LIMITS: readonly Limit[] = Object.freeze([pause, quota, buckets, hold, window, pace, budget]);
+export const TRAFFIC_LIMITS: readonly Limit[] = Object.freeze([pause, quota, buckets, hold, tokens, window, pace, budget]);

@@ -1,0 +1,163 @@
+/**
+ * An LLM API's token budget: tokens per minute, shared by every request to the API (limits/tokens.ts
+ * is its limit). Pure and plain JSON, kept per API by a store, across executions and workers.
+ *
+ * Two bounds, both kept:
+ * - **The server's word.** An answer that states the tokens left and their reset (token-headers.ts)
+ *   is the truth as the server counted: requests go while the estimated tokens sent since (and those
+ *   in flight when it answered, which it had not counted) leave room for the next request's
+ *   estimate; a request that does not fit waits for the reset the server stated, nothing else. At
+ *   that reset the budget is whole again (OpenAI: "the time until the rate limit resets to its
+ *   initial state"): the word rolls over to the whole stated limit for the next minute, until an
+ *   answer restates it.
+ * - **The user's *Token Limit*** (tokens a minute): the tokens estimated in the last minute must
+ *   leave room for the request. They are counted in a sliding window of 10 buckets, made 66.7 s long
+ *   so that a count leaves it no sooner than 60 s after it was made: a server that counts a sliding
+ *   minute never sees more than the limit.
+ *
+ * A request's cost is its estimate (token-estimate.ts), at the characters per token learned from
+ * the answers' usage. The answer corrects: the server's word replaces the count; without it, a
+ * usage over the estimate adds the difference to the minute, and a usage under it gives nothing
+ * back (OpenAI counts max_tokens on arrival, used or not: giving back sent requests into 429s).
+ */
+import { addToBucket, currentBucket, liveBuckets, windowEmptyAt, windowTotals, WINDOW_BUCKETS, type Bucket } from './sliding-window';
+import { DEFAULT_CHARS_PER_TOKEN, demandTokens, type TokenDemand, type TokenUsage } from './token-estimate';
+import type { TokenStatement } from './token-headers';
+
+/** The window of the per-minute count: a count leaves it between 60 s and 66.7 s after it was made. */
+export const TOKEN_WINDOW_MS = Math.ceil((60_000 * WINDOW_BUCKETS) / (WINDOW_BUCKETS - 1));
+
+/** How fast the learned characters per token follow new answers (a moving average). */
+const RATIO_WEIGHT = 0.3;
+/** The ratios accepted: code and CJK text run near 1-2 characters a token, English near 4. */
+const MIN_CHARS_PER_TOKEN = 1;
+const MAX_CHARS_PER_TOKEN = 16;
+
+export interface TokenData {
+	/** The API's tokens per minute, as its last answer stated (`x-ratelimit-limit-tokens`). */
+	stated?: number;
+	/** The last answer's word: tokens left (less those in flight then) until its reset, and the estimated tokens sent since. */
+	word?: { remaining: number; resetAt: number; sentSince: number };
+	/** Estimated tokens of the requests admitted, bucketed over TOKEN_WINDOW_MS (the bucket's first counter). */
+	sent: Bucket[];
+	/** Estimated tokens of the requests admitted and not reported yet. */
+	inFlight: number;
+	/** Characters per token the answers' usage taught; absent: DEFAULT_CHARS_PER_TOKEN. */
+	charsPerToken?: number;
+}
+
+export function freshTokens(): TokenData {
+	return { sent: [], inFlight: 0 };
+}
+
+/** A copy a step may change in place. */
+export function copyTokens(data: TokenData): TokenData {
+	return { ...data, sent: data.sent.map(([n, a, b]): Bucket => [n, a, b]), ...(data.word ? { word: { ...data.word } } : {}) };
+}
+
+/** The tokens a minute known to bind: the lower of the API's stated limit and the user's; undefined: none known. */
+export function tokensPerMinute(data: TokenData | undefined, userLimit: number | undefined): number | undefined {
+	const limits = [data?.stated, userLimit].filter((n): n is number => n !== undefined && n > 0);
+	return limits.length > 0 ? Math.min(...limits) : undefined;
+}
+
+/** What a request with this demand counts for: its estimate, never more than a whole minute's budget (it goes when the budget is whole). */
+export function tokenCost(data: TokenData | undefined, demand: TokenDemand, perMinute: number | undefined): number {
+	const cost = demandTokens(demand, data?.charsPerToken ?? DEFAULT_CHARS_PER_TOKEN);
+	return perMinute !== undefined ? Math.min(cost, perMinute) : cost;
+}
+
+/** Time passed (mutates): a word whose reset passed rolls over to the whole stated limit for the next minute. */
+export function settleTokens(data: TokenData, nowMs: number): void {
+	const word = data.word;
+	if (!word || word.resetAt > nowMs) return;
+	if (data.stated === undefined) {
+		delete data.word;
+		return;
+	}
+	// whole at its reset, and again a minute after each one since
+	const minutes = Math.floor((nowMs - word.resetAt) / 60_000) + 1;
+	data.word = { remaining: data.stated, resetAt: word.resetAt + minutes * 60_000, sentSince: 0 };
+}
+
+/** The estimated tokens sent in the last minute (the window ending now). */
+function sentInWindow(data: TokenData, nowMs: number): { live: Bucket[]; total: number } {
+	const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
+	return { live, total: Math.max(0, windowTotals(live).a) };
+}
+
+/**
+ * When a request costing `cost` may go (<= nowMs: now): when the server's word has room for it (or
+ * at its reset), and the user's limit has room in the last minute (or when enough of it leaves).
+ */
+export function tokensAllowAt(data: TokenData, nowMs: number, cost: number, userLimit: number | undefined): number {
+	const word = data.word;
+	if (word && word.resetAt > nowMs && word.remaining - word.sentSince < cost) return word.resetAt;
+	if (userLimit === undefined) return nowMs;
+	const { live, total } = sentInWindow(data, nowMs);
+	if (total + cost <= userLimit) return nowMs;
+	// the oldest counts leave first: the time the one that makes room leaves
+	let left = total;
+	for (const [n, tokens] of live) {
+		left -= tokens;
+		if (left + cost <= userLimit) return Math.ceil(((n + WINDOW_BUCKETS) * TOKEN_WINDOW_MS) / WINDOW_BUCKETS);
+	}
+	return windowEmptyAt(live, TOKEN_WINDOW_MS);
+}
+
+/** A request goes (mutates): its estimate counts against the word and the window, and is in flight. */
+export function countTokensSent(data: TokenData, nowMs: number, cost: number): void {
+	const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
+	addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), cost, 0);
+	data.sent = live;
+	data.inFlight += cost;
+	if (data.word) data.word.sentSince += cost;
+}
+
+/** What an answer tells of tokens: what its request was counted for, the server's word, its usage. */
+export interface TokenAnswer {
+	counted: number;
+	/** The characters its input was estimated from (for the ratio), with the usage. */
+	chars?: number;
+	statement?: TokenStatement;
+	usage?: TokenUsage;
+}
+
+/** The answer reported (mutates). `othersInFlight`: requests of the API still in flight after it. */
+export function onTokenAnswer(data: TokenData, nowMs: number, answer: TokenAnswer, othersInFlight: number): void {
+	// a request whose worker died never reports: with nothing in flight, nothing is
+	data.inFlight = othersInFlight > 0 ? Math.max(0, data.inFlight - answer.counted) : 0;
+	const { usage, statement } = answer;
+	if (usage && answer.chars !== undefined && usage.input > 0 && answer.chars > 0) {
+		const seen = Math.min(MAX_CHARS_PER_TOKEN, Math.max(MIN_CHARS_PER_TOKEN, answer.chars / usage.input));
+		data.charsPerToken = data.charsPerToken === undefined ? seen : data.charsPerToken + RATIO_WEIGHT * (seen - data.charsPerToken);
+	}
+	if (statement) {
+		if (statement.limit !== undefined) data.stated = statement.limit;
+		// the server counted this request, not those sent after it and still in flight (their estimates)
+		data.word = { remaining: statement.remaining - data.inFlight, resetAt: statement.resetAt, sentSince: 0 };
+		return;
+	}
+	const over = usage ? usage.input + usage.output - answer.counted : 0;
+	if (over > 0) {
+		// it cost more than its estimate: the minute counts the difference too. Never less: an API
+		// that counts max_tokens on arrival (OpenAI) keeps counting what the answer did not use
+		const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
+		addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), over, 0);
+		data.sent = live;
+	}
+}
+
+/** From this time on the token state holds nothing worth keeping. */
+export function tokensForgetAt(data: TokenData): number {
+	return Math.max(data.word?.resetAt ?? -Infinity, windowEmptyAt(data.sent, TOKEN_WINDOW_MS));
+}
+
+/** What is left of the budget now, for the operator's view: the word's, else the user's limit's minute. */
+export function tokensLeft(data: TokenData, nowMs: number, userLimit: number | undefined): { remaining: number | null; resetAt: number | null } {
+	const word = data.word;
+	if (word && word.resetAt > nowMs) return { remaining: Math.max(0, word.remaining - word.sentSince), resetAt: word.resetAt };
+	if (userLimit === undefined) return { remaining: null, resetAt: null };
+	const { live, total } = sentInWindow(data, nowMs);
+	return { remaining: Math.max(0, userLimit - total), resetAt: live.length > 0 ? windowEmptyAt(live, TOKEN_WINDOW_MS) : null };
+}

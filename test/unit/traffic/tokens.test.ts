@@ -1,0 +1,195 @@
+/**
+ * The token budget of an LLM API (nodes/shared/core/traffic/tokens.ts, limits/tokens.ts): what the
+ * headers state, what a request is estimated to count, and the controller's verdicts on an
+ * injected clock, with the requests in flight as a store would count them.
+ */
+import { admit, complete, type Admission, type Lease, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
+import { demandTokens, tokenDemand, tokenUsage, type TokenDemand } from '../../../nodes/shared/core/traffic/token-estimate';
+import { readTokenStatement } from '../../../nodes/shared/core/traffic/token-headers';
+import { TOKEN_WINDOW_MS } from '../../../nodes/shared/core/traffic/tokens';
+import { trafficView } from '../../../nodes/shared/core/traffic/operator';
+
+const T0 = 1_800_000_000_000;
+const P: TrafficParams = { window: { ceiling: 1000, mode: 'fixed' }, leaseMs: 600_000 };
+const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
+
+describe('the token budget an answer states', () => {
+	it("OpenAI's: limit, remaining and a reset as a duration", () => {
+		const headers = { 'x-ratelimit-limit-tokens': '60000', 'x-ratelimit-remaining-tokens': '59000', 'x-ratelimit-reset-tokens': '1s', 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-reset-requests': '120ms' };
+		expect(readTokenStatement(headers, T0)).toEqual({ limit: 60000, remaining: 59000, resetAt: T0 + 1000, header: 'x-ratelimit-remaining-tokens' });
+		expect(readTokenStatement({ ...headers, 'x-ratelimit-reset-tokens': '6m0s' }, T0)?.resetAt).toBe(T0 + 360_000);
+	});
+
+	it("Anthropic's: the input or output budget with the smallest share left binds; the reset is a time", () => {
+		const reset = new Date(T0 + 20_000).toISOString();
+		const headers = {
+			'anthropic-ratelimit-input-tokens-limit': '40000',
+			'anthropic-ratelimit-input-tokens-remaining': '30000',
+			'anthropic-ratelimit-input-tokens-reset': reset,
+			'anthropic-ratelimit-output-tokens-limit': '8000',
+			'anthropic-ratelimit-output-tokens-remaining': '1000',
+			'anthropic-ratelimit-output-tokens-reset': reset,
+		};
+		expect(readTokenStatement(headers, T0)).toEqual({ limit: 8000, remaining: 1000, resetAt: T0 + 20_000, header: 'anthropic-ratelimit-output-tokens-remaining' });
+	});
+
+	it('none without a reset, or for a request quota only', () => {
+		expect(readTokenStatement({ 'x-ratelimit-remaining-tokens': '100' }, T0)).toBeUndefined();
+		expect(readTokenStatement({ 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-reset-requests': '1s' }, T0)).toBeUndefined();
+	});
+});
+
+describe("a request's demand, before it is sent", () => {
+	it("OpenAI chat: the messages' characters and max_tokens (or max_completion_tokens)", () => {
+		const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 300 };
+		const demand = tokenDemand(JSON.stringify(body))!;
+		expect(demand).toEqual({ chars: JSON.stringify(body.messages).length, output: 300 });
+		expect(demandTokens(demand)).toBe(Math.ceil(demand.chars / 4) + 300);
+		expect(tokenDemand({ ...body, max_tokens: undefined, max_completion_tokens: 50 })?.output).toBe(50);
+	});
+
+	it("Anthropic's system and messages, OpenAI's Responses input, Gemini's contents and maxOutputTokens", () => {
+		expect(tokenDemand({ system: 'be brief', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1024 })).toEqual({ chars: 'be brief'.length + JSON.stringify([{ role: 'user', content: 'hi' }]).length, output: 1024 });
+		expect(tokenDemand({ model: 'gpt-5', input: 'hello', max_output_tokens: 10 })).toEqual({ chars: 5, output: 10 });
+		expect(tokenDemand({ contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 64 } })?.output).toBe(64);
+	});
+
+	it('no demand for a body that is no LLM request', () => {
+		expect(tokenDemand({ amount: 100, currency: 'eur' })).toBeUndefined();
+		expect(tokenDemand('not json')).toBeUndefined();
+		expect(tokenDemand(undefined)).toBeUndefined();
+	});
+
+	it("an answer's usage: OpenAI chat, Responses and Anthropic, Gemini", () => {
+		expect(tokenUsage({ usage: { prompt_tokens: 12, completion_tokens: 30, total_tokens: 42 } })).toEqual({ input: 12, output: 30 });
+		expect(tokenUsage(JSON.stringify({ usage: { input_tokens: 7, output_tokens: 3 } }))).toEqual({ input: 7, output: 3 });
+		expect(tokenUsage({ usageMetadata: { promptTokenCount: 5, candidatesTokenCount: 9 } })).toEqual({ input: 5, output: 9 });
+		expect(tokenUsage({ id: 'x' })).toBeUndefined();
+	});
+});
+
+/** A controller driven by hand: requests in flight counted as a store would. */
+class Api {
+	data: TrafficData | undefined;
+	private readonly leases = new Map<string, Lease>();
+	private n = 0;
+
+	constructor(private readonly params: TrafficParams) {}
+
+	ask(now: number, tokens: TokenDemand | undefined): Admission & { id: string } {
+		const id = `r${++this.n}`;
+		const step = admit(this.data, { count: this.leases.size, soonest: Infinity }, now, { id, retry: false, paced: false, ...(tokens ? { tokens } : {}) }, this.params);
+		if (step.changed) this.data = step.data;
+		if (step.result.go) this.leases.set(id, step.result.lease);
+		return { ...step.result, id };
+	}
+
+	answer(now: number, id: string, outcome: Outcome): void {
+		const lease = this.leases.get(id)!;
+		this.data = complete(this.data, { count: this.leases.size, soonest: Infinity }, now, lease, outcome, this.params).data;
+		this.leases.delete(id);
+	}
+}
+
+/** A demand that counts `tokens` at 4 characters a token with no output. */
+const costing = (tokens: number): TokenDemand => ({ chars: tokens * 4, output: 0 });
+
+describe('the controller with a token budget', () => {
+	it('no budget known: LLM requests go, counted in flight; others write nothing for tokens', () => {
+		const api = new Api(P);
+		expect(api.ask(T0, undefined).go).toBe(true);
+		expect(api.data?.tokens).toBeUndefined();
+		const first = api.ask(T0, costing(50_000));
+		const second = api.ask(T0, costing(50_000));
+		expect(first.go && second.go).toBe(true);
+		expect(api.data?.tokens?.inFlight).toBe(100_000);
+		api.answer(T0 + 10, first.id, { ...OK, tokens: { counted: 50_000 } });
+		expect(api.data?.tokens?.inFlight).toBe(50_000);
+	});
+
+	it("the user's Token Limit: never more than the limit's estimated tokens in any 60 s, and a request waits until enough of the minute has left", () => {
+		const api = new Api({ ...P, tokenLimitPerMinute: 10_000 });
+		const sent: Array<[number, number]> = [];
+		let now = T0;
+		// 40 requests of 3,000 tokens, each asked again when it was told to
+		for (let k = 0; k < 40; k++) {
+			for (;;) {
+				const asked = api.ask(now, costing(3000));
+				if (asked.go) {
+					sent.push([now, asked.tokens!]);
+					api.answer(now + 500, asked.id, OK);
+					break;
+				}
+				expect(asked.reason).toBe('tokens');
+				expect(asked.until).toBeGreaterThan(now);
+				now = asked.until!;
+			}
+		}
+		for (const [start] of sent) expect(sent.filter(([t]) => t >= start && t < start + 60_000).reduce((sum, [, tokens]) => sum + tokens, 0)).toBeLessThanOrEqual(10_000);
+		// three a minute (9,000 of 10,000), at most 66.7 s for each three: at least 90 % of the limit
+		const minutes = (sent.at(-1)![0] - sent[0][0]) / 60_000;
+		expect((40 * 3000) / (minutes + 1) / 10_000).toBeGreaterThan(0.75);
+		expect(TOKEN_WINDOW_MS).toBe(66_667);
+	});
+
+	it("the server's word: a request that does not fit what is left waits for the reset it stated; one that fits goes", () => {
+		const api = new Api(P);
+		const first = api.ask(T0, costing(1000));
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 0, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' } } });
+		const big = api.ask(T0 + 200, costing(6000));
+		expect(big).toMatchObject({ go: false, reason: 'tokens', until: T0 + 20_000, wake: 'time' });
+		const small = api.ask(T0 + 300, costing(4000));
+		expect(small.go).toBe(true);
+		// 1,000 left of what the server said: the next 2,000 waits for the reset too
+		expect(api.ask(T0 + 400, costing(2000))).toMatchObject({ go: false, until: T0 + 20_000 });
+		// at the reset the budget is whole again: the word rolls over to the stated 60,000
+		expect(api.ask(T0 + 20_000, costing(50_000)).go).toBe(true);
+		expect(api.ask(T0 + 20_001, costing(20_000))).toMatchObject({ go: false, until: T0 + 80_000 });
+		expect(trafficView('k', api.data!, 0, T0 + 20_002).tokens).toMatchObject({ perMinute: 60_000, remaining: 10_000 });
+	});
+
+	it('requests still in flight when the server answered are taken off what it said is left', () => {
+		const api = new Api(P);
+		const a = api.ask(T0, costing(1000));
+		const b = api.ask(T0, costing(3000));
+		expect(a.go && b.go).toBe(true);
+		// a's answer: 5,000 left, counted before b arrived; b's 3,000 are in flight
+		api.answer(T0 + 100, a.id, { ...OK, tokens: { counted: 1000, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 30_000, header: 'x-ratelimit-remaining-tokens' } } });
+		expect(api.ask(T0 + 200, costing(2500))).toMatchObject({ go: false, reason: 'tokens' });
+		expect(api.ask(T0 + 300, costing(2000)).go).toBe(true);
+	});
+
+	it("without the server's word, a usage over the estimate counts in the minute, one under it gives nothing back; the answers teach the characters per token", () => {
+		const api = new Api({ ...P, tokenLimitPerMinute: 10_000 });
+		const first = api.ask(T0, { chars: 32_000, output: 0 });
+		expect(first.go && first.tokens).toBe(8000);
+		// it used 2,000 (16 characters a token): the minute still counts 8,000
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 8000, chars: 32_000, usage: { input: 2000, output: 0 } } });
+		expect(api.data?.tokens?.charsPerToken).toBe(16);
+		// at 16 characters a token, 32,000 characters are 2,000 tokens: it fits the 2,000 left
+		const second = api.ask(T0 + 200, { chars: 32_000, output: 0 });
+		expect(second.go && second.tokens).toBe(2000);
+		expect(api.ask(T0 + 300, { chars: 16, output: 0 })).toMatchObject({ go: false, reason: 'tokens' });
+		// a usage over its estimate: the difference counts too (the minute is full until the first leaves)
+		const api2 = new Api({ ...P, tokenLimitPerMinute: 10_000 });
+		const under = api2.ask(T0, costing(4000));
+		api2.answer(T0 + 100, under.id, { ...OK, tokens: { counted: 4000, usage: { input: 9000, output: 500 } } });
+		expect(api2.ask(T0 + 200, costing(600))).toMatchObject({ go: false, reason: 'tokens' });
+		expect(api2.ask(T0 + 200, costing(500)).go).toBe(true);
+	});
+
+	it('a request larger than a whole minute counts as the whole minute: it goes when the minute is empty, and does not wait forever', () => {
+		const api = new Api({ ...P, tokenLimitPerMinute: 1000 });
+		const huge = api.ask(T0, costing(50_000));
+		expect(huge.go && huge.tokens).toBe(1000);
+		const next = api.ask(T0 + 1, costing(10));
+		expect(next).toMatchObject({ go: false, reason: 'tokens' });
+		if (!next.go) expect(next.until! - T0).toBeLessThanOrEqual(TOKEN_WINDOW_MS);
+	});
+
+	it('requests with no demand (not LLM requests) pass by the budget', () => {
+		const api = new Api({ ...P, tokenLimitPerMinute: 1000 });
+		expect(api.ask(T0, costing(1000)).go).toBe(true);
+		expect(api.ask(T0 + 1, undefined).go).toBe(true);
+	});
+});
