@@ -70,6 +70,8 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
 		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
 	}
+	const tokens = num('tokenLimit');
+	if (tokens > 0) params.tokenLimitPerMinute = tokens;
 	// the credential as the parameters stand; they were checked when the item's credential was read
 	const api = nameApi(parsed, node, selectedCredentialType(auth), scope);
 	params.label = api.label;

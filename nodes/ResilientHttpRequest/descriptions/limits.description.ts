@@ -23,6 +23,7 @@ export const TRAFFIC_NUMBERS = {
 	breakerBreak: { displayName: 'Hold: First Test Request After (Ms)', default: HOLD_DEFAULTS.breakMs, min: 1, max: DAY_MS, integer: false },
 	breakerMaxBreak: { displayName: 'Hold: Max Time Between Test Requests (Ms)', default: HOLD_DEFAULTS.maxBreakMs, min: 1, max: DAY_MS, integer: false },
 	rateLimit: { displayName: 'Rate Limit', default: 0, min: 0, max: 1_000_000, integer: false },
+	tokenLimit: { displayName: 'Token Limit (Per Minute)', default: 0, min: 0, max: 1_000_000_000, integer: true },
 } as const;
 
 type TrafficNumber = keyof typeof TRAFFIC_NUMBERS;
@@ -107,6 +108,10 @@ const trafficControlCollection: INodeProperties = {
 			],
 			default: 'second',
 		},
+		trafficNumber(
+			'tokenLimit',
+			"The most tokens per minute to this LLM API, for all executions and workers together: each request's tokens are estimated before it is sent (its prompt's characters and its max_tokens) and it waits until they fit. 0: none; the node still follows the token budget the API states in its headers (OpenAI, Anthropic).",
+		),
 		{
 			displayName: 'Retry Budget',
 			name: 'budget',
@@ -130,6 +135,7 @@ export const limitsProperties: INodeProperties[] = [
 		{ name: 'budget', details: ['budgetPercent', 'budgetMinRetries', 'budgetWindow'] },
 		{ name: 'breaker', details: ['breakerConsecutiveFailures', 'breakerFailurePercent', 'breakerMinimumCalls', 'breakerWindow', 'breakerBreak', 'breakerMaxBreak'] },
 		'rateLimit',
+		'tokenLimit',
 	]),
 	trafficControlCollection,
 ];

@@ -10,6 +10,8 @@ import type { AttemptGate, AttemptResult } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome } from '../../shared/core/traffic/controller';
 import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
+import { tokenDemand, tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
+import { readTokenStatement } from '../../shared/core/traffic/token-headers';
 import type { StateStore } from '../../shared/core/traffic/store';
 import { createTrafficGate } from '../../shared/n8n/traffic/traffic-gate';
 import type { TrafficControl } from '../config/traffic-settings';
@@ -49,13 +51,33 @@ function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number,
 	return quota ? { quota } : {};
 }
 
-/** What one attempt's result tells the API's controller. */
-function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean, request: TrafficRequest): Outcome {
+/** Bodies larger than this are not read for an LLM request's demand (no prompt is this long). */
+const MAX_DEMAND_BODY_BYTES = 8 * 1024 * 1024;
+
+/** An LLM request's demand on the API's token budget, or undefined (not an LLM request: most bodies stop at one scan). */
+export function requestTokenDemand(body: string | Buffer | undefined): TokenDemand | undefined {
+	if (body === undefined || body.length === 0 || body.length > MAX_DEMAND_BODY_BYTES) return undefined;
+	const text = typeof body === 'string' ? body : body.toString('utf8');
+	// a scan before a parse: JSON bodies that are no LLM request cost no second parse
+	if (!/"(?:messages|prompt|input|contents)"\s*:/.test(text)) return undefined;
+	return tokenDemand(text);
+}
+
+/** What an LLM answer says of tokens: the budget its headers state, and its usage. */
+function tokenFacts(headers: Record<string, unknown> | undefined, body: Buffer | undefined, nowMs: number, readRateLimitHeaders: boolean): Pick<Outcome, 'tokens'> {
+	const statement = readRateLimitHeaders && headers ? readTokenStatement(headers, nowMs) : undefined;
+	const usage = body && body.length <= MAX_DEMAND_BODY_BYTES ? tokenUsage(body.toString('utf8')) : undefined;
+	return statement || usage ? { tokens: { counted: 0, ...(statement ? { statement } : {}), ...(usage ? { usage } : {}) } } : {};
+}
+
+/** What one attempt's result tells the API's controller. `llm`: the request asked tokens of the API's budget. */
+function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateLimitHeaders: boolean, request: TrafficRequest, llm: boolean): Outcome {
 	// a "not yet" answer (Retry When) is the API working: no sign of an outage, nor of throttling
 	if (result.ok || result.failure.notYet) {
 		const headers = result.ok ? result.value.headers : result.failure.headers;
 		const facts = readRateLimitHeaders && headers ? quotaFacts(headers, nowMs, request) : {};
-		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts };
+		const tokens = llm ? tokenFacts(headers, result.ok ? result.value.body : undefined, nowMs, readRateLimitHeaders) : {};
+		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts, ...tokens };
 	}
 	const failure = result.failure;
 	const status = failure.status;
@@ -63,7 +85,10 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 	const rateSignal = failure.quotaSpent !== true;
 	const throttled = rateSignal && (status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined));
 	const facts = readRateLimitHeaders && failure.headers ? quotaFacts(failure.headers, nowMs, request) : {};
+	// a refused LLM request states the budget too (a 429 with 0 tokens left); it used none
+	const tokens = llm ? tokenFacts(failure.headers, undefined, nowMs, readRateLimitHeaders) : {};
 	return {
+		...tokens,
 		success: false,
 		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
 		outageFailure: failure.transient && (failure.kind !== 'status' || (status ?? 0) >= 500),
@@ -86,6 +111,8 @@ interface TrafficGateOptions {
 	request: TrafficRequest;
 	maxServerDelayMs: number;
 	readRateLimitHeaders: boolean;
+	/** The request is an LLM request: what it asks of the API's token budget. */
+	tokens?: TokenDemand;
 }
 
 export function createHttpTrafficGate(ctx: IExecuteFunctions, store: StateStore, control: TrafficControl, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions): AttemptGate<HttpResponse> {
@@ -94,6 +121,7 @@ export function createHttpTrafficGate(ctx: IExecuteFunctions, store: StateStore,
 		loopRetry: options.loopRetry,
 		route: options.request.route,
 		maxServerDelayMs: options.maxServerDelayMs,
-		reading: { outcomeOf: (result, nowMs) => outcomeOf(result, nowMs, options.readRateLimitHeaders, options.request), wasPaced },
+		reading: { outcomeOf: (result, nowMs) => outcomeOf(result, nowMs, options.readRateLimitHeaders, options.request, options.tokens !== undefined), wasPaced },
+		...(options.tokens ? { tokens: options.tokens } : {}),
 	});
 }
