@@ -252,6 +252,25 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 		expect(await call(redis.workerA, 'op-1', T0 + 3)).toMatchObject({ go: true, probe: false });
 	});
 
+	it("an LLM API's token budget is one for both workers: what A's answer stated holds B's request back until the stated reset; a Token Limit counts both workers' requests", async () => {
+		const key = `tokens-${Date.now()}`;
+		const ask = async (store: StateStore, now: number, tokens: number, params: TrafficParams = P) =>
+			await store.traffic(key, now, params, (d, l) => admit(d, l, now, { ...request(), tokens: { chars: tokens * 4, output: 0 } }, params));
+		const first = await ask(redis.workerA, T0, 1000);
+		if (!first.go) throw new Error('the first request was refused');
+		await redis.workerA.traffic(key, T0 + 10, P, (d, l) => complete(d, l, T0 + 10, first.lease, { ...OK, tokens: { counted: first.tokens ?? 0, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' } } }, P));
+		expect(await ask(redis.workerB, T0 + 20, 6000)).toMatchObject({ go: false, reason: 'tokens', until: T0 + 20_000 });
+		expect(await ask(redis.workerB, T0 + 30, 4000)).toMatchObject({ go: true, tokens: 4000 });
+		expect(await ask(redis.workerA, T0 + 40, 2000)).toMatchObject({ go: false, reason: 'tokens' });
+		// a user's limit of 10,000 a minute, on another API: 3 of 3,000 from either worker, then a wait
+		const limited = { ...P, tokenLimitPerMinute: 10_000 };
+		const other = `${key}-limit`;
+		const askOther = async (store: StateStore, now: number) => await store.traffic(other, now, limited, (d, l) => admit(d, l, now, { ...request(), tokens: { chars: 12_000, output: 0 } }, limited));
+		const goes = [await askOther(redis.workerA, T0), await askOther(redis.workerB, T0 + 1), await askOther(redis.workerA, T0 + 2), await askOther(redis.workerB, T0 + 3)];
+		expect(goes.map((a) => a.go)).toEqual([true, true, true, false]);
+		expect(goes[3]).toMatchObject({ reason: 'tokens' });
+	});
+
 	let differentialSeries = 0;
 
 	/**
