@@ -19,7 +19,8 @@ import type { RetryTally } from './output/retry-tally';
 import { consoleReporter } from './output/console-requests';
 import { thrownShape } from './output/http-request-error';
 import { meetsRetryWhen, notYetFailure, retryWhenError } from './polling/retry-when';
-import { createHttpTrafficGate, requestTokenDemand, trafficRequest } from './traffic/traffic-gate';
+import { asksForStream, requestTokenDemand } from './traffic/llm-body';
+import { createHttpTrafficGate, trafficRequest } from './traffic/traffic-gate';
 import { errorCodeOf, sendAttempt, TooManyRedirectsError } from './transport/send-attempt';
 
 /** What every item of a run is sent with. */
@@ -115,7 +116,7 @@ export function itemSender(ctx: IExecuteFunctions, scope: ItemScope, config: Ite
 	return async (request) => {
 		// a page carries its own key (<key>-page-<n>): the policy takes the key the request goes out with
 		const key = headerValue(request.headers, idempotency.header);
-		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}) };
+		const policy = { ...retry.policy, method: request.method, ...(key !== undefined ? { idempotencyKey: key } : {}), ...(idempotency.owner !== undefined ? { idempotencyKeyOwner: idempotency.owner } : {}), ...(asksForStream(request.body) ? { streamed: true } : {}) };
 		const tokens = requestTokenDemand(request.body);
 		const gate = createHttpTrafficGate(ctx, store, config.traffic, runtime, signal, { ...gateOptions, request: trafficRequest(request.method, request.url), ...(tokens ? { tokens } : {}) });
 		const outcome = await runWithRetry((context) => attempt(request, context), policy, runtime, signal, gate);

@@ -88,6 +88,8 @@ interface FaultCase {
 	maxAttempts?: number;
 	/** Through an n8n-handled credential (Header Auth): n8n's httpRequestWithAuthentication sends it. */
 	headerAuth?: boolean;
+	/** Fields added to the item (a POST sends the item as its JSON body). */
+	item?: IDataObject;
 	why: string;
 	expected: Expected;
 	skip?: string;
@@ -106,6 +108,8 @@ const CASES: FaultCase[] = [
 	{ fault: 'Reset after the request body was received (once)', method: 'POST', key: true, url: faultUrl('reset-after-body', 'times=1'), seen: requestsOf, why: 'an idempotency key is sent', expected: { attempts: 2, endsOn: 'success', seen: 2 } },
 	{ fault: 'Response cut mid-body (once)', method: 'GET', url: faultUrl('cut-body', 'times=1'), seen: requestsOf, why: 'transient; GET is idempotent', expected: { attempts: 2, endsOn: 'success', seen: 2 } },
 	{ fault: 'Response cut mid-body', method: 'POST', url: faultUrl('cut-body'), seen: requestsOf, why: 'the server answered, so it may have acted', expected: { attempts: 1, endsOn: 'error', reason: 'not-safe-to-retry', code: 'ERR_STREAM_PREMATURE_CLOSE', seen: 1, message: /may have processed it/ } },
+	{ fault: 'Response cut mid-body, a streamed answer (`"stream": true`, once)', method: 'POST', key: true, item: { stream: true }, url: faultUrl('cut-body', 'times=1'), seen: requestsOf, why: 'its answer had begun: sent again it would be generated (and paid for) again, key or not', expected: { attempts: 1, endsOn: 'error', reason: 'not-safe-to-retry', code: 'ERR_STREAM_PREMATURE_CLOSE', seen: 1, message: /streamed answer broke off after the first bytes/ } },
+	{ fault: 'Response cut mid-body (once)', method: 'POST', key: true, url: faultUrl('cut-body', 'times=1'), seen: requestsOf, why: 'an idempotency key is sent', expected: { attempts: 2, endsOn: 'success', seen: 2 } },
 	{ fault: `Never answers (Attempt Timeout ${ATTEMPT_TIMEOUT_MS} ms, once)`, method: 'GET', url: faultUrl('hang', 'times=1'), seen: requestsOf, retryOptions: { attemptTimeout: ATTEMPT_TIMEOUT_MS }, why: 'timeout is transient; GET is idempotent', expected: { attempts: 2, endsOn: 'success', seen: 2, closesConnections: true } },
 	{ fault: `Never answers (Attempt Timeout ${ATTEMPT_TIMEOUT_MS} ms)`, method: 'POST', url: faultUrl('hang'), seen: requestsOf, retryOptions: { attemptTimeout: ATTEMPT_TIMEOUT_MS }, why: 'the server may have processed it', expected: { attempts: 1, endsOn: 'error', reason: 'not-safe-to-retry', code: 'ETIMEDOUT', seen: 1, message: /may have processed it/, closesConnections: true } },
 	{ fault: `Slow drip of bytes, one per 50 ms (Attempt Timeout ${ATTEMPT_TIMEOUT_MS} ms)`, method: 'GET', url: faultUrl('drip'), seen: requestsOf, retryOptions: { attemptTimeout: ATTEMPT_TIMEOUT_MS }, why: 'each attempt ends at its timeout, even while bytes arrive', expected: { attempts: 3, endsOn: 'error', reason: 'attempts-exhausted', code: 'ETIMEDOUT', seen: 3, closesConnections: true } },
@@ -185,7 +189,7 @@ describe('faults injected by a local server, through the engine', () => {
 		}
 		it(title, async () => {
 			const key = `case-${n}`;
-			const input = { order: `A-${n}`, amount: 5, nested: { tags: ['x', 'y'] } };
+			const input = { order: `A-${n}`, amount: 5, nested: { tags: ['x', 'y'] }, ...c.item };
 			const runtime = createVirtualRuntime(n + 1);
 			const seenBefore = c.seen(env, key);
 			const run = await runHttp(caseWorkflow(c, c.url(env, key)), [{ json: input }], runtime, c.headerAuth ? { credentials: { httpHeaderAuth: HEADER_AUTH } } : {});

@@ -10,7 +10,8 @@ import type { AttemptGate, AttemptResult } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome } from '../../shared/core/traffic/controller';
 import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
-import { tokenDemand, tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
+import { tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
+import { MAX_LLM_BODY_BYTES } from './llm-body';
 import { readTokenStatement } from '../../shared/core/traffic/token-headers';
 import type { StateStore } from '../../shared/core/traffic/store';
 import { createTrafficGate } from '../../shared/n8n/traffic/traffic-gate';
@@ -51,22 +52,10 @@ function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number,
 	return quota ? { quota } : {};
 }
 
-/** Bodies larger than this are not read for an LLM request's demand (no prompt is this long). */
-const MAX_DEMAND_BODY_BYTES = 8 * 1024 * 1024;
-
-/** An LLM request's demand on the API's token budget, or undefined (not an LLM request: most bodies stop at one scan). */
-export function requestTokenDemand(body: string | Buffer | undefined): TokenDemand | undefined {
-	if (body === undefined || body.length === 0 || body.length > MAX_DEMAND_BODY_BYTES) return undefined;
-	const text = typeof body === 'string' ? body : body.toString('utf8');
-	// a scan before a parse: JSON bodies that are no LLM request cost no second parse
-	if (!/"(?:messages|prompt|input|contents)"\s*:/.test(text)) return undefined;
-	return tokenDemand(text);
-}
-
 /** What an LLM answer says of tokens: the budget its headers state, and its usage. */
 function tokenFacts(headers: Record<string, unknown> | undefined, body: Buffer | undefined, nowMs: number, readRateLimitHeaders: boolean): Pick<Outcome, 'tokens'> {
 	const statement = readRateLimitHeaders && headers ? readTokenStatement(headers, nowMs) : undefined;
-	const usage = body && body.length <= MAX_DEMAND_BODY_BYTES ? tokenUsage(body.toString('utf8')) : undefined;
+	const usage = body && body.length <= MAX_LLM_BODY_BYTES ? tokenUsage(body.toString('utf8')) : undefined;
 	return statement || usage ? { tokens: { counted: 0, ...(statement ? { statement } : {}), ...(usage ? { usage } : {}) } } : {};
 }
 

@@ -16,7 +16,12 @@ export interface SafetyContext {
 	hasIdempotencyKey: boolean;
 	/** The user explicitly allowed retrying non-idempotent requests without a key. */
 	allowUnsafeRetries: boolean;
+	/** The request asked for a streamed answer (`"stream": true`). */
+	streamed?: boolean;
 }
+
+/** Node's code for a response whose body stopped before its end (send-attempt.ts ResponseCutError). */
+const CUT_RESPONSE = 'ERR_STREAM_PREMATURE_CLOSE';
 
 type SafetyVerdict = { safe: true; why: string } | { safe: false; why: string };
 
@@ -27,6 +32,10 @@ type SafetyVerdict = { safe: true; why: string } | { safe: false; why: string };
 export function isSafeToRetry(failure: AttemptFailure, ctx: SafetyContext): SafetyVerdict {
 	if (failure.reachedServer === 'no') return { safe: true, why: 'the request never reached the server' };
 	if (failure.reachedServer === 'refused') return { safe: true, why: `the server refused the request without processing it (${failure.status ?? 'refused'})` };
+	// whatever the method, key or setting: the answer was being generated and sent, and is paid for
+	if (ctx.streamed && failure.code === CUT_RESPONSE) {
+		return { safe: false, why: 'its streamed answer broke off after the first bytes: sent again, it would be generated (and paid for) again. A streamed answer is never retried once it has begun' };
+	}
 	if (isIdempotentMethod(ctx.method)) return { safe: true, why: `${ctx.method.toUpperCase()} is idempotent` };
 	if (ctx.hasIdempotencyKey) return { safe: true, why: 'an idempotency key is sent' };
 	if (ctx.allowUnsafeRetries) return { safe: true, why: 'unsafe retries are allowed' };

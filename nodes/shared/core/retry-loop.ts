@@ -20,6 +20,8 @@ export interface RetryPolicy extends Omit<DecisionPolicy, 'safety'> {
 	/** The node that generated the key (see item-records.ts); absent for keys the user gave. */
 	idempotencyKeyOwner?: string;
 	allowUnsafeRetries: boolean;
+	/** The request asked for a streamed answer (an LLM's `"stream": true`): one cut off after its first bytes is never sent again. */
+	streamed?: boolean;
 	/**
 	 * A wait before the first attempt, decided on an answer before this loop began (a 202 that
 	 * started an operation whose status this loop polls): told in the first attempt's record.
@@ -188,7 +190,7 @@ class RetryRun<T> {
 		private readonly gate?: AttemptGate<T>,
 	) {
 		this.story = new StoryBuilder(runtime, policy);
-		this.decisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries } };
+		this.decisionPolicy = { ...policy, safety: { method: policy.method, hasIdempotencyKey: policy.idempotencyKey !== undefined, allowUnsafeRetries: policy.allowUnsafeRetries, ...(policy.streamed ? { streamed: true } : {}) } };
 		this.token = { attempts: 1, startedAt: runtime.now() };
 		// the decision and the attempts' time limits count the deadline from the same instant
 		this.deadlineAt = policy.totalDeadlineMs > 0 ? this.token.startedAt + policy.totalDeadlineMs : undefined;
