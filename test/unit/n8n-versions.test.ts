@@ -1,8 +1,9 @@
 /**
  * The README's n8n versions table, generated from the last recorded run of scripts/n8n-versions.sh
  * (test/e2e/n8n-versions.json), and held to the tested range: the record covers exactly the versions
- * with a lock in scripts/n8n-lock/ (which .ci/run runs at every commit), each passed, the oldest is
- * the floor the node names in its error on an older n8n, and the pinned one is scripts/n8n-env.sh's.
+ * with a lock in scripts/n8n-lock/, each passed, the oldest is the floor the node names in its error
+ * on an older n8n, the pinned one is scripts/n8n-env.sh's, and the two that .ci/run checks at every
+ * commit (the pinned n8n's whole suite, the floor's version checks) are the ones marked so.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,6 +13,8 @@ import { expectDocSection, markdownTable, REPO_ROOT } from '../support/doc-secti
 interface VersionRun {
 	version: string;
 	pinned: boolean;
+	/** .ci/run checks it at every commit. */
+	ci: boolean;
 	result: string;
 	testsPassed: number;
 	testsFailed: number;
@@ -54,6 +57,13 @@ test("the oldest version is the floor the node names on an older n8n; the pinned
 	expect(record.versions.filter((v) => v.pinned).map((v) => v.version)).toEqual([pinned]);
 });
 
+test('.ci/run checks the floor (its version checks) and the pinned n8n (every test) at every commit, and the record says so', () => {
+	const ci = readFileSync(path.join(REPO_ROOT, '.ci/run'), 'utf8');
+	expect(ci).toMatch(/n8n-versions\.sh --floor --install-only/);
+	expect(ci).toMatch(/\nbash scripts\/n8n-versions\.sh --floor\n/);
+	expect(record.versions.filter((v) => v.ci).map((v) => v.version)).toEqual([range[0], pinned]);
+});
+
 test('the README lists the versions as the run recorded them', () => {
 	const role = (run: VersionRun, k: number) => {
 		if (run.pinned) return 'pinned: every test runs on it';
@@ -62,8 +72,8 @@ test('the README lists the versions as the run recorded them', () => {
 	};
 	const files = record.files.map((file) => `\`${path.basename(file)}\``).join(', ');
 	const table = markdownTable(
-		['n8n', 'In the range', 'Version checks', 'Time'],
-		record.versions.map((run, k) => [run.version, role(run, k), `${run.result}: ${run.testsPassed} tests, ${run.testsFailed} failed`, `${run.seconds} s`]),
+		['n8n', 'In the range', 'Version checks', 'Time', 'Checked in CI'],
+		record.versions.map((run, k) => [run.version, role(run, k), `${run.result}: ${run.testsPassed} tests, ${run.testsFailed} failed`, `${run.seconds} s`, run.pinned ? 'every commit: every test' : run.ci ? 'every commit: the version checks' : 'no: this recorded run']),
 	);
 	const footer = `Recorded by \`scripts/n8n-versions.sh --record\` on ${record.ranAt.slice(0, 10)} (Node ${record.node}, package ${record.package}); the checks: ${files}. Time includes the install of a version not yet cached.`;
 	expectDocSection('n8n-versions', `${table}\n\n${footer}`);
