@@ -153,11 +153,9 @@ export function tokensForgetAt(data: TokenData): number {
 	return Math.max(data.word?.resetAt ?? -Infinity, windowEmptyAt(data.sent, TOKEN_WINDOW_MS));
 }
 
-/** What is left of the budget now, for the operator's view: the word's, else the user's limit's minute. */
-export function tokensLeft(data: TokenData, nowMs: number, userLimit: number | undefined): { remaining: number | null; resetAt: number | null } {
+/** What is left of the budget now, for the operator's view: the server's word while it holds (the view has no params, so no user limit). */
+export function tokensLeft(data: TokenData, nowMs: number): { remaining: number | null; resetAt: number | null } {
 	const word = data.word;
 	if (word && word.resetAt > nowMs) return { remaining: Math.max(0, word.remaining - word.sentSince), resetAt: word.resetAt };
-	if (userLimit === undefined) return { remaining: null, resetAt: null };
-	const { live, total } = sentInWindow(data, nowMs);
-	return { remaining: Math.max(0, userLimit - total), resetAt: live.length > 0 ? windowEmptyAt(live, TOKEN_WINDOW_MS) : null };
+	return { remaining: null, resetAt: null };
 }

@@ -57,7 +57,7 @@ export const tokens: Limit = {
 	view(data, nowMs, view, _inFlight) {
 		const state = data.tokens;
 		if (!state) return;
-		const left = tokensLeft(state, nowMs, undefined);
+		const left = tokensLeft(state, nowMs);
 		view.tokens = {
 			perMinute: state.stated ?? null,
 			remaining: left.remaining,
