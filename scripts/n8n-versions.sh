@@ -17,8 +17,8 @@
 #
 # For each version, with N8N_VERSION set to it (scripts/n8n-env.sh then names its own folder,
 # $RH_CACHE/n8n-<version>, beside the others, and the same Node 24): scripts/install-n8n.sh installs
-# that n8n from its lock and checks it (a cached, checked install is reused; a new one unpacks about
-# 2.9 GB), then test/e2e/run.sh runs the check files in it. The output of each version goes to a log
+# that n8n from its lock and checks it (a cached, checked install is reused; a new one is installed
+# as changes to another checked n8n of the cache, or unpacks about 2.9 GB), then test/e2e/run.sh runs the check files in it. The output of each version goes to a log
 # (RH_VERSIONS_LOGS, default a fresh temp folder), named on its line. Exit status 1 when any version
 # failed, 2 on a usage error.
 set -euo pipefail
