@@ -1,5 +1,5 @@
 /** The order of a queue of waiting requests (nodes/shared/core/traffic/fair-line.ts), and the order a node starts its items in. */
-import { FairLine, startOrder, type Lane, type Ticket } from '../../../nodes/shared/core/traffic/fair-line';
+import { CATCH_UP_MS, FairLine, startOrder, type Lane, type Ticket } from '../../../nodes/shared/core/traffic/fair-line';
 
 /** Serves the whole line, front first, as the waiters are woken. */
 function serveAll(line: FairLine<string>): string[] {
@@ -86,6 +86,66 @@ describe('FairLine', () => {
 		plain.remove('a0', true);
 		plain.add('a0', { share: 'a' }, false);
 		expect(serveAll(plain)).toEqual(['a1', 'a2', 'a0']);
+	});
+
+	it('with a clock, a share that arrives while another is busy catches up: it goes ahead for the turns served in the last CATCH_UP_MS, then they take turns', () => {
+		let now = 0;
+		const line = new FairLine<string>(() => now);
+		for (let i = 0; i < 100; i++) line.add(`big${i}`, { share: 'big' }, false);
+		// the big share alone for 3 s, one served every 50 ms: 60 turns
+		for (let i = 0; i < 60; i++) {
+			now += 50;
+			line.remove(line.first() as string, true);
+		}
+		for (let i = 0; i < 70; i++) line.add(`small${i}`, { share: 'small' }, false);
+		const order = serveAll(line);
+		// its first 59 go before the big share's next (it comes after the big share's arrival, at turn 1); then every other turn
+		expect(order.slice(0, 59)).toEqual(Array.from({ length: 59 }, (_, i) => `small${i}`));
+		expect(order.slice(59, 63)).toEqual(['big60', 'small59', 'big61', 'small60']);
+		expect(CATCH_UP_MS).toBe(10_000);
+	});
+
+	it('with a clock, the catch-up reaches back CATCH_UP_MS only: a share that arrives after 30 s of another goes ahead for the last 10 s of turns', () => {
+		let now = 0;
+		const line = new FairLine<string>(() => now);
+		for (let i = 0; i < 1000; i++) line.add(`old${i}`, { share: 'old' }, false);
+		for (let i = 0; i < 600; i++) {
+			now += 50;
+			line.remove(line.first() as string, true);
+		}
+		for (let i = 0; i < 300; i++) line.add(`new${i}`, { share: 'new' }, false);
+		const order = serveAll(line);
+		// 200 turns served in the last 10 s (one every 50 ms): the new share's first 200 go first
+		expect(order.slice(0, 200).every((name) => name.startsWith('new'))).toBe(true);
+		expect(order.slice(200, 204)).toEqual(['old600', 'new200', 'old601', 'new201']);
+	});
+
+	it('with a clock, a stream of new shares holds an old one back CATCH_UP_MS at most: then it is served as plain turns serve it', () => {
+		/** An old share served alone for 10 s, then a new share every 50 ms, one request each, one served every 50 ms: when the old one is served. */
+		const stream = (line: FairLine<string>, clock: { now: number }, arrivals: number): number[] => {
+			for (let i = 0; i < 1000; i++) line.add(`old${i}`, { share: 'old' }, false);
+			for (let i = 0; i < 200; i++) {
+				clock.now += 50;
+				line.remove(line.first() as string, true);
+			}
+			const oldServedAt: number[] = [];
+			for (let k = 0; k < arrivals; k++) {
+				line.add(`new${k}`, { share: `new${k}` }, false);
+				clock.now += 50;
+				const next = line.first() as string;
+				line.remove(next, true);
+				if (next.startsWith('old')) oldServedAt.push(clock.now);
+			}
+			return oldServedAt;
+		};
+		const clock = { now: 0 };
+		const caughtUp = stream(new FairLine<string>(() => clock.now), clock, 600);
+		const plain = stream(new FairLine<string>(), { now: 0 }, 400);
+		// held back 10 s (its 200 turns of the last 10 s), not longer
+		expect(caughtUp[0]).toBeGreaterThanOrEqual(10_000 + 10_000 - 100);
+		expect(caughtUp[0]).toBeLessThanOrEqual(10_000 + 10_000 + 100);
+		// then as plain turns serve it: the 400 arrivals after its first serve give it as many serves as the first 400 give it without a clock
+		expect(caughtUp.filter((t) => t > caughtUp[0] && t <= caughtUp[0] + 400 * 50).length).toBeGreaterThanOrEqual(plain.length - 1);
 	});
 
 	it('requests without a key are one share beside the keyed ones', () => {

@@ -28,7 +28,7 @@ const SMALL = 20;
 const tenantOf = (item: number) => (item < BIG ? 'big' : item < BIG + SMALL ? 'small-1' : 'small-2');
 
 describe('three tenants, one sending 1,000 items and two sending 20, at 20 requests a second', () => {
-	it('with a Fair Share Key, each small tenant finishes in about 3x its time alone (a third of the pace each), not after the big one; the limit holds', async () => {
+	it('with a Fair Share Key, tenants that come together take turns: each small one finishes in about 3x its time alone (a third of the pace each), not after the big one; the limit holds', async () => {
 		const alone = await simulateGate(SMALL, params(), healthy, { laneOf: () => ({ share: 'small-1' }) });
 		const run = await simulateGate(BIG + 2 * SMALL, params(), healthy, { laneOf: (item): Lane => ({ share: tenantOf(item) }) });
 		expect(run.failed).toBe(0);
@@ -41,6 +41,33 @@ describe('three tenants, one sending 1,000 items and two sending 20, at 20 reque
 		expect(busiestSecond(run.requests.map((r) => r.sentAt))).toBeLessThanOrEqual(20);
 		// the big tenant's items take what the small ones leave: the whole run is the pace's
 		expect(run.durationMs).toBeLessThan(((BIG + 2 * SMALL) / 20) * 1000 + 200);
+	});
+
+	it('small tenants that come 3 s into the big one\'s run catch up first: each ends within 2x its time alone, and the big one still ends with the pace', async () => {
+		const arrivesAt = (item: number) => (item < BIG ? 0 : 3_000);
+		const alone = await simulateGate(SMALL, params(), healthy, { laneOf: () => ({ share: 'small-1' }) });
+		const run = await simulateGate(BIG + 2 * SMALL, params(), healthy, { laneOf: (item): Lane => ({ share: tenantOf(item) }), arrivesAt });
+		expect(run.failed).toBe(0);
+		const aloneMs = Math.max(...alone.endedAt);
+		for (const tenant of ['small-1', 'small-2']) {
+			const ended = Math.max(...run.endedAt.filter((_, item) => tenantOf(item) === tenant));
+			// 40 requests ahead of the big tenant's at 20 a second: 2 s, against 1 s alone
+			expect((ended - 3_000) / aloneMs).toBeLessThanOrEqual(2.1);
+		}
+		expect(busiestSecond(run.requests.map((r) => r.sentAt))).toBeLessThanOrEqual(20);
+		expect(run.durationMs).toBeLessThan(((BIG + 2 * SMALL) / 20) * 1000 + 200);
+	});
+
+	it('a second big tenant that comes 20 s into the first one\'s run goes first for 10 s at most (CATCH_UP_MS), then they take turns', async () => {
+		const run = await simulateGate(2 * BIG, params(), healthy, { laneOf: (item): Lane => ({ share: item < BIG ? 'first' : 'second' }), arrivesAt: (item) => (item < BIG ? 0 : 20_000) });
+		expect(run.failed).toBe(0);
+		const firstSent = run.requests.filter((r) => r.item < BIG).map((r) => r.sentAt);
+		const between = (from: number, to: number) => firstSent.filter((t) => t >= from && t < to).length;
+		// caught up: the first tenant sends nothing for the 10 s after the second one comes (its 200 turns of the last 10 s)
+		expect(between(20_100, 29_900)).toBe(0);
+		// then every other turn: 10 a second each
+		expect(between(31_000, 41_000)).toBeGreaterThanOrEqual(95);
+		expect(between(31_000, 41_000)).toBeLessThanOrEqual(105);
 	});
 
 	it('without one, the small tenants wait behind the big one (the case the key is for)', async () => {

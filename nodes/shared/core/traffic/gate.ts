@@ -128,7 +128,7 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
 	const standing = place.standingIn(queue, request, admission.reason === 'paused' && request.retry);
-	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing);
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing, () => runtime.now());
 	return { queue, woken };
 }
 
@@ -192,7 +192,7 @@ async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: 
 	const queue = queueOf(ctx.key, reason);
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
 	const standing = place.standingIn(queue, request);
-	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing);
+	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing, () => runtime.now());
 	waits[reason] = (waits[reason] ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
 }

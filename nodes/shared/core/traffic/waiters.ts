@@ -58,12 +58,13 @@ export class Waiters {
 	 * true when woken (by a wake or the queue's look), and then the request counts as looking until
 	 * it calls `looked(key)`, which it must, whatever happens next. With `look`, the queue's timer is
 	 * set to that time, unless it is set sooner already. Its standing orders it (fair-line.ts): urgent
-	 * first, then ahead, then the rest, whose shares take turns; otherwise by arrival.
+	 * first, then ahead, then the rest, whose shares take turns; otherwise by arrival. `clock` (the
+	 * callers'), given when the queue is made, times how far a share that arrives catches up.
 	 */
-	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, standing: Standing = {}): Promise<boolean> {
+	wait(key: string, maxMs: number, startTimer: StartTimer, signal?: AbortSignal, look?: LookAgain, standing: Standing = {}, clock?: () => number): Promise<boolean> {
 		return new Promise<boolean>((resolve) => {
 			let done = false;
-			const queue = this.queues.get(key) ?? { waiters: new FairLine<Wake>(), wakesDue: 0, looking: 0 };
+			const queue = this.queues.get(key) ?? { waiters: new FairLine<Wake>(clock), wakesDue: 0, looking: 0 };
 			this.queues.set(key, queue);
 			const finish = (woken = false) => {
 				if (done) return;
