@@ -6,11 +6,11 @@ import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
-import { TRAFFIC_NUMBERS } from '../descriptions/limits.description';
+import { TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
 import type { Lane } from '../../shared/core/traffic/fair-line';
-import { readLane } from './lane-settings';
+import { readLane } from '../../shared/n8n/lane-settings';
 
 export interface TrafficControl extends ApiName {
 	params: TrafficParams;

@@ -3,8 +3,8 @@
  * Key and whether it is urgent, from Traffic Control's options.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import type { Lane } from '../../shared/core/traffic/fair-line';
-import { parameterError } from '../../shared/n8n/parameters';
+import type { Lane } from '../core/traffic/fair-line';
+import { parameterError } from './parameters';
 
 const FAIR_SHARE_KEY = 'Fair Share Key';
 const URGENT = 'Urgent';

@@ -1,0 +1,25 @@
+import { HOLD_DEFAULTS } from '../core/traffic/hold-state';
+import { BUDGET_DEFAULTS } from '../core/traffic/budget';
+
+const DAY_MS = 24 * 3600_000;
+
+/**
+ * The numbers of Traffic Control, as the editor names them, with their defaults and the limits both
+ * the editor (minValue/maxValue) and the runtime (ResilientHttpRequest/config/traffic-settings.ts) hold them to. Their
+ * internal names are kept from the retry budget and circuit breaker they grew from, so workflows
+ * saved with them keep their settings; the display names are the glossary's (docs/glossary.md).
+ */
+export const TRAFFIC_NUMBERS = {
+	budgetPercent: { displayName: 'Retry Budget: Retries Allowed (%)', default: BUDGET_DEFAULTS.ratio * 100, min: 0, max: 1000, integer: false },
+	budgetMinRetries: { displayName: 'Retry Budget: Retries Always Allowed', default: BUDGET_DEFAULTS.minRetriesPerWindow, min: 0, max: 1_000_000, integer: true },
+	budgetWindow: { displayName: 'Retry Budget: Counted Over (Ms)', default: BUDGET_DEFAULTS.windowMs, min: 1000, max: DAY_MS, integer: false },
+	breakerConsecutiveFailures: { displayName: 'Hold: Failures in a Row', default: HOLD_DEFAULTS.consecutiveFailures, min: 0, max: 1_000_000, integer: true },
+	breakerFailurePercent: { displayName: 'Hold: Failed Share (%)', default: HOLD_DEFAULTS.failureRatio * 100, min: 0, max: 100, integer: false },
+	breakerMinimumCalls: { displayName: 'Hold: Minimum Requests for the Share', default: HOLD_DEFAULTS.minimumCalls, min: 1, max: 1_000_000, integer: true },
+	breakerWindow: { displayName: 'Hold: Counted Over (Ms)', default: HOLD_DEFAULTS.windowMs, min: 1000, max: DAY_MS, integer: false },
+	breakerBreak: { displayName: 'Hold: First Test Request After (Ms)', default: HOLD_DEFAULTS.breakMs, min: 1, max: DAY_MS, integer: false },
+	breakerMaxBreak: { displayName: 'Hold: Max Time Between Test Requests (Ms)', default: HOLD_DEFAULTS.maxBreakMs, min: 1, max: DAY_MS, integer: false },
+	rateLimit: { displayName: 'Rate Limit', default: 0, min: 0, max: 1_000_000, integer: false },
+	tokenLimit: { displayName: 'Token Limit (Per Minute)', default: 0, min: 0, max: 1_000_000_000, integer: true },
+} as const;
+
