@@ -5,10 +5,10 @@
  */
 import { hash } from 'node:crypto';
 import type { IExecuteFunctions } from 'n8n-workflow';
-import type { AttemptFailure } from '../../shared/core/classify';
 import type { AttemptGate, AttemptResult } from '../../shared/core/retry-loop';
 import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome } from '../../shared/core/traffic/controller';
+import { failureOutcome, wasPaced } from '../../shared/core/traffic/failure-outcome';
 import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
 import { tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
 import { MAX_LLM_BODY_BYTES } from './llm-body';
@@ -18,9 +18,6 @@ import { createTrafficGate } from '../../shared/n8n/traffic/traffic-gate';
 import type { TrafficControl } from '../config/traffic-settings';
 import type { HttpResponse } from '../types';
 import { NODE_DISPLAY_NAME } from './display-name';
-
-/** Statuses by which an API says "too much at once, come back later". */
-const OVERLOAD_STATUSES = new Set([429, 503, 529]);
 
 function shortHash(text: string): string {
 	return hash('sha256', text, 'base64url').slice(0, 16);
@@ -69,28 +66,10 @@ function outcomeOf(result: AttemptResult<HttpResponse>, nowMs: number, readRateL
 		return { success: true, outageFailure: false, overload: false, throttled: false, ...facts, ...tokens };
 	}
 	const failure = result.failure;
-	const status = failure.status;
-	// a quota no wait restores is the caller's (its key's credits), not the API's load: no pause, pace or smaller window for the others
-	const rateSignal = failure.quotaSpent !== true;
-	const throttled = rateSignal && (status === 429 || ((status === 503 || status === 529) && failure.serverDelay !== undefined));
 	const facts = readRateLimitHeaders && failure.headers ? quotaFacts(failure.headers, nowMs, request) : {};
 	// a refused LLM request states the budget too (a 429 with 0 tokens left); it used none
 	const tokens = llm ? tokenFacts(failure.headers, undefined, nowMs, readRateLimitHeaders) : {};
-	return {
-		...tokens,
-		success: false,
-		// the API misbehaving: errors, timeouts, 5xx; a 4xx (429 included) is no sign of an outage
-		outageFailure: failure.transient && (failure.kind !== 'status' || (status ?? 0) >= 500),
-		overload: failure.kind === 'timeout' || (rateSignal && status !== undefined && OVERLOAD_STATUSES.has(status)),
-		throttled,
-		...(throttled && failure.serverDelay ? { serverWait: { ms: failure.serverDelay.delayMs, header: failure.serverDelay.header, ...(failure.serverDelay.inferred ? { inferred: true } : {}) } } : {}),
-		...facts,
-	};
-}
-
-/** The previous attempt was throttled and told when to come back: the retry is the server's pace. */
-function wasPaced(last: AttemptFailure | undefined): boolean {
-	return last !== undefined && last.serverDelay !== undefined && last.status !== undefined && OVERLOAD_STATUSES.has(last.status);
+	return { ...tokens, ...failureOutcome(failure), ...facts };
 }
 
 interface TrafficGateOptions {
