@@ -1,5 +1,6 @@
 /** Reading what failed from an item that reached a retry loop (Backoff Delay). */
-import { parseWaitValue, readItemFailure } from '../../nodes/shared/core/item-failure';
+import { NodeApiError, type JsonObject } from 'n8n-workflow';
+import { N8N_STATUS_HEADLINES, parseWaitValue, readItemFailure, statusOfN8nHeadline } from '../../nodes/shared/core/item-failure';
 
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -56,5 +57,30 @@ describe('parseWaitValue (Server-Requested Wait)', () => {
 
 	it.each([-5, 'whenever', '-1', { ms: 1 }])('%j is refused with what is expected', (value) => {
 		expect(() => parseWaitValue(value, NOW)).toThrow(/must be/);
+	});
+});
+
+describe("n8n's status headlines (a node's continue-on-fail item holds only the message)", () => {
+	const node = { id: 'n', name: 'OpenAI', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [0, 0] as [number, number], parameters: {} };
+	const statuses = [400, 401, 402, 403, 404, 405, 429, 500, 502, 503, 504];
+
+	it.each(statuses)('the headline n8n-workflow\'s NodeApiError gives a %i is read back as that status', (status) => {
+		const error = new NodeApiError(node, { message: 'upstream text', httpCode: String(status) } as unknown as JsonObject);
+		expect(statusOfN8nHeadline(error.message)).toBe(status);
+		expect(readItemFailure({ error: error.message }, 0)).toEqual({ failed: true, message: error.message, status });
+		expect(readItemFailure({ error: { message: error.message } }, 0).status).toBe(status);
+	});
+
+	it('the table is n8n\'s whole table of single statuses (no headline left out, none invented)', () => {
+		const fromN8n = statuses.map((status) => new NodeApiError(node, { httpCode: String(status) } as unknown as JsonObject).message);
+		expect(N8N_STATUS_HEADLINES.map(([headline]) => headline).sort()).toEqual([...fromN8n].sort());
+	});
+
+	it('the class-only headlines (4XX, 5XX) and other messages name no status', () => {
+		for (const httpCode of ['418', '599']) {
+			const error = new NodeApiError(node, { httpCode } as unknown as JsonObject);
+			expect(statusOfN8nHeadline(error.message)).toBeUndefined();
+		}
+		expect(readItemFailure({ error: 'OpenAI: Rate limit reached' }, 0)).toEqual({ failed: true, message: 'OpenAI: Rate limit reached' });
 	});
 });

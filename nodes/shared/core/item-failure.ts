@@ -80,11 +80,37 @@ function bodyText(value: unknown): unknown {
 	}
 }
 
+/**
+ * The headlines n8n's NodeApiError gives an HTTP status (n8n-workflow's STATUS_CODE_MESSAGES): many
+ * nodes hand on only the headline under "continue on fail" (`{ error: message }`: n8n's OpenAI node,
+ * and most app nodes), and it is then all that tells the status. The generic 4XX and 5XX lines say
+ * only the class. Held to n8n-workflow's own table by a test.
+ */
+export const N8N_STATUS_HEADLINES: ReadonlyArray<readonly [headline: string, status: number]> = [
+	['Bad request - please check your parameters', 400],
+	['Authorization failed - please check your credentials', 401],
+	['Payment required - perhaps check your payment details?', 402],
+	['Forbidden - perhaps check your credentials?', 403],
+	['The resource you are requesting could not be found', 404],
+	['Method not allowed - please check you are using the right HTTP method', 405],
+	['The service is receiving too many requests from you', 429],
+	['The service was not able to process your request', 500],
+	['Bad gateway - the service failed to handle your request', 502],
+	['Service unavailable - try again later or consider setting this node to retry automatically (in the node settings)', 503],
+	['Gateway timed out - perhaps try again later?', 504],
+];
+const STATUS_BY_HEADLINE = new Map(N8N_STATUS_HEADLINES);
+
+/** The status an n8n headline names, when the message is one (exactly, as NodeApiError sets it). */
+export function statusOfN8nHeadline(message: unknown): number | undefined {
+	return typeof message === 'string' ? STATUS_BY_HEADLINE.get(message.trim()) : undefined;
+}
+
 export function readItemFailure(json: Json, nowMs: number, reading: ItemReading = { obeyHints: true }): ItemFailure {
 	const error = json.error;
 	if (isObject(error)) {
 		const response = isObject(error.response) ? error.response : {};
-		const status = numberOf(error.status) ?? numberOf(error.statusCode) ?? numberOf(response.status) ?? numberOf(error.httpCode);
+		const status = numberOf(error.status) ?? numberOf(error.statusCode) ?? numberOf(response.status) ?? numberOf(error.httpCode) ?? statusOfN8nHeadline(error.message);
 		const code = errorCodeOf(error.code) ?? errorCodeOf(error.httpCode);
 		const headers = headersFrom(response.headers, error.headers);
 		const resilientReason = typeof error.reason === 'string' ? error.reason : undefined;
@@ -104,7 +130,10 @@ export function readItemFailure(json: Json, nowMs: number, reading: ItemReading 
 			...(signals ? { signals } : {}),
 		};
 	}
-	if (typeof error === 'string' && error !== '') return { failed: true, message: error };
+	if (typeof error === 'string' && error !== '') {
+		const status = statusOfN8nHeadline(error);
+		return { failed: true, message: error, ...(status !== undefined ? { status } : {}) };
+	}
 	const statusCode = numberOf(json.statusCode);
 	if (statusCode !== undefined) {
 		if (statusCode < 400) return { failed: false, status: statusCode };
