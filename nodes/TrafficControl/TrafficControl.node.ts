@@ -18,12 +18,14 @@ export class TrafficControl implements INodeType {
 		icon: { light: 'file:trafficControl.svg', dark: 'file:trafficControl.dark.svg' },
 		group: ['output'],
 		version: 1,
-		subtitle: '={{ $parameter["operation"] === "resume" ? "End pause or hold: " + $parameter["api"] : $parameter["operation"] === "getMetrics" ? "Get metrics" : "Get state" }}',
-		description: "Reads every API's traffic controller (paused, held, window, pace, budget) and its metrics, and ends a pause or an outage hold by hand",
+		subtitle:
+			'={{ $parameter["operation"] === "resume" ? "End pause or hold: " + $parameter["api"] : $parameter["operation"] === "getMetrics" ? "Get metrics" : $parameter["operation"] === "waitForRoom" ? "Wait for room" : $parameter["operation"] === "reportOutcome" ? "Report outcome" : "Get state" }}',
+		description: "Reads every API's traffic controller (paused, held, window, pace, budget) and its metrics, ends a pause or an outage hold by hand, and puts any node behind an API's controller (Wait for Room before it, Report Outcome after it)",
 		defaults: { name: 'Traffic Control' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
-		outputs: [NodeConnectionTypes.Main],
+		// Report Outcome routes items as IF does: what succeeded, what failed
+		outputs: `={{ $parameter["operation"] === "reportOutcome" ? [{ type: "${NodeConnectionTypes.Main}", displayName: "Success" }, { type: "${NodeConnectionTypes.Main}", displayName: "Failed" }] : ["${NodeConnectionTypes.Main}"] }}`,
 		credentials: [{ name: 'resilientHttpRedis', required: true, testedBy: 'resilientHttpRedisConnectionTest', displayOptions: { show: { stateStore: ['redis'] } } }],
 		properties: trafficControlProperties,
 	};

@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 import { stateStoreProperty } from '../shared/n8n/state-store-parameter';
+import { guardProperties } from './guard/properties';
 
 /** The forms the API parameter takes (api-filter.ts reads them). */
 const API_FORMS = 'Any of: the host (api.github.com, 127.0.0.1: every port and credential of it), host:port, a URL or origin on it (any path), the label or the key (api:…) Get State shows. Host names in any case; a default port (80, 443) may be given or not.';
@@ -14,9 +15,12 @@ export const trafficControlProperties: INodeProperties[] = [
 			{ name: 'Get State', value: 'getState', action: "Get the state of APIs' traffic controllers", description: 'One item per API: paused until when and why, held, window, pace, budget' },
 			{ name: 'Get Metrics', value: 'getMetrics', action: "Get the metrics of APIs' traffic controllers", description: 'Requests, resends, answers, waits, pauses and holds counted per API, with the state now: as items or as Prometheus text' },
 			{ name: 'End Pause or Hold', value: 'resume', action: "End an API's pause or outage hold by hand", description: 'The next request to the API goes at once' },
+			{ name: 'Wait for Room', value: 'waitForRoom', action: 'Wait for room at an API before the next node calls it', description: "Each item waits at the API's controller (pause, hold, pace, tokens), then goes on to the node that calls the API" },
+			{ name: 'Report Outcome', value: 'reportOutcome', action: "Report a node's outcome to the API's controller", description: 'After the node that called the API: each item tells the controller what its call did, then goes to Success or Failed' },
 		],
 		default: 'getState',
 	},
+	...guardProperties,
 	stateStoreProperty({
 		memory: 'The controllers of the Resilient HTTP Request nodes of this n8n process',
 		redis: 'The controllers the Resilient HTTP Request nodes keep in Redis (Shared State: Redis)',

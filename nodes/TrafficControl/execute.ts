@@ -19,6 +19,8 @@ import { apiMatches, readApiFilter, type ApiFilter } from './api-filter';
 import { hintNothingFound, noApiError } from './no-api';
 import { metricsOutput, readApiMetrics } from './get-metrics';
 import { countTraffic } from '../shared/n8n/traffic/traffic-metrics';
+import { reportOutcome } from './guard/report-outcome';
+import { waitForRoom } from './guard/wait-for-room';
 import { eventCounts } from '../shared/core/traffic/traffic-counts';
 
 /** How the log lines of this node name it: its display name (TrafficControl.node.ts). */
@@ -118,6 +120,9 @@ async function getMetrics(ctx: IExecuteFunctions, store: OperatorStore, states: 
 
 export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Runtime, memoryStore: OperatorStore): Promise<INodeExecutionData[][]> {
 	const operation = ctx.getNodeParameter('operation', 0, 'getState') as string;
+	// before and after another node: a node that sends on items never fails for Redis (its store falls back to memory)
+	if (operation === 'waitForRoom') return await waitForRoom(ctx, await selectStateStore(ctx, memoryStore, NODE_DISPLAY_NAME, 'with fallback'), runtime, NODE_DISPLAY_NAME);
+	if (operation === 'reportOutcome') return await reportOutcome(ctx, runtime);
 	if (operation !== 'getState' && operation !== 'resume' && operation !== 'getMetrics') throw new NodeOperationError(ctx.getNode(), `Unknown operation ${JSON.stringify(operation)}`);
 	const requests = readRequests(ctx, ctx.getInputData().length, operation === 'resume');
 	let store: OperatorStore;

@@ -141,7 +141,7 @@ const LAYERED: Layered[] = [
 		order: ['types.ts', 'auth/', 'transport/', 'descriptions/', 'config/', 'traffic/', 'output/', 'pagination/', 'polling/', ''],
 	},
 	{ root: 'nodes/BackoffDelay/', order: ['loop-state.ts', 'description.ts', 'execute.ts', ''] },
-	{ root: 'nodes/TrafficControl/', order: ['description.ts', 'api-filter.ts', 'no-api.ts', 'get-metrics.ts', 'execute.ts', ''] },
+	{ root: 'nodes/TrafficControl/', order: ['guard/', 'description.ts', 'api-filter.ts', 'no-api.ts', 'get-metrics.ts', 'execute.ts', ''] },
 ];
 
 /** The layer of a module of `area` (its index in the order), or undefined when the order has no place for it. */

@@ -7,7 +7,7 @@ import type { AttemptFailure } from '../classify';
 import type { Outcome } from './types';
 
 /** Statuses by which an API says "too much at once, come back later". */
-export const OVERLOAD_STATUSES: ReadonlySet<number> = new Set([429, 503, 529]);
+const OVERLOAD_STATUSES: ReadonlySet<number> = new Set([429, 503, 529]);
 
 export function failureOutcome(failure: AttemptFailure): Pick<Outcome, 'success' | 'outageFailure' | 'overload' | 'throttled' | 'serverWait'> {
 	const status = failure.status;

@@ -39,6 +39,12 @@ function credentialIdentity(node: Readonly<INode>, credentialType: string | unde
  * (undefined: none), or with the user's `scope` ('' for none).
  */
 export function nameApi(url: URL, node: Readonly<INode>, credentialType: string | undefined, scope: string): ApiName {
-	if (scope !== '') return { key: hashed(`scope:${scope}`), label: 'its scope' };
+	const named = nameScope(scope);
+	if (named) return named;
 	return { key: hashed(`origin:${url.origin}|${credentialIdentity(node, credentialType)}`), label: url.host };
+}
+
+/** The API a scope names ('' for none: undefined), as nameApi names it: Traffic Control's Wait for Room and Resilient HTTP Request's API Scope share it. */
+export function nameScope(scope: string): ApiName | undefined {
+	return scope === '' ? undefined : { key: hashed(`scope:${scope}`), label: 'its scope' };
 }
