@@ -113,7 +113,9 @@ shopt -s nullglob
 workflows_dir="${RH_WORKFLOWS_DIR:-$repo/workflows}"
 workflow_files=("$workflows_dir"/*.json)
 if [ ${#workflow_files[@]} -gt 0 ]; then
-  sum="$( (sha256sum "${workflow_files[@]}"; echo "demo $demo_url n8n $port") | sha256sum | cut -d' ' -f1)"
+  # the demo credentials the examples name (11: the OpenAI node's, whose Base URL is the demo API)
+  demo_credentials="$repo/scripts/demo-credentials.json"
+  sum="$( (sha256sum "${workflow_files[@]}" "$demo_credentials"; echo "demo $demo_url n8n $port") | sha256sum | cut -d' ' -f1)"
   stamp="$user_folder/.workflows-imported"
   if [ "$(cat "$stamp" 2>/dev/null || true)" != "$sum" ]; then
     say "importing ${#workflow_files[@]} workflow(s) from $workflows_dir (calling the demo API at $demo_url)"
@@ -134,6 +136,10 @@ if [ ${#workflow_files[@]} -gt 0 ]; then
     ' "$import_dir" "$examples_base_url" "$demo_url" "http://127.0.0.1:5678" "http://127.0.0.1:$port" "${workflow_files[@]}"
     n8n import:workflow --separate --input="$import_dir" >"$user_folder/import.log" 2>&1 ||
       { cat "$user_folder/import.log"; say "workflow import failed"; exit 1; }
+    # the credential points at the demo API too; n8n encrypts it with this user folder's key
+    sed "s#$examples_base_url#$demo_url#g" "$demo_credentials" > "$import_dir/demo-credentials.json"
+    n8n import:credentials --input="$import_dir/demo-credentials.json" >>"$user_folder/import.log" 2>&1 ||
+      { cat "$user_folder/import.log"; say "importing the demo credentials failed"; exit 1; }
     while read -r id; do
       [ -n "$id" ] || continue
       n8n publish:workflow --id="$id" >>"$user_folder/import.log" 2>&1 ||

@@ -76,6 +76,7 @@ slowest_first=(
   traffic-control-names  # 95
   traffic-buckets    # 45
   ai-agent-tool      # 40
+  guarded-openai     # 40
   data-table-cap     # 30
 )
 if [ $# -gt 0 ]; then

@@ -5,7 +5,8 @@
  * with n8n's request helper, wraps a failure in NodeApiError, and under On Error: Continue hands on
  * only the message; or n8n's HTTP Request with its full response (status and headers on the item).
  */
-import { NodeApiError, type IDataObject, type IExecuteFunctions, type INode, type INodeExecutionData, type INodeType, type JsonObject } from 'n8n-workflow';
+import type { IDataObject, INode } from 'n8n-workflow';
+import { appNode, APP_NODE } from './support/app-node';
 import type { Runtime } from '../../nodes/shared/core/runtime';
 import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { getProcessOpenAdmissions } from '../../nodes/shared/core/traffic/open-admissions';
@@ -18,26 +19,7 @@ import { itemsSource, ITEMS_SOURCE } from './workflow-builders';
 
 const server = useLocalServers();
 const TRAFFIC_CONTROL = 'n8n-nodes-resilient-http.resilientHttpTrafficControl';
-const APP = 'test.appNode';
-
-/** An app node as n8n's are written: one call per item, NodeApiError on failure, `{ error: message }` under On Error: Continue. */
-const appNode: INodeType = {
-	description: { displayName: 'App', name: 'appNode', group: ['transform'], version: 1, description: '', defaults: { name: 'App' }, inputs: ['main'], outputs: ['main'], properties: [{ displayName: 'URL', name: 'url', type: 'string', default: '' }] },
-	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const out: INodeExecutionData[] = [];
-		for (let i = 0; i < this.getInputData().length; i++) {
-			try {
-				const answer = (await this.helpers.httpRequest({ url: this.getNodeParameter('url', i) as string, json: true })) as IDataObject;
-				out.push({ json: answer, pairedItem: { item: i } });
-			} catch (error) {
-				const wrapped = new NodeApiError(this.getNode(), error as JsonObject);
-				if (!this.continueOnFail()) throw wrapped;
-				out.push({ json: { error: wrapped.message }, pairedItem: { item: i } });
-			}
-		}
-		return [out];
-	},
-};
+const APP = APP_NODE;
 
 const node = (name: string, type: string, x: number, parameters: IDataObject, extra: Partial<INode> = {}): INode => ({ id: name, name, type, typeVersion: 1, position: [x, 0], parameters: parameters as INode['parameters'], ...extra });
 

@@ -15,6 +15,7 @@ import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { derivedIdempotencyKey } from '../../nodes/shared/core/idempotency';
 import { InMemoryDataTables } from './support/data-tables';
 import { TrafficControl } from '../../nodes/TrafficControl/TrafficControl.node';
+import { appNode, APP_NODE } from './support/app-node';
 
 const WORKFLOWS = path.join(__dirname, '../../workflows');
 
@@ -25,6 +26,8 @@ export function loadExample(file: string, baseUrl: string): WorkflowJson {
 	if (!config) throw new Error(`${file} has no Config node`);
 	const assignments = (config.parameters.assignments as { assignments: Array<{ name: string; value: unknown }> }).assignments;
 	const base = assignments.find((a) => a.name === 'baseUrl');
+	// an example whose API is reached through a credential's Base URL (11: the OpenAI node's) has none
+	if (!base && workflow.nodes.some((n: INode) => n.credentials !== undefined)) return workflow;
 	if (!base) throw new Error(`${file}: Config has no baseUrl`);
 	base.value = baseUrl;
 	return workflow;
@@ -253,6 +256,29 @@ const TESTED: Record<string, () => Promise<void>> = {
 		expect(served.contentType).toBe('text/plain; version=0.0.4; charset=utf-8');
 		expect(String(served.metrics)).toContain(`resilient_http_client_responses_total{api="${new URL(upstream.url).host}",api_key="${String(counted.api)}",http_response_status_code="429"} 2\n`);
 		expect(scrape.runsOf('Respond to Prometheus')).toBe(1);
+	},
+	'11-openai-node-behind-controller.json': async () => {
+		// n8n's AI nodes are not in the engine: the OpenAI node is an app node of the same contract
+		// (a call per item, only the message handed on under On Error); the real one runs in test/e2e/guarded-openai.e2e.mjs
+		const workflow = loadExample('11-openai-node-behind-controller.json', upstream.url);
+		const openai = workflow.nodes.find((n) => n.name === 'OpenAI') as INode;
+		Object.assign(openai, { type: APP_NODE, typeVersion: 1, credentials: undefined, parameters: { url: `${upstream.url}/openai/e11/v1/responses`, body: '={{ { model: "gpt-4.1-mini", input: [{ role: "user", content: $json.prompt }] } }}' } });
+		const store = new MemoryStateStore();
+		const result = await runWorkflow(workflow, {
+			nodeTypes: { ['n8n-nodes-resilient-http.resilientHttpTrafficControl']: new TrafficControl(runtime, store), [BACKOFF_DELAY]: new BackoffDelay(runtime), [APP_NODE]: appNode },
+		});
+		expect(result.status).toBe('success');
+		// the key's first call is refused (429, OpenAI's body), the others answered
+		expect(upstream.requests('/openai/e11/').map((r) => r.status)).toEqual([429, 200, 200, 200]);
+		// p1 failed, went through Backoff Delay and Wait for Room again, and was answered
+		expect(result.runsOf('Wait for Room')).toBe(2);
+		const answered = Array.from({ length: result.runsOf('Answers') }, (_, run) => result.jsonOf('Answers', 0, run)).flat();
+		expect(answered).toHaveLength(3);
+		expect(answered.every((a) => a.object === 'response')).toBe(true);
+		expect(result.runsOf('Gave up')).toBe(0);
+		// every admission was reported: the API's controller holds nothing in flight
+		const [state] = await store.list(runtime.now());
+		expect(state.inFlight).toBe(0);
 	},
 };
 

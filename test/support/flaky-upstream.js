@@ -31,6 +31,10 @@ function json(res, status, body, headers = {}) {
  *                              Location: its status URL (the same path); GET answers 202
  *                              { status: 'running' } until the job is done, then 200
  *                              { status: 'done', result }; GET before any POST: 404
+ *   /openai/:key/v1/responses  an OpenAI-compatible Responses API (n8n's OpenAI node, Message a
+ *                              Model): the first request of a key answers 429 with OpenAI's
+ *                              rate-limit body and headers, later ones 200 with a response whose
+ *                              text quotes the prompt; GET /openai/:key/v1/models lists one model
  *   /events/:id                a customer's webhook endpoint: ok-* 503 on the first request then
  *                              200, later-* 503 on the first three (a sender's attempts) then 200,
  *                              bad-* 400 (rejected), down-* always 503
@@ -57,6 +61,7 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 		return n;
 	};
 	const pagedSeen = new Map();
+	const openaiSeen = new Map();
 	const builtIn = {
 		paged: (req, res, { parts, entry, query }) => {
 			const key = parts[1] ?? '';
@@ -122,6 +127,31 @@ async function startFlakyServer(scenarios = {}, options = {}) {
 			const elapsed = now() - startedAt;
 			if (elapsed < seconds * 1000) return json(res, (entry.status = 202), { id: key, status: 'running', progress: Math.floor((100 * elapsed) / (seconds * 1000)) });
 			json(res, (entry.status = 200), { id: key, status: 'done', result: { rows: 1234, file: `export-${key}.csv` } });
+		},
+		// OpenAI's answers as its API reference and rate-limit guide show them (a 429 states which limit, and when it resets)
+		openai: (req, res, { parts, body, entry }) => {
+			if (req.method === 'GET' && parts[parts.length - 1] === 'models') return json(res, (entry.status = 200), { object: 'list', data: [{ id: 'gpt-4.1-mini', object: 'model', owned_by: 'demo' }] });
+			const key = parts[1] ?? '';
+			const seen = (openaiSeen.get(key) ?? 0) + 1;
+			openaiSeen.set(key, seen);
+			const limits = { 'x-ratelimit-limit-requests': '3', 'x-ratelimit-reset-requests': '1s' };
+			if (seen === 1) {
+				const message = 'Rate limit reached for gpt-4.1-mini in organization org-demo on requests per min (RPM): Limit 3, Used 3, Requested 1. Please try again in 1s.';
+				return json(res, (entry.status = 429), { error: { message, type: 'requests', param: null, code: 'rate_limit_exceeded' } }, { ...limits, 'x-ratelimit-remaining-requests': '0' });
+			}
+			// the demo starts its script again once a call got through (cycle): each prompt meets the 429 once
+			if (cycle) openaiSeen.delete(key);
+			const prompt = JSON.stringify(body?.input ?? '');
+			const text = `Demo answer to ${prompt.slice(0, 200)}`;
+			return json(res, (entry.status = 200), {
+				id: `resp_demo_${entry.count}`,
+				object: 'response',
+				created_at: Math.floor(Date.now() / 1000),
+				status: 'completed',
+				model: body?.model ?? 'gpt-4.1-mini',
+				output: [{ type: 'message', id: `msg_demo_${entry.count}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text, annotations: [] }] }],
+				usage: { input_tokens: Math.ceil(prompt.length / 4), output_tokens: Math.ceil(text.length / 4), total_tokens: Math.ceil(prompt.length / 4) + Math.ceil(text.length / 4) },
+			}, { ...limits, 'x-ratelimit-remaining-requests': '2' });
 		},
 		down: (req, res, { count, entry }) => json(res, (entry.status = 503), { error: 'Service Unavailable', attempt: count }),
 		events: (_req, res, { parts, count, entry }) => {

@@ -14,7 +14,7 @@ import type { ReportSettings } from './settings';
 const RETRY_ON = parseStatusList(RETRY_DEFAULTS.retryOnStatuses);
 
 /** The item failed: it carries an error, or a response status of 400 or more (a node's full response). */
-function itemFailed(json: IDataObject, settings: ReportSettings): boolean {
+export function itemFailed(json: IDataObject, settings: ReportSettings): boolean {
 	if (settings.statusCode !== undefined) return settings.statusCode >= 400;
 	if (json.error !== undefined && json.error !== null && json.error !== '') return true;
 	const status = typeof json.statusCode === 'number' ? json.statusCode : undefined;

@@ -68,7 +68,7 @@ export async function waitForRoom(ctx: IExecuteFunctions, store: StateStore, run
 				if (!ctx.continueOnFail()) throw error;
 				return failedItem(item, i, error);
 			}
-			admissions.open(execution, setting.api.key, entry.done, runtime.now() + (setting.api.params.leaseMs ?? 0), runtime.now());
+			admissions.open(execution, setting.api.key, { close: entry.done, waitNode: ctx.getNode().name }, runtime.now() + (setting.api.params.leaseMs ?? 0), runtime.now());
 			return { ...item, pairedItem: { item: i } };
 		}),
 	);

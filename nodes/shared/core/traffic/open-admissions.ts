@@ -38,6 +38,11 @@ export class OpenAdmissions<T> {
 		return [...apis].filter(([, list]) => list.some((open) => open.expiresAt > nowMs)).map(([api]) => api);
 	}
 
+	/** The oldest open admission of `execution` for `api`, left open. */
+	peek(execution: string, api: string, nowMs: number): T | undefined {
+		return this.byExecution.get(execution)?.get(api)?.find((open) => open.expiresAt > nowMs)?.admission;
+	}
+
 	/** Takes the oldest open admission of `execution` for `api` (expired ones are dropped). */
 	take(execution: string, api: string, nowMs: number): T | undefined {
 		const apis = this.byExecution.get(execution);
@@ -79,12 +84,16 @@ export class OpenAdmissions<T> {
 	}
 }
 
-/** What Report Outcome does with an admission: report the item's result (its room goes back). */
-type CloseAdmission = (result: AttemptResult<Record<string, unknown>>) => Promise<void>;
+/** An item's admission as Report Outcome closes it: by reporting the item's result (its room goes back). */
+interface GuardAdmission {
+	close(result: AttemptResult<Record<string, unknown>>): Promise<void>;
+	/** The Wait for Room node that gave it: where Report Outcome finds the item as the node received it. */
+	waitNode: string;
+}
 
-const processAdmissions = new OpenAdmissions<CloseAdmission>();
+const processAdmissions = new OpenAdmissions<GuardAdmission>();
 
 /** The admissions of this n8n process's executions that wait for their report. */
-export function getProcessOpenAdmissions(): OpenAdmissions<CloseAdmission> {
+export function getProcessOpenAdmissions(): OpenAdmissions<GuardAdmission> {
 	return processAdmissions;
 }
