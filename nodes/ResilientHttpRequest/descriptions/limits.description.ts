@@ -1,21 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
-import { TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
+import { RATE_LIMIT_PER_PROPERTY, trafficNumber } from '../../shared/n8n/traffic-numbers';
 import { defaultsNotice } from '../../shared/n8n/defaults-notice';
 import { stateStoreProperty } from '../../shared/n8n/state-store-parameter';
-
-type TrafficNumber = keyof typeof TRAFFIC_NUMBERS;
-
-function trafficNumber(name: TrafficNumber, description: string): INodeProperties {
-	const spec = TRAFFIC_NUMBERS[name];
-	return {
-		displayName: spec.displayName,
-		name,
-		type: 'number',
-		typeOptions: { minValue: spec.min, maxValue: spec.max, ...(spec.integer ? { numberPrecision: 0 } : {}) },
-		default: spec.default,
-		description,
-	};
-}
 
 /**
  * The traffic controller of each API, shared by every execution (and, with Redis, every worker):
@@ -75,16 +61,7 @@ const trafficControlCollection: INodeProperties = {
 			'rateLimit',
 			"The most requests per second (or per minute, below) to this API, for all executions and workers together, spaced evenly. 0: none; the node still follows the API's own rate-limit headers and throttling.",
 		),
-		{
-			displayName: 'Rate Limit Per',
-			name: 'rateLimitPer',
-			type: 'options',
-			options: [
-				{ name: 'Second', value: 'second' },
-				{ name: 'Minute', value: 'minute' },
-			],
-			default: 'second',
-		},
+		RATE_LIMIT_PER_PROPERTY,
 		trafficNumber(
 			'tokenLimit',
 			"The most tokens per minute to this LLM API, for all executions and workers together: each request's tokens are estimated before it is sent (its prompt's characters and its max_tokens) and it waits until they fit. 0: none; the node still follows the token budget the API states in its headers (OpenAI, Anthropic).",

@@ -3,7 +3,7 @@
  * (n8n's OpenAI, Google Sheets, Notion...) behind an API's traffic controller, before and after it.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
+import { RATE_LIMIT_PER_PROPERTY, trafficNumber } from '../../shared/n8n/traffic-numbers';
 
 export const GUARD_DEFAULTS = {
 	/** An item that finds no room within this long fails (Max Wait). */
@@ -15,11 +15,6 @@ export const GUARD_DEFAULTS = {
 const WAIT = { show: { operation: ['waitForRoom'] } };
 const REPORT = { show: { operation: ['reportOutcome'] } };
 const DAY_MS = 24 * 3600_000;
-
-function limitNumber(name: 'rateLimit' | 'tokenLimit', description: string): INodeProperties {
-	const spec = TRAFFIC_NUMBERS[name];
-	return { displayName: spec.displayName, name, type: 'number', typeOptions: { minValue: spec.min, maxValue: spec.max, ...(spec.integer ? { numberPrecision: 0 } : {}) }, default: spec.default, description };
-}
 
 export const guardProperties: INodeProperties[] = [
 	{
@@ -82,17 +77,8 @@ export const guardProperties: INodeProperties[] = [
 				default: GUARD_DEFAULTS.maxWaitMs,
 				description: 'An item that finds no room within this long fails (to the error output with On Error: Continue), with why. A pause the API asked for that ends later fails it at once.',
 			},
-			limitNumber('rateLimit', 'The most items per second (or per minute, below) sent on to the API, for all executions and workers together, spaced evenly. 0: none.'),
-			{
-				displayName: 'Rate Limit Per',
-				name: 'rateLimitPer',
-				type: 'options',
-				options: [
-					{ name: 'Second', value: 'second' },
-					{ name: 'Minute', value: 'minute' },
-				],
-				default: 'second',
-			},
+			trafficNumber('rateLimit', 'The most items per second (or per minute, below) sent on to the API, for all executions and workers together, spaced evenly. 0: none.'),
+			RATE_LIMIT_PER_PROPERTY,
 			{
 				displayName: 'Report Within (Ms)',
 				name: 'reportWithin',
@@ -108,7 +94,7 @@ export const guardProperties: INodeProperties[] = [
 				default: true,
 				description: 'Whether items that come back through Backoff Delay are limited to a share of the items (Google SRE: 10%)',
 			},
-			limitNumber('tokenLimit', "The most tokens per minute to this LLM API, for all executions and workers together: each item's Estimated Tokens wait until they fit. 0: none."),
+			trafficNumber('tokenLimit', "The most tokens per minute to this LLM API, for all executions and workers together: each item's Estimated Tokens wait until they fit. 0: none."),
 			{
 				displayName: 'Urgent',
 				name: 'urgent',

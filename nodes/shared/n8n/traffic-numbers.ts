@@ -1,3 +1,4 @@
+import type { INodeProperties } from 'n8n-workflow';
 import { HOLD_DEFAULTS } from '../core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../core/traffic/budget';
 
@@ -23,3 +24,30 @@ export const TRAFFIC_NUMBERS = {
 	tokenLimit: { displayName: 'Token Limit (Per Minute)', default: 0, min: 0, max: 1_000_000_000, integer: true },
 } as const;
 
+
+type TrafficNumber = keyof typeof TRAFFIC_NUMBERS;
+
+/** One of Traffic Control's numbers as the editor shows it: its name, limits and default from TRAFFIC_NUMBERS. */
+export function trafficNumber(name: TrafficNumber, description: string): INodeProperties {
+	const spec = TRAFFIC_NUMBERS[name];
+	return {
+		displayName: spec.displayName,
+		name,
+		type: 'number',
+		typeOptions: { minValue: spec.min, maxValue: spec.max, ...(spec.integer ? { numberPrecision: 0 } : {}) },
+		default: spec.default,
+		description,
+	};
+}
+
+/** What Rate Limit counts per: a second or a minute. */
+export const RATE_LIMIT_PER_PROPERTY: INodeProperties = {
+	displayName: 'Rate Limit Per',
+	name: 'rateLimitPer',
+	type: 'options',
+	options: [
+		{ name: 'Second', value: 'second' },
+		{ name: 'Minute', value: 'minute' },
+	],
+	default: 'second',
+};
