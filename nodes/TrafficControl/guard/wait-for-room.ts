@@ -48,13 +48,20 @@ export async function waitForRoom(ctx: IExecuteFunctions, store: StateStore, run
 		}
 	});
 	const admissions = getProcessOpenAdmissions();
+	// an item that fails the node (On Error: Stop Workflow) stops the others' waits: none is
+	// admitted for a node that will not run (those admitted already give their room back after Report Within)
+	const stop = new AbortController();
+	const stopWaits = () => stop.abort();
+	if (signal?.aborted) stop.abort();
+	else signal?.addEventListener('abort', stopWaits, { once: true });
+	let fatal: NodeOperationError | undefined;
 	// the items wait side by side, each in the API's line (its pace, window and turns order them)
 	const out = await Promise.all(
-		items.map(async (item, i): Promise<INodeExecutionData> => {
+		items.map(async (item, i): Promise<INodeExecutionData | undefined> => {
 			const setting = settings[i];
 			if (setting instanceof NodeOperationError) return failedItem(item, i, setting);
 			const loopRetry = isLoopRetry(item.json);
-			const gate = createTrafficGate<Record<string, unknown>>(ctx, store, setting.api, runtime, signal, {
+			const gate = createTrafficGate<Record<string, unknown>>(ctx, store, setting.api, runtime, stop.signal, {
 				nodeType,
 				loopRetry,
 				maxServerDelayMs: setting.maxWaitMs,
@@ -65,12 +72,18 @@ export async function waitForRoom(ctx: IExecuteFunctions, store: StateStore, run
 			if (!entry.go) {
 				const message = entry.stop === 'canceled' ? 'The execution was canceled while the item waited for room' : `No room for the item at the API: ${entry.why} (item ${i})`;
 				const error = new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description: 'Raise Max Wait, or let the item go to the error output (On Error: Continue (using error output)).' });
-				if (!ctx.continueOnFail()) throw error;
+				if (!ctx.continueOnFail()) {
+					fatal ??= error;
+					stop.abort();
+					return undefined;
+				}
 				return failedItem(item, i, error);
 			}
 			admissions.open(execution, setting.api.key, { close: entry.done, waitNode: ctx.getNode().name }, runtime.now() + (setting.api.params.leaseMs ?? 0), runtime.now());
 			return { ...item, pairedItem: { item: i } };
 		}),
 	);
-	return [out];
+	signal?.removeEventListener('abort', stopWaits);
+	if (fatal) throw fatal;
+	return [out.filter((item): item is INodeExecutionData => item !== undefined)];
 }
