@@ -133,6 +133,26 @@ describe('Wait for Room and Report Outcome around an app node', () => {
 		expect(calls).toBe(before);
 	});
 
+	it('an item that finds no room and stops the workflow stops the other items\' waits: none is admitted for the node that will not run', async () => {
+		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
+		const store = new MemoryStateStore();
+		let calls = 0;
+		const api = await server(() => (calls++, calls === 1 ? { status: 429, headers: { 'retry-after': '30' }, body: {} } : { status: 200, body: {} }), () => runtime.now());
+		const http = node('App', 'n8n-nodes-base.httpRequest', 300, { method: 'GET', url: `${api.url}/v1/thing`, options: { response: { response: { fullResponse: true, neverError: true } } } }, { typeVersion: 4.2 });
+		await run(guardedWorkflow(http), [{ k: 0 }], runtime, store);
+		// paused 30 s: item 0 may wait 1 s, item 1 a minute
+		const stopped = await run(guardedWorkflow(http, { maxWait: '={{ $json.k === 0 ? 1000 : 60000 }}' }), [{ k: 0 }, { k: 1 }], runtime, store);
+		expect(stopped.status).toBe('error');
+		expect(stopped.error?.message).toMatch(/^No room for the item at the API: The API paused all requests/);
+		expect(calls).toBe(1);
+		// past the pause's end: a wait left running would be admitted now
+		runtime.advance(31_000);
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		const [state] = await store.list(runtime.now());
+		expect(state.inFlight).toBe(0);
+		expect(getProcessOpenAdmissions().size).toBe(0);
+	});
+
 	it('a parameter that is not right fails before any call, naming the parameter and the item', async () => {
 		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
 		const store = new MemoryStateStore();
