@@ -17,10 +17,13 @@
  *   /slow/:ms/:key  200 after ms milliseconds (a healthy API with latency)
  *   /barrier/:name/:key   held until the barrier `name` opens, then 200: executions that reach
  *                   it send their next request together (a storm "at once", across workers)
+ *   /v1/chat/completions  on a server made with `llm`: an OpenAI-compatible API limited in tokens
+ *                   and requests per minute (test/bench/llm-upstream.mjs, issue 36)
  *
  * Each request's `exec` query parameter (the n8n execution id) is logged with it. Messages from
  * the parent, each answered with the same `seq`:
- *   { cmd: 'server', limitRps?, quotaHeaders? }  -> { url }      a new server (a new origin)
+ *   { cmd: 'server', limitRps?, quotaHeaders?, llm? }  -> { url }  a new server (a new origin);
+ *                                                   llm: the options of openAiChatRoute
  *   { cmd: 'outage', url, durationMs }           -> { until }    503 from now for durationMs
  *   { cmd: 'barrier', url, name, expected, idleMs, outage?: { url, durationMs } }
  *                  -> { openedAt, arrived, timedOut } once `expected` requests wait at the barrier
@@ -29,10 +32,12 @@
  *   { cmd: 'throttle', url, kind: 'daily', durationMs } -> { until }   the daily limit from now
  *   { cmd: 'throttle', url, kind: 'stated', retryAfterS } -> {}       the stated wait, from the first request
  *   { cmd: 'take', url }                         -> { entries }  requests since the last take:
- *                                                   { key, exec, status, time (epoch ms) }
+ *                                                   { key, exec, status, time (epoch ms) }, and on
+ *                                                   the llm route tokens (prompt + max_tokens) and model
  *   { cmd: 'close' }                             -> exits
  */
 import { startFlakyServer } from '../support/flaky-upstream.js';
+import { openAiChatRoute } from './llm-upstream.mjs';
 
 const servers = new Map();
 
@@ -45,7 +50,7 @@ const servers = new Map();
  */
 const LISTEN_BACKLOG = 65_535;
 
-async function newServer({ limitRps = 0, quotaHeaders = false }) {
+async function newServer({ limitRps = 0, quotaHeaders = false, llm }) {
 	const state = { outageUntil: 0, windowSecond: 0, windowCount: 0, barriers: new Map(), throttle: undefined };
 	const server = await startFlakyServer({
 		barrier: (_req, res, { parts, entry, json }) => {
@@ -87,6 +92,7 @@ async function newServer({ limitRps = 0, quotaHeaders = false }) {
 			if (accepted) json(res, (entry.status = 200), { ok: true, key: entry.key }, quota);
 			else json(res, (entry.status = 429), { error: 'Too Many Requests' }, { 'retry-after': '1', ...quota });
 		},
+		...(llm ? { v1: openAiChatRoute(llm) } : {}),
 	}, { backlog: LISTEN_BACKLOG });
 	servers.set(server.url, { server, state });
 	return server.url;
@@ -139,7 +145,13 @@ const handlers = {
 		}),
 	take: async ({ url }) => {
 		const { server } = serverAt(url);
-		const entries = server.log.splice(0).map((e) => ({ key: e.key, exec: new URL(e.url, 'http://x').searchParams.get('exec'), status: e.status, time: e.time }));
+		const entries = server.log.splice(0).map((e) => ({
+			key: e.key,
+			exec: new URL(e.url, 'http://x').searchParams.get('exec'),
+			status: e.status,
+			time: e.time,
+			...(e.tokens === undefined ? {} : { tokens: e.tokens, model: e.model }),
+		}));
 		return { entries };
 	},
 	close: async () => {
