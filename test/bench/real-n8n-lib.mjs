@@ -33,6 +33,8 @@ export const SETTINGS = {
 	healthyLatencyMs: ['BENCH_REAL_HEALTHY_LATENCY_MS', 20, 1000],
 	/** A row whose executions have not all finished by then is stopped and counted as it stands. */
 	rowTimeoutMs: ['BENCH_ROW_TIMEOUT_MS', 150_000, 600_000],
+	/** The LLM rows' items (issue 36): 200 take about 13.5 minutes at 60,000 tokens a minute; fewer for a quick try. */
+	llmItems: ['BENCH_LLM_ITEMS', 200, 2000],
 };
 
 export function readSettings(environment = process.env) {
@@ -47,9 +49,9 @@ export function readSettings(environment = process.env) {
 		if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${variable} must be an integer from 1 to ${max}, not "${raw}"`);
 		settings[name] = value;
 	}
-	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses,tenants').split(',').map((s) => s.trim()).filter(Boolean);
-	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants'].includes(s));
-	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses and/or tenants, not ${unknown.join(', ')}`);
+	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses,tenants,llm').split(',').map((s) => s.trim()).filter(Boolean);
+	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants', 'llm'].includes(s));
+	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses, tenants and/or llm, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
 	const sizes = (environment.BENCH_REAL_HEALTHY_ITEMS ?? '500,5000').split(',').map((s) => Number(s.trim()));
 	if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`BENCH_REAL_HEALTHY_ITEMS must list integers from 1 to 50000, comma-separated, not "${environment.BENCH_REAL_HEALTHY_ITEMS}"`);

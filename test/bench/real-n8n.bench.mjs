@@ -32,6 +32,10 @@
  *                 (test/bench/real-n8n-pauses.mjs).
  *   tenants       one n8n in regular mode (SQLite): Fair Share Key and Urgent against an API that
  *                 takes 20 requests a second (test/bench/real-n8n-tenants.mjs).
+ *   llm           one n8n in regular mode (SQLite): token budgets against local OpenAI-compatible
+ *                 APIs of 60,000 tokens a minute, Resilient HTTP Request and HTTP Request + Retry
+ *                 On Fail at once, and an insufficient_quota 429 (test/bench/real-n8n-llm.mjs,
+ *                 issue 36; about 15 minutes).
  *
  * Rows run one after another on one n8n (one cluster) per scenario: boots cost 5-20 s each. Every
  * row calls its own upstream server, so its own API origin: no two rows share a traffic controller.
@@ -76,6 +80,7 @@ import {
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
 import { PAUSE_ROWS, pausesRows, pausesWorkflows } from './real-n8n-pauses.mjs';
 import { TENANT_ROWS, TENANTS, tenantsRows, tenantsWorkflow } from './real-n8n-tenants.mjs';
+import { LLM, LLM_ROWS, llmRows, llmWorkflow } from './real-n8n-llm.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -205,6 +210,24 @@ async function tenants(upstream) {
 	try {
 		const client = await restClient(n8n);
 		return await tenantsRows({ n8n, userFolder, upstream, rows, client, say });
+	} finally {
+		await stopN8n(n8n);
+	}
+}
+
+async function llm(settings, upstream) {
+	const workflowId = `rhBenchLlm${randomBytes(2).toString('hex')}`;
+	// each row an API of its own: its own sliding minute, its own controller
+	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel };
+	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + LLM_ROWS.indexOf(r) } }))).map((r) => ({ ...r, workflowId }));
+	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+	await importWorkflow(userFolder, llmWorkflow(workflowId, rows));
+	await publishWorkflow(userFolder, workflowId);
+	say('llm: imported and published; starting n8n (regular mode, SQLite)');
+	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
+	try {
+		const client = await restClient(n8n);
+		return await llmRows({ n8n, userFolder, upstream, rows, client, say, workflowId, itemCount: settings.llmItems });
 	} finally {
 		await stopN8n(n8n);
 	}
@@ -403,7 +426,7 @@ async function main() {
 	};
 	// written after each scenario too: a scenario that crashes the process keeps the ones before it
 	const pending = { skipped: 'failed: the process ended before this scenario finished' };
-	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending, tenants: pending };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending, tenants: pending, llm: pending };
 	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
 	save();
@@ -414,6 +437,8 @@ async function main() {
 	results.pauses = await attempt('pauses', settings.scenarios.has('pauses'), () => pauses(upstream));
 	save();
 	results.tenants = await attempt('tenants', settings.scenarios.has('tenants'), () => tenants(upstream));
+	save();
+	results.llm = await attempt('llm', settings.scenarios.has('llm'), () => llm(settings, upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);
