@@ -14,6 +14,7 @@ import type { StormResult } from './scenarios/outage-storm';
 import type { SustainedRow } from './scenarios/sustained-outage';
 import { describeCounts } from './stories';
 import { issue39Verdicts } from './goals-issue39';
+import { issue36Verdicts } from './goals-issue36';
 
 export interface BenchResults {
 	storm: StormResult[];
@@ -212,6 +213,7 @@ export function evaluateGoals(results: BenchResults): GoalVerdict[] {
 	verdicts.push(...realN8nVerdicts(results.realN8n));
 	verdicts.push(...pausesVerdicts(results.realN8n));
 	verdicts.push(...issue39Verdicts(results.realN8n));
+	verdicts.push(...issue36Verdicts(results.realN8n));
 
 	// further checks: the benchmark's own, beyond the issue's table
 	verdicts.push(...withRow('rate:resilient-rate', rateVerdicts(`engine: ${rateItems} items, shared limit ${rps}/s, Rate Limit set to ${rps}/s`, rateRow('resilient-rate'), GOALS.rate429Share, false)));

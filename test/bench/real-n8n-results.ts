@@ -22,6 +22,69 @@ export interface RealN8nResults {
 	pauses?: PausesRun | { skipped: string };
 	/** Fair Share Key and Urgent against an API that takes 20 requests a second (test/bench/real-n8n-tenants.mjs); absent in files of older runs. */
 	tenants?: TenantsRun | { skipped: string };
+	/** Issue 36: token budgets against local OpenAI-compatible APIs, and an insufficient_quota 429 (test/bench/real-n8n-llm.mjs); absent in files of older runs. */
+	llm?: LlmRun | { skipped: string };
+}
+/** One execution of the LLM items through one node, against an API of its own (60,000 tokens a minute). */
+export interface LlmTokenRow {
+	slug: 'resilient' | 'core' | 'resilient-deadline';
+	name: string;
+	items: number;
+	/** Items on the success output with a chat.completion, and those on the error output. */
+	succeeded: number;
+	errorOutput: number;
+	/** The error output's items by the node's reason (HTTP Request's by status), and the first one's message (absent from runs before them). */
+	errorReasons?: Record<string, number>;
+	errorSample?: string | null;
+	executionStatus: string;
+	requests: number;
+	status429: number;
+	/** Each 429's arrival, in seconds from the webhook call (absent from runs before it). */
+	status429AtS?: number[];
+	/** The most requests the API got for one item. */
+	mostRequestsPerItem: number;
+	/** Every item's tokens (prompt + max_tokens) once, and what the API admitted (retries of items already admitted included). */
+	offeredTokens: number;
+	admittedTokens: number;
+	/** The most tokens the API admitted in any minute [t, t + 60 s) (it refuses beyond its limit). */
+	busiestMinuteTokens: number;
+	/** From the webhook call: the first and the last request reaching the API, and the execution's end (ms). */
+	firstRequestMs: number | null;
+	lastRequestMs: number | null;
+	durationMs: number | null;
+	/** offeredTokens at the limit a minute (or the items at the request limit, if tighter), in ms. */
+	idealMs: number;
+	timedOut: boolean;
+}
+/** One insufficient_quota item (the first input item) among others to the same API. */
+export interface LlmQuotaRow {
+	slug: 'quota';
+	name: string;
+	requests: number;
+	/** Requests the API got for the quota item (1: not retried), and its answer. */
+	quotaRequests: number;
+	quotaStatus: number | null;
+	quotaOnErrorOutput: boolean;
+	/** The item's error: the node's reason and message. */
+	reason: string;
+	message: string;
+	others: number;
+	othersSucceeded: number;
+	othersRequests: number;
+	/** The other items' requests that reached the API after the quota item's 429, and the last of them (ms after it). */
+	othersAfterQuota: number;
+	othersLastRequestAfterQuotaMs: number | null;
+	/** The other items' waits at the API's controller, by reason (their stories), summed in ms. */
+	othersWaitedMs: Partial<Record<'paused' | 'held' | 'window' | 'pace' | 'budget' | 'tokens', number>>;
+	executionStatus: string;
+}
+export interface LlmRun {
+	settings: { items: number; minTokens: number; maxTokens: number; outputShare: number; tpm: number; rpm: number; seed: number; latencyMs: number[]; model: string; quotaModel: string; quotaOthers: number; quotaOtherTokens: number };
+	quota: LlmQuotaRow;
+	resilient: LlmTokenRow;
+	core: LlmTokenRow;
+	/** The resilient row with Total Deadline 30 min (absent from runs before it). */
+	resilientDeadline?: LlmTokenRow;
 }
 interface TenantRowBase {
 	slug: string;
@@ -193,6 +256,18 @@ function tenantsProblem(run: unknown): string | undefined {
 	return undefined;
 }
 
+function llmProblem(run: unknown): string | undefined {
+	if (!isObject(run) || !isObject(run.settings) || typeof run.settings.tpm !== 'number') return 'llm is not an LlmRun';
+	const tokenCounts = ['items', 'succeeded', 'errorOutput', 'requests', 'status429', 'offeredTokens', 'admittedTokens', 'busiestMinuteTokens', 'idealMs'];
+	for (const slug of ['resilient', 'core'] as const) {
+		const row = run[slug];
+		if (!isObject(row) || !tokenCounts.every((k) => typeof row[k] === 'number') || !(row.durationMs === null || typeof row.durationMs === 'number')) return `llm.${slug} lacks its counts`;
+	}
+	const quota = run.quota;
+	if (!isObject(quota) || !['quotaRequests', 'others', 'othersSucceeded', 'othersAfterQuota'].every((k) => typeof quota[k] === 'number') || typeof quota.reason !== 'string' || !isObject(quota.othersWaitedMs)) return 'llm.quota lacks its counts';
+	return undefined;
+}
+
 /** Checks the parsed JSON's shape, so that a broken file reads as "not measured", not as a crash. */
 export function shapeProblem(value: unknown): string | undefined {
 	if (!isObject(value)) return 'it is not a JSON object';
@@ -211,6 +286,10 @@ export function shapeProblem(value: unknown): string | undefined {
 	}
 	if (value.tenants !== undefined && !isSkipped(value.tenants)) {
 		const problem = tenantsProblem(value.tenants);
+		if (problem) return problem;
+	}
+	if (value.llm !== undefined && !isSkipped(value.llm)) {
+		const problem = llmProblem(value.llm);
 		if (problem) return problem;
 	}
 	const queue = value.queueMode;

@@ -13,6 +13,7 @@ import type { StormResult } from './scenarios/outage-storm';
 import type { SustainedRow } from './scenarios/sustained-outage';
 import { slowStartNote } from './slow-start-note';
 import { tenantsSection } from './tenants-report';
+import { llmSection } from './llm-report';
 import { slidingPeakAt } from './stats';
 import { describeCounts, describeWaits, dominantWait, type WaitTotals } from './stories';
 
@@ -175,7 +176,11 @@ ${pausesText(r.pauses)}
 
 ### Tenants: fair shares and urgent items
 
-${tenantsSection(r.tenants)}`;
+${tenantsSection(r.tenants)}
+
+### Token budgets: an LLM API (issue 36)
+
+${llmSection(r.llm)}`;
 }
 
 /** The pauses rows (test/bench/real-n8n-pauses.mjs): what a guessed pause and a stated one cost in a real n8n. */

@@ -8,7 +8,7 @@ import { MEMORY_STORE_DEFAULTS } from '../../nodes/shared/state/memory-store';
 import type { BenchSettings } from '../bench/config';
 import { evaluateGoals, type BenchResults, type GoalVerdict } from '../bench/goals';
 import { stormPlotSvg } from '../bench/plot';
-import { readRealN8nResults, type PausesRun, type RealN8nReading, type TenantsRun } from '../bench/real-n8n-results';
+import { readRealN8nResults, type LlmRun, type PausesRun, type RealN8nReading, type TenantsRun } from '../bench/real-n8n-results';
 import { benchmarkReport, describeMachine } from '../bench/report';
 import { runDuplicates } from '../bench/scenarios/duplicates';
 import { runOutageStorm, STORM_ROWS } from '../bench/scenarios/outage-storm';
@@ -215,6 +215,13 @@ function fixtureTenants(results: BenchResults): TenantsRun {
 	return reading.results.tenants;
 }
 
+/** The fixture's LLM rows (it has them). */
+function fixtureLlm(results: BenchResults): LlmRun {
+	const reading = results.realN8n;
+	if (!reading.measured || reading.results.llm === undefined || 'skipped' in reading.results.llm) throw new Error('the fixture has no LLM rows');
+	return reading.results.llm;
+}
+
 describe('the report', () => {
 	const withReading = (realN8n: RealN8nReading) => ({ ...(results as BenchResults), realN8n });
 
@@ -226,8 +233,8 @@ describe('the report', () => {
 		}
 		const goals = evaluateGoals(complete);
 		// engine: 3 storm, 2 per sustained size, 3 + 3 rate; real n8n: 2 healthy per size and phase (one size), 2 + 3 + 3 + 3, 1 + 2 pauses;
-		// issue 39: 3 + 3 outage (regular and queue mode), 1 rate, 2 + 1 tenants
-		expect(goals.filter((g) => g.issueGoal)).toHaveLength(3 + 2 + 6 + 4 + 11 + 3 + 10);
+		// issue 39: 3 + 3 outage (regular and queue mode), 1 rate, 2 + 1 tenants; issue 36: 3 tokens, 3 quota
+		expect(goals.filter((g) => g.issueGoal)).toHaveLength(3 + 2 + 6 + 4 + 11 + 3 + 10 + 6);
 		expect(goals.every((g) => ['met', 'not met', 'not measured'].includes(g.status))).toBe(true);
 		// the fixture's figures: 2.05x and 100% met; 2.3x in queue mode not; 6 429s of 306 with headers not
 		expect(verdict(goals, 'real n8n: 200 webhook', '>= 99%')).toBe('met');
@@ -259,6 +266,26 @@ describe('the report', () => {
 		const slowUrgent = withReading({ ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>), results: { ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>).results, tenants: { ...fixtureTenants(complete), urgent: { ...fixtureTenants(complete).urgent, urgentWaitedMs: [7, 14, 61, 16, 2] } } } });
 		expect(verdict(evaluateGoals(slowUrgent), 'issue 39, real n8n: 5 urgent items', 'each urgent item')).toBe('not met');
 		expect(report).toContain('first accepted request 40.4 s after the quota');
+		// the fixture's issue-36 figures: 200 of 200 in 0.94x the ideal, but 3 429s of 203 (1.5%) over the 1%; the quota item sent once, the others never paused
+		const issue36: Array<[string, string, string]> = [
+			['200 chat requests', 'every item succeeds', 'met'],
+			['200 chat requests', '429s <= 1%', 'not met'],
+			['200 chat requests', 'time <= 1.15x', 'met'],
+			['an insufficient_quota 429', '0 retries', 'met'],
+			['an insufficient_quota 429', 'the reason in the item', 'met'],
+			['an insufficient_quota 429', 'other calls to the API not paused', 'met'],
+		];
+		for (const [scenario, goal, status] of issue36) expect([scenario, goal, verdict(goals, `issue 36, real n8n: ${scenario}`, goal)]).toEqual([scenario, goal, status]);
+		expect(report).toContain('### Token budgets: an LLM API (issue 36)');
+		expect(report).toContain('| Resilient HTTP Request, defaults (no Token Limit) | 200 of 200 | 0 | 203 | 3 | 1.5% | 2 | 812345 (812345) | 59950 | 762.0 s | 812.3 s | 0.94x |');
+		// a retried quota item, and others that waited for a pause, are misses
+		const llm = fixtureLlm(complete);
+		const measured = complete.realN8n as Extract<RealN8nReading, { measured: true }>;
+		const retried = withReading({ ...measured, results: { ...measured.results, llm: { ...llm, quota: { ...llm.quota, quotaRequests: 2, othersWaitedMs: { window: 15503, paused: 1200 } } } } });
+		expect(verdict(evaluateGoals(retried), 'issue 36, real n8n: an insufficient_quota 429', '0 retries')).toBe('not met');
+		expect(verdict(evaluateGoals(retried), 'issue 36, real n8n: an insufficient_quota 429', 'other calls')).toBe('not met');
+		const slow = withReading({ ...measured, results: { ...measured.results, llm: { ...llm, resilient: { ...llm.resilient, durationMs: 1.16 * llm.resilient.idealMs } } } });
+		expect(verdict(evaluateGoals(slow), 'issue 36, real n8n: 200 chat requests', 'time')).toBe('not met');
 		const late = withReading({ ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>), results: { ...(complete.realN8n as Extract<RealN8nReading, { measured: true }>).results, pauses: { ...fixturePauses(complete), daily: { ...fixturePauses(complete).daily, resumedAfterReturnMs: 300_001 } } } });
 		expect(verdict(evaluateGoals(late), "real n8n: HubSpot's daily-limit", 'traffic resumes')).toBe('not met');
 		// the fixture's healthy rounds (medians of the rounds' ratios): a first execution 1.20x, CPU 1.29x beyond the baseline's 100 ms, not met; the later one 0.91x and 0.85x met
@@ -288,8 +315,8 @@ describe('the report', () => {
 			['not measured', 'not measured in this run: no figures (section 4)'],
 			['not measured', 'not measured in this run: no figures (section 4)'],
 		]);
-		const real = all.filter((g) => (g.scenario.startsWith('real n8n') || g.scenario.startsWith('issue 39, real n8n')) && !healthy.includes(g));
-		expect(real).toHaveLength(14 + 10);
+		const real = all.filter((g) => (g.scenario.startsWith('real n8n') || g.scenario.startsWith('issue 39, real n8n') || g.scenario.startsWith('issue 36, real n8n')) && !healthy.includes(g));
+		expect(real).toHaveLength(14 + 10 + 6);
 		for (const g of real) {
 			expect(g.status).toBe('not measured');
 			expect(g.measured).toBe('not measured in this run: no figures (section 8)');
