@@ -106,10 +106,12 @@ const QUOTA_BODY = {
 
 /**
  * The route handler for the flaky upstream's `v1` scenario. Options: tpm, rpm, seed, latencyMs
- * [lo, hi], quotaModel (a model whose every request gets insufficient_quota). Each log entry gets
+ * [lo, hi], quotaModel (a model whose every request gets insufficient_quota), headersWhen (a 200's
+ * rate-limit headers as the request found the budget, 'admission', or as it stands when the answer
+ * leaves, 'answer': OpenAI does not say which; its 429s state the budget at once). Each log entry gets
  * `key` = the body's `user` (the bench's item key), `tokens` (prompt + max_tokens) and `model`.
  */
-export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaModel = 'gpt-bench-no-quota' }) {
+export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaModel = 'gpt-bench-no-quota', headersWhen = 'admission' }) {
 	const tokens = slidingMinute();
 	const requests = slidingMinute();
 	const random = seededRandom(seed);
@@ -153,6 +155,9 @@ export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaM
 		const delay = latencyMs[0] + Math.floor(random() * (latencyMs[1] - latencyMs[0] + 1));
 		const id = ++served;
 		setTimeout(() => {
+			// headersAt 'answer': the budget as it stands when the answer leaves (requests admitted
+			// during this one's latency included), where 'admission' states it as this request found it
+			const stated = headersWhen === 'answer' ? headersAt(Date.now()) : headers;
 			json(
 				res,
 				200,
@@ -165,7 +170,7 @@ export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaM
 					usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
 					system_fingerprint: null,
 				},
-				{ ...headers, 'x-request-id': `req_${entry.count}_${id}`, 'openai-processing-ms': String(delay) },
+				{ ...stated, 'x-request-id': `req_${entry.count}_${id}`, 'openai-processing-ms': String(delay) },
 			);
 		}, delay);
 	};

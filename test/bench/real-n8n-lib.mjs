@@ -53,6 +53,9 @@ export function readSettings(environment = process.env) {
 	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants', 'llm'].includes(s));
 	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses, tenants and/or llm, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
+	// when the LLM API's 200s state the budget (test/bench/llm-upstream.mjs): as the request found it, or as the answer leaves
+	settings.llmHeadersWhen = environment.BENCH_LLM_HEADERS_WHEN ?? 'admission';
+	if (!['admission', 'answer'].includes(settings.llmHeadersWhen)) throw new Error(`BENCH_LLM_HEADERS_WHEN is admission or answer, not "${settings.llmHeadersWhen}"`);
 	const sizes = (environment.BENCH_REAL_HEALTHY_ITEMS ?? '500,5000').split(',').map((s) => Number(s.trim()));
 	if (sizes.length === 0 || sizes.some((n) => !Number.isInteger(n) || n < 1 || n > 50_000)) throw new Error(`BENCH_REAL_HEALTHY_ITEMS must list integers from 1 to 50000, comma-separated, not "${environment.BENCH_REAL_HEALTHY_ITEMS}"`);
 	settings.healthyItems = sizes;

@@ -218,8 +218,8 @@ async function tenants(upstream) {
 async function llm(settings, upstream) {
 	const workflowId = `rhBenchLlm${randomBytes(2).toString('hex')}`;
 	// each row an API of its own: its own sliding minute, its own controller
-	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel };
-	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + LLM_ROWS.indexOf(r) } }))).map((r) => ({ ...r, workflowId }));
+	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen };
+	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + r.serverSeed } }))).map((r) => ({ ...r, workflowId }));
 	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
 	await importWorkflow(userFolder, llmWorkflow(workflowId, rows));
 	await publishWorkflow(userFolder, workflowId);
