@@ -36,7 +36,11 @@
 
 const MINUTE_MS = 60_000;
 
-/** mulberry32: a small seeded generator, so that two runs draw the same latencies and lengths. */
+/**
+ * mulberry32: a small seeded generator, so that two runs draw the same latencies and lengths. The
+ * tests' copy (test/unit/fake-runtime.ts) is TypeScript, which this plain-Node child process of the
+ * bench cannot import.
+ */
 export function seededRandom(seed) {
 	let a = seed >>> 0;
 	return () => {

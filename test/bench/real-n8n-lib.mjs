@@ -229,6 +229,40 @@ export function benchWorkflow(id, name, rows, options = {}) {
 	return { id, name, active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
 }
 
+/**
+ * A branch's first two nodes at the row's height: its Webhook (POST, answered as soon as the
+ * execution started) and a Code node that makes the items from the call's body with `jsCode`.
+ */
+export function webhookItemsNodes(row, jsCode) {
+	const y = row.index * 200;
+	const webhook = {
+		id: `webhook-${row.slug}`,
+		name: `Webhook ${row.slug}`,
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, y],
+		webhookId: `${row.workflowId}-${row.slug}`,
+		parameters: { httpMethod: 'POST', path: webhookPath(row.workflowId, row), responseMode: 'onReceived', options: {} },
+	};
+	const items = { id: `items-${row.slug}`, name: `Items ${row.slug}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode } };
+	return [webhook, items];
+}
+
+/**
+ * One workflow of a branch per row, `rowNodes(row)` giving each branch's { nodes, links: [[from,
+ * to]] }: one import and one publish (each an n8n boot) for all rows of a scenario.
+ */
+export function branchWorkflow(id, name, rows, rowNodes) {
+	const nodes = [];
+	const connections = {};
+	for (const row of rows) {
+		const branch = rowNodes(row);
+		nodes.push(...branch.nodes);
+		for (const [from, to] of branch.links) connections[from.name] = { main: [[{ node: to.name, type: 'main', index: 0 }]] };
+	}
+	return { id, name, active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
+}
+
 // ---------------------------------------------------------------------------------------------
 // Running a row
 

@@ -25,7 +25,7 @@
  */
 import { callWebhook, getExecution } from '../e2e/harness.mjs';
 import { seededRandom } from './llm-upstream.mjs';
-import { awaitExecutions, lastExecutionId, RESILIENT_HTTP, RETRY_ON_FAIL_MAX, webhookPath } from './real-n8n-lib.mjs';
+import { awaitExecutions, branchWorkflow, lastExecutionId, RESILIENT_HTTP, RETRY_ON_FAIL_MAX, webhookItemsNodes, webhookPath } from './real-n8n-lib.mjs';
 
 export const LLM = Object.freeze({
 	items: 200,
@@ -86,16 +86,7 @@ function requestParameters(row) {
 
 function rowNodes(row) {
 	const y = row.index * 200;
-	const webhook = {
-		id: `webhook-${row.slug}`,
-		name: `Webhook ${row.slug}`,
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, y],
-		webhookId: `${row.workflowId}-${row.slug}`,
-		parameters: { httpMethod: 'POST', path: webhookPath(row.workflowId, row), responseMode: 'onReceived', options: {} },
-	};
-	const items = { id: `items-${row.slug}`, name: `Items ${row.slug}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode: EXPAND } };
+	const [webhook, items] = webhookItemsNodes(row, EXPAND);
 	// error output on, both nodes: the execution ends, and the failed items are counted
 	const base = { id: `http-${row.slug}`, name: `HTTP ${row.slug}`, position: [500, y], onError: 'continueErrorOutput' };
 	const http =
@@ -107,16 +98,7 @@ function rowNodes(row) {
 }
 
 /** One workflow with a branch per row; rows carry their server's url and the workflow's id. */
-export function llmWorkflow(workflowId, rows) {
-	const nodes = [];
-	const connections = {};
-	for (const row of rows) {
-		const branch = rowNodes(row);
-		nodes.push(...branch.nodes);
-		for (const [from, to] of branch.links) connections[from.name] = { main: [[{ node: to.name, type: 'main', index: 0 }]] };
-	}
-	return { id: workflowId, name: 'Bench: LLM token budgets', active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
-}
+export const llmWorkflow = (workflowId, rows) => branchWorkflow(workflowId, 'Bench: LLM token budgets', rows, rowNodes);
 
 /** The most tokens the API admitted in any minute [t, t + 60 s), over its 200s. */
 export function busiestMinuteTokens(log) {

@@ -15,7 +15,7 @@
  *            against the same calls with nothing else running (`urgentAlone`)
  */
 import { callWebhook, getExecution } from '../e2e/harness.mjs';
-import { awaitExecutions, lastExecutionId, peakIn, RESILIENT_HTTP, webhookPath } from './real-n8n-lib.mjs';
+import { awaitExecutions, branchWorkflow, lastExecutionId, peakIn, RESILIENT_HTTP, webhookItemsNodes, webhookPath } from './real-n8n-lib.mjs';
 
 /**
  * startGapMs: the small tenants (and the first urgent item) come once the bulk is under way. Sooner,
@@ -39,16 +39,7 @@ return Array.from({ length: body.count }, (_, k) => ({ json: { tenant: body.tena
 
 function rowNodes(row) {
 	const y = row.index * 200;
-	const webhook = {
-		id: `webhook-${row.slug}`,
-		name: `Webhook ${row.slug}`,
-		type: 'n8n-nodes-base.webhook',
-		typeVersion: 2,
-		position: [0, y],
-		webhookId: `${row.workflowId}-${row.slug}`,
-		parameters: { httpMethod: 'POST', path: webhookPath(row.workflowId, row), responseMode: 'onReceived', options: {} },
-	};
-	const items = { id: `items-${row.slug}`, name: `Items ${row.slug}`, type: 'n8n-nodes-base.code', typeVersion: 2, position: [250, y], parameters: { jsCode: EXPAND } };
+	const [webhook, items] = webhookItemsNodes(row, EXPAND);
 	const lane = row.lane === 'fair' ? { fairShareKey: '={{ $json.tenant }}' } : row.lane === 'urgent' ? { urgent: '={{ $json.urgent }}' } : {};
 	const http = {
 		id: `http-${row.slug}`,
@@ -67,16 +58,7 @@ function rowNodes(row) {
 }
 
 /** One workflow with a branch per row; rows carry their server's url and the workflow's id. */
-export function tenantsWorkflow(workflowId, rows) {
-	const nodes = [];
-	const connections = {};
-	for (const row of rows) {
-		const branch = rowNodes(row);
-		nodes.push(...branch.nodes);
-		for (const [from, to] of branch.links) connections[from.name] = { main: [[{ node: to.name, type: 'main', index: 0 }]] };
-	}
-	return { id: workflowId, name: 'Bench: tenants', active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
-}
+export const tenantsWorkflow = (workflowId, rows) => branchWorkflow(workflowId, 'Bench: tenants', rows, rowNodes);
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 

@@ -199,20 +199,27 @@ async function pauses(upstream) {
 	}
 }
 
-async function tenants(upstream) {
-	const workflowId = `rhBenchTenants${randomBytes(2).toString('hex')}`;
-	const rows = (await withServers(upstream, TENANT_ROWS, () => ({ limitRps: TENANTS.limitRps }))).map((r) => ({ ...r, workflowId }));
+/**
+ * One n8n (regular mode, SQLite) with one workflow imported and published: fn({ n8n, userFolder,
+ * client }), n8n stopped after. A loaded machine may take minutes to boot it.
+ */
+async function onOneN8n(scenario, workflow, fn) {
 	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
-	await importWorkflow(userFolder, tenantsWorkflow(workflowId, rows));
-	await publishWorkflow(userFolder, workflowId);
-	say('tenants: imported and published; starting n8n (regular mode, SQLite)');
+	await importWorkflow(userFolder, workflow);
+	await publishWorkflow(userFolder, workflow.id);
+	say(`${scenario}: imported and published; starting n8n (regular mode, SQLite)`);
 	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
 	try {
-		const client = await restClient(n8n);
-		return await tenantsRows({ n8n, userFolder, upstream, rows, client, say });
+		return await fn({ n8n, userFolder, client: await restClient(n8n) });
 	} finally {
 		await stopN8n(n8n);
 	}
+}
+
+async function tenants(upstream) {
+	const workflowId = `rhBenchTenants${randomBytes(2).toString('hex')}`;
+	const rows = (await withServers(upstream, TENANT_ROWS, () => ({ limitRps: TENANTS.limitRps }))).map((r) => ({ ...r, workflowId }));
+	return await onOneN8n('tenants', tenantsWorkflow(workflowId, rows), (n8nRun) => tenantsRows({ ...n8nRun, upstream, rows, say }));
 }
 
 async function llm(settings, upstream) {
@@ -220,17 +227,7 @@ async function llm(settings, upstream) {
 	// each row an API of its own: its own sliding minute, its own controller
 	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen };
 	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + r.serverSeed } }))).map((r) => ({ ...r, workflowId }));
-	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
-	await importWorkflow(userFolder, llmWorkflow(workflowId, rows));
-	await publishWorkflow(userFolder, workflowId);
-	say('llm: imported and published; starting n8n (regular mode, SQLite)');
-	const n8n = await startN8n(userFolder, { env: ownerEnv(), readyTimeoutMs: 300_000 });
-	try {
-		const client = await restClient(n8n);
-		return await llmRows({ n8n, userFolder, upstream, rows, client, say, workflowId, itemCount: settings.llmItems });
-	} finally {
-		await stopN8n(n8n);
-	}
+	return await onOneN8n('llm', llmWorkflow(workflowId, rows), (n8nRun) => llmRows({ ...n8nRun, upstream, rows, say, workflowId, itemCount: settings.llmItems }));
 }
 
 async function webhookFleet(settings, upstream) {
