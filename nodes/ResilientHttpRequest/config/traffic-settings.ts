@@ -4,9 +4,9 @@
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
-import { numberParameter, parameterError } from '../../shared/n8n/parameters';
+import { parameterError } from '../../shared/n8n/parameters';
 import { nameApi, type ApiName } from '../../shared/n8n/traffic/api-name';
-import { TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
+import { readRateAndTokenLimits, readTrafficNumber, TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
 import type { Lane } from '../../shared/core/traffic/fair-line';
@@ -36,10 +36,7 @@ interface TrafficInputs {
 export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, auth, node, schedule, attemptTimeoutMs }: TrafficInputs): TrafficControl {
 	const o = ctx.getNodeParameter('sharedLimits', i, {}) as IDataObject;
 	// each number under its editor name and limits (TRAFFIC_NUMBERS), its default when not set
-	const num = (name: keyof typeof TRAFFIC_NUMBERS) => {
-		const spec = TRAFFIC_NUMBERS[name];
-		return numberParameter(ctx, i, spec.displayName, o[name] ?? spec.default, spec);
-	};
+	const num = (name: keyof typeof TRAFFIC_NUMBERS) => readTrafficNumber(ctx, i, o, name);
 	// `breakerScope`: the breaker's own scope before both became the API's; still honoured
 	const scope = String(o.budgetScope ?? '').trim() || String(o.breakerScope ?? '').trim();
 	const parsed = new URL(url);
@@ -64,14 +61,7 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 			maxBreakMs,
 		};
 	}
-	const rate = num('rateLimit');
-	if (rate > 0) {
-		const per = o.rateLimitPer ?? 'second';
-		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
-		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
-	}
-	const tokens = num('tokenLimit');
-	if (tokens > 0) params.tokenLimitPerMinute = tokens;
+	Object.assign(params, readRateAndTokenLimits(ctx, i, o));
 	// the credential as the parameters stand; they were checked when the item's credential was read
 	const api = nameApi(parsed, node, selectedCredentialType(auth), scope);
 	params.label = api.label;

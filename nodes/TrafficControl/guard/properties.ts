@@ -3,7 +3,7 @@
  * (n8n's OpenAI, Google Sheets, Notion...) behind an API's traffic controller, before and after it.
  */
 import type { INodeProperties } from 'n8n-workflow';
-import { RATE_LIMIT_PER_PROPERTY, trafficNumber } from '../../shared/n8n/traffic-numbers';
+import { DAY_MS, RATE_LIMIT_PER_PROPERTY, trafficNumber } from '../../shared/n8n/traffic-numbers';
 
 export const GUARD_DEFAULTS = {
 	/** An item that finds no room within this long fails (Max Wait). */
@@ -14,7 +14,6 @@ export const GUARD_DEFAULTS = {
 
 const WAIT = { show: { operation: ['waitForRoom'] } };
 const REPORT = { show: { operation: ['reportOutcome'] } };
-const DAY_MS = 24 * 3600_000;
 
 export const guardProperties: INodeProperties[] = [
 	{

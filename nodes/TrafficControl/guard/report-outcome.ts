@@ -83,9 +83,9 @@ export async function reportOutcome(ctx: IExecuteFunctions, runtime: Runtime): P
 	// before (found on the item), once for the run
 	const before = runBefore(ctx);
 	const fresh = before === undefined || markReported(before.run);
-	const toReport: Array<[INodeExecutionData, ReportSettings]> = fresh ? [...items.map((item, i): [INodeExecutionData, ReportSettings] => [item, settings[i]]), ...(before?.others ?? []).map((item): [INodeExecutionData, ReportSettings] => [item, { ...(settings[0]?.apiKey !== undefined ? { apiKey: settings[0].apiKey } : {}) }])] : [];
+	const toReport: Array<[INodeExecutionData, ReportSettings]> = fresh && api !== undefined ? [...items.map((item, i): [INodeExecutionData, ReportSettings] => [item, settings[i]]), ...(before?.others ?? []).map((item): [INodeExecutionData, ReportSettings] => [item, {}])] : [];
 	let reported = 0;
-	for (const [item, itemSettings] of api === undefined ? [] : toReport) {
+	for (const [item, itemSettings] of toReport) {
 		const admission = admissions.take(execution, api as string, runtime.now());
 		if (!admission) break;
 		await admission.close(itemResult(item.json, itemSettings, runtime.now()));

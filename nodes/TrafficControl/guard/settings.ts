@@ -13,12 +13,11 @@ import { parseWaitValue } from '../../shared/core/item-failure';
 import { readLane } from '../../shared/n8n/lane-settings';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { nameScope, type ApiName } from '../../shared/n8n/traffic/api-name';
-import { TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
+import { DAY_MS, readRateAndTokenLimits, TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
 import { GUARD_DEFAULTS } from './properties';
 
 /** The window of requests in flight: learned (adaptive) up to this, as Resilient HTTP Request's default. */
 const WINDOW_CEILING = 1000;
-const DAY_MS = 24 * 3600_000;
 
 export interface WaitSettings {
 	api: ApiName & { params: TrafficParams; lane?: Lane };
@@ -44,18 +43,10 @@ export function readWaitSettings(ctx: IExecuteFunctions, i: number, json: IDataO
 	const params: TrafficParams = { window: { ceiling: WINDOW_CEILING, mode: 'adaptive' }, leaseMs };
 	if (o.budget !== false) params.budget = { ...BUDGET_DEFAULTS };
 	if (o.breaker !== false) params.hold = { ...HOLD_DEFAULTS };
-	const { rateLimit, tokenLimit } = TRAFFIC_NUMBERS;
-	const rate = num(rateLimit.displayName, o.rateLimit, rateLimit.default, rateLimit);
-	if (rate > 0) {
-		const per = o.rateLimitPer ?? 'second';
-		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
-		params.rateLimitRps = per === 'minute' ? rate / 60 : rate;
-	}
-	const tokenLimitPerMinute = num(tokenLimit.displayName, o.tokenLimit, tokenLimit.default, tokenLimit);
-	if (tokenLimitPerMinute > 0) params.tokenLimitPerMinute = tokenLimitPerMinute;
-	const estimated = num('Estimated Tokens', o.estimatedTokens, 0, { min: 0, max: tokenLimit.max, integer: true });
+	Object.assign(params, readRateAndTokenLimits(ctx, i, o));
+	const estimated = num('Estimated Tokens', o.estimatedTokens, 0, { min: 0, max: TRAFFIC_NUMBERS.tokenLimit.max, integer: true });
 	// a given estimate counts as it is; without one, the item's own JSON stands in for its prompt
-	const tokens: TokenDemand | undefined = estimated > 0 ? { chars: 0, output: estimated } : tokenLimitPerMinute > 0 ? { chars: JSON.stringify(json).length, output: 0 } : undefined;
+	const tokens: TokenDemand | undefined = estimated > 0 ? { chars: 0, output: estimated } : params.tokenLimitPerMinute !== undefined ? { chars: JSON.stringify(json).length, output: 0 } : undefined;
 	const api = nameScope(scope) as ApiName;
 	params.label = api.label;
 	const lane = readLane(ctx, i, o);

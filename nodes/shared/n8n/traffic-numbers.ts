@@ -1,8 +1,10 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { TrafficParams } from '../core/traffic/types';
+import { numberParameter, parameterError } from './parameters';
 import { HOLD_DEFAULTS } from '../core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../core/traffic/budget';
 
-const DAY_MS = 24 * 3600_000;
+export const DAY_MS = 24 * 3600_000;
 
 /**
  * The numbers of Traffic Control, as the editor names them, with their defaults and the limits both
@@ -51,3 +53,23 @@ export const RATE_LIMIT_PER_PROPERTY: INodeProperties = {
 	],
 	default: 'second',
 };
+
+/** One of Traffic Control's numbers of item `i`, from its options: under its editor name and limits, its default when not set. */
+export function readTrafficNumber(ctx: IExecuteFunctions, i: number, options: IDataObject, name: TrafficNumber): number {
+	const spec = TRAFFIC_NUMBERS[name];
+	return numberParameter(ctx, i, spec.displayName, options[name] ?? spec.default, spec);
+}
+
+/** Rate Limit (per second or minute) and Token Limit of item `i`, as the controller takes them: none when 0. */
+export function readRateAndTokenLimits(ctx: IExecuteFunctions, i: number, options: IDataObject): Pick<TrafficParams, 'rateLimitRps' | 'tokenLimitPerMinute'> {
+	const limits: Pick<TrafficParams, 'rateLimitRps' | 'tokenLimitPerMinute'> = {};
+	const rate = readTrafficNumber(ctx, i, options, 'rateLimit');
+	if (rate > 0) {
+		const per = options.rateLimitPer ?? 'second';
+		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
+		limits.rateLimitRps = per === 'minute' ? rate / 60 : rate;
+	}
+	const tokens = readTrafficNumber(ctx, i, options, 'tokenLimit');
+	if (tokens > 0) limits.tokenLimitPerMinute = tokens;
+	return limits;
+}
