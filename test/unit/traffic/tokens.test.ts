@@ -159,6 +159,27 @@ describe('the controller with a token budget', () => {
 		expect(api.ask(T0 + 300, costing(2000)).go).toBe(true);
 	});
 
+	it("an answer that brings an older word (its request was counted before others whose answers came first) gives back nothing they spent", () => {
+		const api = new Api(P);
+		const word = (remaining: number, resetAt: number) => ({ limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
+		const slow = api.ask(T0, costing(8000));
+		const quick = api.ask(T0 + 500, costing(8000));
+		expect(slow.go && quick.go).toBe(true);
+		// the server counted slow at T0 (52,000 left, whole at T0 + 60 s), quick at T0 + 500 (44,000 left); quick answers
+		// first, with slow in flight: 36,000 (slow's 8,000 taken off twice errs on the side of waiting)
+		api.answer(T0 + 1500, quick.id, { ...OK, tokens: { counted: 8000, statement: word(44_000, T0 + 60_500) } });
+		expect(trafficView('k', api.data!, 0, T0 + 1501).tokens).toMatchObject({ remaining: 36_000 });
+		// slow's answer comes 3 s after its request, with the word of T0: 52,000, less nothing in flight now. Taken,
+		// it would give back the 8,000 quick spent
+		api.answer(T0 + 3000, slow.id, { ...OK, tokens: { counted: 8000, statement: word(52_000, T0 + 60_000) } });
+		expect(trafficView('k', api.data!, 0, T0 + 3001).tokens).toMatchObject({ remaining: 36_000, resetAt: new Date(T0 + 60_500).toISOString() });
+		expect(api.ask(T0 + 3002, costing(37_000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 60_500 });
+		// a later count (a later reset) is taken, whatever it says
+		const next = api.ask(T0 + 3003, costing(1000));
+		api.answer(T0 + 4000, next.id, { ...OK, tokens: { counted: 1000, statement: word(48_000, T0 + 63_003) } });
+		expect(trafficView('k', api.data!, 0, T0 + 4001).tokens).toMatchObject({ remaining: 48_000 });
+	});
+
 	it("without the server's word, a usage over the estimate counts in the minute, one under it gives nothing back; the answers teach the characters per token", () => {
 		const api = new Api({ ...P, tokenLimitPerMinute: 10_000 });
 		const first = api.ask(T0, { chars: 32_000, output: 0 });

@@ -16,7 +16,8 @@
  *   minute never sees more than the limit.
  *
  * A request's cost is its estimate (token-estimate.ts), at the characters per token learned from
- * the answers' usage. The answer corrects: the server's word replaces the count; without it, a
+ * the answers' usage. The answer corrects: the server's word replaces the count (unless it is older
+ * than the word known: staleWord); without it, a
  * usage over the estimate adds the difference to the minute, and a usage under it gives nothing
  * back (OpenAI counts max_tokens on arrival, used or not: giving back sent requests into 429s).
  */
@@ -135,7 +136,9 @@ export function onTokenAnswer(data: TokenData, nowMs: number, answer: TokenAnswe
 	if (statement) {
 		if (statement.limit !== undefined) data.stated = statement.limit;
 		// the server counted this request, not those sent after it and still in flight (their estimates)
-		data.word = { remaining: statement.remaining - data.inFlight, resetAt: statement.resetAt, sentSince: 0 };
+		const left = statement.remaining - data.inFlight;
+		if (staleWord(data.word, left, statement.resetAt, nowMs)) return;
+		data.word = { remaining: left, resetAt: statement.resetAt, sentSince: 0 };
 		return;
 	}
 	const over = usage ? usage.input + usage.output - answer.counted : 0;
@@ -146,6 +149,25 @@ export function onTokenAnswer(data: TokenData, nowMs: number, answer: TokenAnswe
 		addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), over, 0);
 		data.sent = live;
 	}
+}
+
+/** Resets this close to each other belong to one count of the server's (a duration's rounding: "17.28s", "6m0s"). */
+const SAME_COUNT_MS = 1000;
+
+/**
+ * A word the server said before the one known, and read after it. An LLM's answer takes seconds,
+ * and the server states its budget as it counted the request, on arrival: a long answer brings
+ * word from before the requests admitted meanwhile, whose answers came back first and are no
+ * longer in flight. Taken, it gave back their tokens, and the requests it let go met 429s (13.8 to
+ * 15.6 % of requests in the real-n8n LLM benchmark). A later count has the later reset (until the
+ * newest count leaves the minute, or the bucket is full again), so one that resets no later than
+ * the known word's, and leaves more, is older: the lower count is kept, and the later reset.
+ */
+function staleWord(known: TokenData['word'], left: number, resetAt: number, nowMs: number): boolean {
+	if (!known || known.resetAt <= nowMs || resetAt > known.resetAt + SAME_COUNT_MS) return false;
+	if (known.remaining - known.sentSince > left) return false;
+	known.resetAt = Math.max(known.resetAt, resetAt);
+	return true;
 }
 
 /** From this time on the token state holds nothing worth keeping. */
