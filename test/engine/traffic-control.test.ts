@@ -255,6 +255,22 @@ describe('the pace, and what an execution learns for the next', () => {
 		expect(times.map((t) => t - times[0])).toEqual(Array.from({ length: 20 }, (_, k) => k * 50));
 	});
 
+	it("Rate Limit 10 per second, 60 items, Total Deadline 2 s: the wait in line before an item's first request does not count, so all succeed, and the last one's retry gets its own 2 s", async () => {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
+		let n = 0;
+		// the 60th request fails once: its retry comes after 5.9 s in line, past the deadline counted from the start
+		const api = await server(() => (++n === 60 ? { status: 503, body: { error: 'busy' } } : { status: 200, body: { ok: true } }));
+		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: { rateLimit: 10 }, retryOptions: { totalDeadline: 2_000, baseDelay: 100, maxDelay: 100, retryStory: 'everyItem' } });
+		const run = await runHttp(wf, items(60), runtime, { store: new MemoryStateStore() });
+		expect(api.requests).toHaveLength(61);
+		const stories = run.jsonOf('HTTP').map(storyOf);
+		expect(stories.every((story) => story.stoppedBecause === 'success')).toBe(true);
+		const last = stories.find((story) => story.history.length === 2);
+		expect(last?.history.map((h) => h.status)).toEqual([503, 200]);
+		const first = Date.parse(String(stories[0].history[0].startedAt));
+		expect(Date.parse(String(last?.history[0].startedAt)) - first).toBeGreaterThanOrEqual(5_900);
+	});
+
 	it('the window a first execution learned is where the second starts', async () => {
 		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
 		const api = await server(() => ({ status: 200, body: { ok: true }, delayMs: 5 }));

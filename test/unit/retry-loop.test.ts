@@ -528,7 +528,7 @@ describe('runWithRetry', () => {
 });
 
 describe('gate: the API\'s traffic controller before every attempt', () => {
-	const go = (note: GateNote = {}, done: (result: AttemptResult<string>) => void = () => {}): GateEntry<string> => ({ go: true, note, done: async (result) => done(result) });
+	const go = (note: GateNote = {}, done: (result: AttemptResult<string>) => void = () => {}, lineMs = 0): GateEntry<string> => ({ go: true, note, lineMs, done: async (result) => done(result) });
 
 	it('a gate that stops the first attempt sends nothing and says until when', async () => {
 		const rt = new FakeRuntime();
@@ -600,6 +600,45 @@ describe('gate: the API\'s traffic controller before every attempt', () => {
 		expect(seen).toEqual([503, 200]);
 		expect(outcome.story.history[1].traffic).toEqual({ waitedMs: 4000, waitedFor: { held: 4000 }, inFlight: 1, window: 10 });
 		expect(outcome.story.summary).toBe('Succeeded on attempt 2 of 5 after waiting 5 s');
+	});
+
+	it("the first attempt's wait in line (lineMs) moves the deadline back: the retries keep the whole Total Deadline after it", async () => {
+		const rt = new FakeRuntime({ random: scripted([1]) });
+		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }, { status: 503 }, { status: 200 }]);
+		const asked: Array<{ attempt: number; deadlineAt?: number; lineFree?: boolean }> = [];
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
+				enter: async (attempt, _last, deadlineAt, lineFree) => {
+					asked.push({ attempt, deadlineAt: deadlineAt === undefined ? undefined : deadlineAt - START, lineFree });
+					if (attempt > 1) return go();
+					await rt.sleep(60_000); // in line for the pace, longer than the whole deadline
+					return go({}, () => {}, 60_000);
+				},
+			}),
+		);
+		// without the move, the first retry (1 s after 60 s) would be past the 10 s deadline
+		expect(asked).toEqual([
+			{ attempt: 1, deadlineAt: 10_000, lineFree: true },
+			{ attempt: 2, deadlineAt: 70_000, lineFree: false },
+			{ attempt: 3, deadlineAt: 70_000, lineFree: false },
+			{ attempt: 4, deadlineAt: 70_000, lineFree: false },
+		]);
+		expect(outcome.ok).toBe(true);
+	});
+
+	it('a wait in line of a later attempt counts: its lineMs is 0, the deadline stays', async () => {
+		const rt = new FakeRuntime({ random: scripted([1]) });
+		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }]);
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(fn, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
+				enter: async (attempt) => {
+					if (attempt === 2) await rt.sleep(8_000);
+					return go();
+				},
+			}),
+		);
+		expect(fn.calls).toHaveLength(2);
+		expect(outcome.story.stoppedBecause).toBe('deadline-exceeded');
 	});
 
 	it('canceled while the gate holds the attempt: nothing is sent', async () => {

@@ -49,7 +49,8 @@ export type GateNote = Pick<AttemptRecord, 'traffic' | 'budget'>;
 export type GateStop = Extract<StopReason, 'retry-after-too-long' | 'api-held' | 'retry-budget-exhausted' | 'deadline-exceeded'>;
 
 export type GateEntry<T> =
-	| { go: true; note: GateNote; done(result: AttemptResult<T>): Promise<void> }
+	/** `lineMs`: its wait in line that did not count against the deadline (enter's `lineFree`): the deadline moves back by it. */
+	| { go: true; note: GateNote; lineMs: number; done(result: AttemptResult<T>): Promise<void> }
 	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; note: GateNote };
 
 /**
@@ -58,8 +59,12 @@ export type GateEntry<T> =
  * reports its result after.
  */
 export interface AttemptGate<T> {
-	/** `last`: the failure of the previous attempt (undefined before the first). */
-	enter(attempt: number, last: AttemptFailure | undefined, deadlineAt: number | undefined): Promise<GateEntry<T>>;
+	/**
+	 * `last`: the failure of the previous attempt (undefined before the first). `lineFree`: a wait in
+	 * line for the API's pace or token budget does not count against `deadlineAt` (an item's first
+	 * request: Total Deadline counts from when the API takes it, docs/decisions.md).
+	 */
+	enter(attempt: number, last: AttemptFailure | undefined, deadlineAt: number | undefined, lineFree?: boolean): Promise<GateEntry<T>>;
 }
 
 /** The code of the failure an item leaves with when the gate stopped it before any request. */
@@ -178,7 +183,7 @@ class RetryRun<T> {
 	private readonly story: StoryBuilder;
 	private readonly decisionPolicy: DecisionPolicy;
 	private token: RetryToken;
-	private readonly deadlineAt: number | undefined;
+	private deadlineAt: number | undefined;
 	private delay: Delay = { ms: 0 };
 	private lastFailure: AttemptFailure | undefined;
 
@@ -215,8 +220,9 @@ class RetryRun<T> {
 	/** Attempt n through the gate: the outcome, or undefined once the wait before the next attempt is over. */
 	private async turn(attempt: number): Promise<RetryOutcome<T> | undefined> {
 		if (this.signal?.aborted) return this.cancelled();
-		const entry = this.gate ? await this.gate.enter(attempt, this.lastFailure, this.deadlineAt) : undefined;
+		const entry = this.gate ? await this.gate.enter(attempt, this.lastFailure, this.deadlineAt, attempt === 1) : undefined;
 		if (entry && !entry.go) return entry.stop === 'canceled' ? this.cancelled() : this.stoppedAtGate(entry, entry.stop);
+		if (entry && entry.lineMs > 0) this.deadlineMovesBack(entry.lineMs);
 		const result = await this.send(attempt, entry);
 		if (result.ok) return this.succeeded(result.value, attempt);
 		if (this.signal?.aborted) return this.cancelled();
@@ -232,6 +238,13 @@ class RetryRun<T> {
 			return this.cancelled();
 		}
 		return undefined;
+	}
+
+	/** The item's wait in line before its first request does not count: its deadline, and the decision's, move back by it. */
+	private deadlineMovesBack(ms: number): void {
+		if (this.deadlineAt === undefined) return;
+		this.deadlineAt += ms;
+		this.token = { ...this.token, startedAt: this.token.startedAt + ms };
 	}
 
 	/** Sends attempt n within its time limit, tells the gate how it went, and adds its record to the story. */

@@ -40,6 +40,8 @@ export interface SimulationResult {
 	failed: number;
 	/** When each item ended (ms from the start), by item. */
 	endedAt: number[];
+	/** Why the items that left without success stopped (the gate's stop), by item. */
+	stops: Array<string | undefined>;
 }
 
 interface SimulationOptions {
@@ -49,6 +51,10 @@ interface SimulationOptions {
 	laneOf?: (item: number) => Lane | undefined;
 	/** When each item arrives at the gate (ms from the start; default 0). */
 	arrivesAt?: (item: number) => number;
+	/** Each item's Total Deadline, from its arrival (none by default). */
+	deadlineMs?: number;
+	/** Its first request's wait in line for the pace or tokens does not count against it (GateLimits.lineFree). */
+	lineFree?: boolean;
 }
 
 function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
@@ -82,6 +88,7 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 	let failed = 0;
 	let ids = 0;
 	const endedAt: number[] = new Array(items);
+	const stops: Array<string | undefined> = new Array(items);
 	const run = async (item: number) => {
 		const arrival = options.arrivesAt?.(item) ?? 0;
 		if (arrival > 0) await runtime.sleep(arrival);
@@ -91,10 +98,16 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 	};
 	const runItem = async (item: number, lane: Lane | undefined) => {
 		let paced = false;
+		let deadlineAt = options.deadlineMs !== undefined ? runtime.now() + options.deadlineMs : undefined;
 		for (let attempt = 1; attempt <= (options.maxAttempts ?? 5); attempt++) {
 			const id = `r${++ids}`;
-			const gate = await passGate(ctx, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, { maxServerDelayMs: 60_000 });
-			if (!gate.go) break;
+			const limits = { maxServerDelayMs: 60_000, ...(deadlineAt !== undefined ? { deadlineAt, lineFree: attempt === 1 && options.lineFree === true } : {}) };
+			const gate = await passGate(ctx, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, limits);
+			if (!gate.go) {
+				stops[item] = gate.stop;
+				break;
+			}
+			if (deadlineAt !== undefined) deadlineAt += gate.lineMs;
 			const answer = server(item, attempt, runtime.now() - startedAt);
 			requests.push({ item, attempt, sentAt: runtime.now() - startedAt, status: answer.status });
 			await runtime.sleep(answer.latencyMs);
@@ -108,5 +121,5 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 		failed++;
 	};
 	await runtime.runUntilSettled(Promise.all(Array.from({ length: items }, (_, item) => run(item))), 10_000_000);
-	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed, endedAt };
+	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed, endedAt, stops };
 }

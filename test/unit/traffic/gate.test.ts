@@ -33,6 +33,41 @@ describe('a pace of 20 per second', () => {
 	});
 });
 
+describe("Total Deadline and the wait in line before an item's first request", () => {
+	const minute = 60_000;
+	it('Rate Limit 1 per second, 400 items, 5-minute deadlines: the line does not count, so every item goes, one a second', async () => {
+		const run = await simulateGate(400, defaults({ rateLimitRps: 1 }), healthy, { deadlineMs: 5 * minute, lineFree: true });
+		expect(run.failed).toBe(0);
+		expect(run.requests).toHaveLength(400);
+		const sent = run.requests.map((r) => r.sentAt).sort((a, b) => a - b);
+		expect(sent[399]).toBeGreaterThanOrEqual(399_000);
+		for (let k = 1; k < sent.length; k++) expect(sent[k] - sent[k - 1]).toBeGreaterThanOrEqual(1000);
+	});
+
+	it('control: where the line counts (a later attempt, Wait for Room), the items past the deadline leave unsent, deadline-exceeded', async () => {
+		const run = await simulateGate(400, defaults({ rateLimitRps: 1 }), healthy, { deadlineMs: 5 * minute });
+		expect(run.requests).toHaveLength(300);
+		expect(run.failed).toBe(100);
+		expect(new Set(run.stops.filter(Boolean))).toEqual(new Set(['deadline-exceeded']));
+	});
+
+	it("a pause still counts: the API asked to wait 50 s, first requests with 30-second deadlines leave at once, the line's exemption or not", async () => {
+		const pausing: ServerModel = (item, attempt) => (item === 0 && attempt === 1 ? { latencyMs: 5, status: 429, retryAfterMs: 50_000 } : { latencyMs: 5, status: 200 });
+		const run = await simulateGate(20, defaults(), pausing, { deadlineMs: 30_000, lineFree: true, arrivesAt: (item) => (item === 0 ? 0 : 100) });
+		expect(run.failed).toBe(19);
+		expect(run.stops.filter((stop) => stop === 'retry-after-too-long')).toHaveLength(19);
+		expect(Math.max(...run.endedAt.slice(1))).toBe(100);
+	});
+
+	it('after its wait in line, the whole deadline is still the retries\': Rate Limit 2 per second, the 60th item waits 30 s, then retries a 503 for 20 s within a 25-second deadline', async () => {
+		const failing: ServerModel = (item, attempt, nowMs) => (item === 59 && nowMs < 29_500 + 20_000 && attempt < 100 ? { latencyMs: 5, status: 503 } : { latencyMs: 5, status: 200 });
+		const { hold: _noHold, ...params } = defaults({ rateLimitRps: 2 });
+		const run = await simulateGate(60, params, failing, { deadlineMs: 25_000, lineFree: true, maxAttempts: 1000 });
+		expect(run.failed).toBe(0);
+		expect(run.endedAt[59]).toBeGreaterThan(49_000);
+	});
+});
+
 describe('slow start', () => {
 	it.each([500, 1000])('%i items at a window of 10 that doubles per round: each item is refused once at most (as it arrives), so about 3 store steps per item', async (items) => {
 		// each admission used to wake as many waiters as it saw room for, as did the others admitted

@@ -37,13 +37,25 @@ interface GateLimits {
 	deadlineAt?: number;
 	/** The longest server-requested wait the item accepts. */
 	maxServerDelayMs: number;
+	/**
+	 * The item's first request: its wait in line for the API's pace or token budget does not count
+	 * against its deadline, which moves back by that wait (docs/decisions.md). Such a line moves at
+	 * a known speed, and its items are not failing: a Rate Limit of 1 a second must not fail the
+	 * 301st of 1,000 items at a 5-minute deadline. A pause, a hold or the window count: they are
+	 * the API's trouble, and their end is not known.
+	 */
+	lineFree?: boolean;
 }
+
+/** Waits in line for the API's capacity: a first request's do not count against its deadline (GateLimits.lineFree). */
+const LINE_REASONS: ReadonlySet<WaitReason> = new Set(['pace', 'tokens']);
 
 /** How long the request waited, by reason (ms). */
 type Waits = Partial<Record<WaitReason, number>>;
 
 export type GateResult =
-	| { go: true; probe: boolean; waitedMs: number; waits: Waits; admission: Extract<Admission, { go: true }> }
+	/** `lineMs`: the wait in line that did not count against the deadline (GateLimits.lineFree): the deadline moved back by it. */
+	| { go: true; probe: boolean; waitedMs: number; waits: Waits; admission: Extract<Admission, { go: true }>; lineMs: number }
 	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; waitedMs: number; waits: Waits };
 
 /** Stores (shared by processes) whose news of a key this process already listens to. */
@@ -186,14 +198,13 @@ class Place {
  * would take the slot in the meantime, and the waiter, refused, would go to the back of the line,
  * again and again (and at the pace, a share's turn or an urgent request would count for nothing).
  */
-async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: AdmitRequest, deadlineAt: number | undefined, waits: Waits, place: Place): Promise<InLine> {
+async function waitBehind(ctx: GateContext, reason: 'window' | 'pace', request: AdmitRequest, deadlineAt: number | undefined, place: Place): Promise<InLine> {
 	const { runtime } = ctx;
 	const now = runtime.now();
 	const queue = queueOf(ctx.key, reason);
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - now) : Infinity;
 	const standing = place.standingIn(queue, request);
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(now + ctx.pollMs, deadlineAt ?? Infinity), nowMs: now }, standing, () => runtime.now());
-	waits[reason] = (waits[reason] ?? 0) + Math.max(0, runtime.now() - now);
 	return { queue, woken };
 }
 
@@ -234,27 +245,51 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 	else if (inLine !== undefined && !(inLine === rateQueue && admission.paceAt !== undefined)) waiters.wake(inLine);
 }
 
+/** An admitted request leaves at its time: its reserved pace slot, when that is just ahead. */
+async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go: true }>, log: WaitLog): Promise<void> {
+	const { runtime } = ctx;
+	const before = runtime.now();
+	if (admission.sendAt !== undefined) await sleepUntil(ctx, admission.sendAt);
+	log.add('pace', runtime.now() - before);
+}
+
+/**
+ * Why a refused request cannot wait for what it waits for: it never comes, the pause is longer than
+ * the item accepts, or it comes after the deadline (`deadlineAt`: the one that bounds this wait).
+ */
+function cannotWait(admission: Extract<Admission, { go: false }>, limits: GateLimits, now: number, deadlineAt: number | undefined): { stop: GateStop; why: string; retryAt?: number } | undefined {
+	const { until } = admission;
+	const beyondServerLimit = admission.reason === 'paused' && until !== undefined && until - now > limits.maxServerDelayMs;
+	// a time-bound wait ends at `until`; for a wait on a change, `until` is only the latest it may end
+	const tooLate = deadlineAt !== undefined && (admission.wake === 'time' && until !== undefined ? until >= deadlineAt : now >= deadlineAt);
+	if (until !== Infinity && !beyondServerLimit && !tooLate) return undefined;
+	return { ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}) };
+}
+
 /** Waits until the controller lets the request go, or says why it cannot within the item's limits. */
 export async function passGate(ctx: GateContext, request: AdmitRequest, limits: GateLimits): Promise<GateResult> {
 	const { runtime, signal } = ctx;
 	const started = runtime.now();
-	const waits: Waits = {};
 	const waited = () => Math.max(0, runtime.now() - started);
 	const place = new Place(ctx.waiters);
-	// what it asks with: its deadline (a slot admitted ahead must come before it), and the pace slot
-	// reserved for it once the pace held it back
-	let asking: AdmitRequest = limits.deadlineAt !== undefined ? { ...request, deadlineAt: limits.deadlineAt } : request;
+	// the waits by reason, and the deadline as they move it (a first request's line for the pace or tokens)
+	const log = new WaitLog(limits);
+	const { waits } = log;
+	// what it asks with: its deadline (a slot admitted ahead must come before it; none while the line
+	// does not count), and the pace slot reserved for it once the pace held it back
+	let asking: AdmitRequest = limits.deadlineAt !== undefined && !log.lineFree ? { ...request, deadlineAt: limits.deadlineAt } : request;
 	for (;;) {
 		if (signal?.aborted) {
 			place.passOn();
 			return { go: false, stop: 'canceled', why: 'the execution was canceled', waitedMs: waited(), waits };
 		}
 		const line = place.queue === undefined ? lineAhead(ctx, request) : undefined;
+		const now = runtime.now();
 		if (line !== undefined) {
-			place.waited(await waitBehind(ctx, line, request, limits.deadlineAt, waits, place));
+			place.waited(await waitBehind(ctx, line, request, log.deadlineDuring(line), place));
+			log.add(line, runtime.now() - now);
 			continue;
 		}
-		const now = runtime.now();
 		let admission: Admission;
 		try {
 			admission = await ctx.store.traffic(ctx.key, now, ctx.params, (data, leases) => admit(data, leases, now, asking, ctx.params));
@@ -264,22 +299,14 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		if (admission.events) ctx.onEvents?.(admission.events);
 		if (admission.go) {
 			wakeAfterAdmission(ctx, admission, request, place.queue);
-			if (admission.sendAt !== undefined) {
-				// its reserved slot is just ahead: admitted now, it is sent then
-				const before = runtime.now();
-				await sleepUntil(ctx, admission.sendAt);
-				waits.pace = (waits.pace ?? 0) + Math.max(0, runtime.now() - before);
-			}
-			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission };
+			await leaveOnTime(ctx, admission, log);
+			return { go: true, probe: admission.probe, waitedMs: waited(), waits, admission, lineMs: log.lineMs };
 		}
-		const { until } = admission;
-		const never = until === Infinity;
-		const beyondServerLimit = admission.reason === 'paused' && until !== undefined && until - now > limits.maxServerDelayMs;
-		// a time-bound wait ends at `until`; for a wait on a change, `until` is only the latest it may end
-		const tooLate = limits.deadlineAt !== undefined && (admission.wake === 'time' && until !== undefined ? until >= limits.deadlineAt : now >= limits.deadlineAt);
-		if (never || beyondServerLimit || tooLate) {
+		const deadlineAt = log.deadlineDuring(admission.reason);
+		const stop = cannotWait(admission, limits, now, deadlineAt);
+		if (stop) {
 			place.passOn();
-			return { go: false, ...stopFor(admission, limits, now, beyondServerLimit), ...(until !== undefined && Number.isFinite(until) ? { retryAt: until } : {}), waitedMs: waited(), waits };
+			return { go: false, ...stop, waitedMs: waited(), waits };
 		}
 		if (admission.paceSlotAt !== undefined) {
 			// its own slot: it waits for it alone, exactly (no look of the store until then), and the
@@ -287,11 +314,38 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 			// while it slept late, the spacing after the request before it
 			asking = { ...asking, paceSlotAt: admission.paceSlotAt };
 			place.passOn();
-			await sleepUntil(ctx, Math.min(until ?? admission.paceSlotAt, limits.deadlineAt ?? Infinity));
+			await sleepUntil(ctx, Math.min(admission.until ?? admission.paceSlotAt, deadlineAt ?? Infinity));
 		} else {
-			place.waited(await waitInLine(ctx, admission, asking, now, limits.deadlineAt, place));
+			place.waited(await waitInLine(ctx, admission, asking, now, deadlineAt, place));
 		}
-		waits[admission.reason] = (waits[admission.reason] ?? 0) + Math.max(0, runtime.now() - now);
+		log.add(admission.reason, runtime.now() - now);
+	}
+}
+
+/**
+ * A request's waits at the gate, by reason, and its deadline: fixed, or, for an item's first
+ * request (GateLimits.lineFree), moved back by each wait in line for the pace or the token budget.
+ */
+class WaitLog {
+	readonly waits: Waits = {};
+	readonly lineFree: boolean;
+	/** The wait in line that did not count against the deadline. */
+	lineMs = 0;
+
+	constructor(private readonly limits: GateLimits) {
+		this.lineFree = limits.lineFree === true && limits.deadlineAt !== undefined;
+	}
+
+	/** The deadline that bounds a wait for `reason`: none for a wait in line that does not count. */
+	deadlineDuring(reason: WaitReason): number | undefined {
+		if (this.limits.deadlineAt === undefined || (this.lineFree && LINE_REASONS.has(reason))) return undefined;
+		return this.limits.deadlineAt + this.lineMs;
+	}
+
+	add(reason: WaitReason, ms: number): void {
+		const waited = Math.max(0, ms);
+		this.waits[reason] = (this.waits[reason] ?? 0) + waited;
+		if (this.lineFree && LINE_REASONS.has(reason)) this.lineMs += waited;
 	}
 }
 

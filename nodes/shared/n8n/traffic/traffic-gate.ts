@@ -95,22 +95,24 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 	const gate = gateContext(ctx, store, api, runtime, signal, options.nodeType);
 	const { reading } = options;
 	return {
-		async enter(attempt, last, deadlineAt) {
+		async enter(attempt, last, deadlineAt, lineFree = false) {
 			const id = newLeaseId();
 			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
 			const failedBefore = attempt > 1 && last?.notYet !== true;
 			const retry = failedBefore || options.loopRetry;
 			const paced = reading.wasPaced(last);
-			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs };
+			// an item back from a loop had its first request in an earlier pass: its line counts
+			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs, lineFree: lineFree && !options.loopRetry };
 			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) }, limits);
 			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
-			const lease = result.admission.lease;
+			const { lease } = result.admission;
 			const counted = result.admission.tokens;
 			return {
 				go: true,
 				note,
+				lineMs: result.lineMs,
 				done: async (attemptResult) => {
 					const read = reading.outcomeOf(attemptResult, runtime.now());
 					// the tokens it was counted for go back with what the answer stated and used
