@@ -61,13 +61,14 @@ export function readTrafficNumber(ctx: IExecuteFunctions, i: number, options: ID
 }
 
 /** Rate Limit (per second or minute) and Token Limit of item `i`, as the controller takes them: none when 0. */
-export function readRateAndTokenLimits(ctx: IExecuteFunctions, i: number, options: IDataObject): Pick<TrafficParams, 'rateLimitRps' | 'tokenLimitPerMinute'> {
-	const limits: Pick<TrafficParams, 'rateLimitRps' | 'tokenLimitPerMinute'> = {};
+export function readRateAndTokenLimits(ctx: IExecuteFunctions, i: number, options: IDataObject): Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs' | 'tokenLimitPerMinute'> {
+	const limits: Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs' | 'tokenLimitPerMinute'> = {};
 	const rate = readTrafficNumber(ctx, i, options, 'rateLimit');
 	if (rate > 0) {
 		const per = options.rateLimitPer ?? 'second';
 		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
 		limits.rateLimitRps = per === 'minute' ? rate / 60 : rate;
+		if (per === 'minute') limits.rateLimitWindowMs = 60_000;
 	}
 	const tokens = readTrafficNumber(ctx, i, options, 'tokenLimit');
 	if (tokens > 0) limits.tokenLimitPerMinute = tokens;

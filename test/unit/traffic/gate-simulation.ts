@@ -9,6 +9,7 @@
 import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
 import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
+import { SendLog } from '../../../nodes/shared/core/traffic/send-log';
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -55,6 +56,10 @@ interface SimulationOptions {
 	deadlineMs?: number;
 	/** Its first request's wait in line for the pace or tokens does not count against it (GateLimits.lineFree). */
 	lineFree?: boolean;
+	/** How late the n-th sleep ends (an event loop busy elsewhere); default on time. */
+	lateness?: (n: number) => number;
+	/** The process keeps its actual sends for the Rate Limit (GateContext.sends). */
+	sendLog?: boolean;
 }
 
 function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
@@ -69,10 +74,11 @@ function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
 }
 
 /** A sleeper on the fake runtime's timers, so that many items wait at once (FakeRuntime.sleep moves the clock for everyone). */
-function timerSleep(runtime: FakeRuntime) {
+function timerSleep(runtime: FakeRuntime, lateness: (n: number) => number = () => 0) {
+	let n = 0;
 	return (ms: number, signal?: AbortSignal) =>
 		new Promise<void>((resolve, reject) => {
-			const cancel = runtime.startTimer(ms, resolve);
+			const cancel = runtime.startTimer(ms + lateness(++n), resolve);
 			signal?.addEventListener('abort', () => (cancel(), reject(new Error('aborted'))), { once: true });
 		});
 }
@@ -80,9 +86,9 @@ function timerSleep(runtime: FakeRuntime) {
 /** `items` items at once through one API's gate with `params`, against `server`; at most `maxAttempts` requests each. */
 export async function simulateGate(items: number, params: TrafficParams, server: ServerModel, options: SimulationOptions = {}): Promise<SimulationResult> {
 	const runtime = new FakeRuntime({ seed: options.seed ?? 7 });
-	runtime.sleep = timerSleep(runtime);
+	runtime.sleep = timerSleep(runtime, options.lateness);
 	const store = new CountingStore();
-	const ctx: GateContext = { store, key: 'api', params, runtime, waiters: new Waiters(), pollMs: 5_000 };
+	const ctx: GateContext = { store, key: 'api', params, runtime, waiters: new Waiters(), pollMs: 5_000, ...(options.sendLog ? { sends: new SendLog() } : {}) };
 	const startedAt = runtime.now();
 	const requests: SimulationResult['requests'] = [];
 	let failed = 0;

@@ -68,6 +68,25 @@ describe("Total Deadline and the wait in line before an item's first request", (
 	});
 });
 
+describe('Rate Limit 20 per second, sleeps that end late', () => {
+	/** The most requests sent within any second. */
+	const busiestSecond = (sent: number[]) => Math.max(...sent.map((t) => sent.filter((u) => u >= t && u < t + 1000).length));
+	// every 5th sleep ends 40 ms late: a pace slot woken late, with the next on time
+	const lateness = (n: number) => (n % 5 === 0 ? 40 : 0);
+
+	it("the process's send log: no second holds more than 20, and the run keeps the pace", async () => {
+		const run = await simulateGate(300, defaults({ rateLimitRps: 20 }), healthy, { lateness, sendLog: true });
+		const sent = run.requests.map((r) => r.sentAt);
+		expect(busiestSecond(sent)).toBe(20);
+		expect(run.durationMs).toBeLessThan((300 / 20) * 1000 + 200);
+	});
+
+	it('control, without it: late slots bunch with the next into 21 in a second', async () => {
+		const run = await simulateGate(300, defaults({ rateLimitRps: 20 }), healthy, { lateness });
+		expect(busiestSecond(run.requests.map((r) => r.sentAt))).toBeGreaterThan(20);
+	});
+});
+
 describe('slow start', () => {
 	it.each([500, 1000])('%i items at a window of 10 that doubles per round: each item is refused once at most (as it arrives), so about 3 store steps per item', async (items) => {
 		// each admission used to wake as many waiters as it saw room for, as did the others admitted

@@ -13,6 +13,7 @@ import { admit, complete, type Admission, type AdmitRequest, type Lease, type Ou
 import type { Waiters } from './waiters';
 import { queueOf, wakeOneOfEachQueue } from './wait-queues';
 import type { Lane, Ticket } from './fair-line';
+import type { SendLog } from './send-log';
 
 export interface GateContext {
 	store: StateStore;
@@ -30,6 +31,8 @@ export interface GateContext {
 	pollMs: number;
 	/** Told of every change the controller reports, once (a pause, an outage, a recovery, ...). */
 	onEvents?: (events: TrafficEvent[]) => void;
+	/** This process's actual sends to the API, for the user's Rate Limit (send-log.ts); absent: not kept. */
+	sends?: SendLog;
 }
 
 interface GateLimits {
@@ -245,11 +248,21 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 	else if (inLine !== undefined && !(inLine === rateQueue && admission.paceAt !== undefined)) waiters.wake(inLine);
 }
 
-/** An admitted request leaves at its time: its reserved pace slot, when that is just ahead. */
+/**
+ * An admitted request leaves at its time: its reserved pace slot when that is just ahead, and,
+ * under the user's Rate Limit, never as the (N+1)-th of this process's actual sends within the
+ * limit's window (send-log.ts: a late send must not bunch with the next).
+ */
 async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go: true }>, log: WaitLog): Promise<void> {
-	const { runtime } = ctx;
+	const { runtime, params } = ctx;
 	const before = runtime.now();
 	if (admission.sendAt !== undefined) await sleepUntil(ctx, admission.sendAt);
+	const rps = params.rateLimitRps;
+	if (ctx.sends && rps !== undefined && rps > 0) {
+		const windowMs = params.rateLimitWindowMs ?? 1000;
+		const at = ctx.sends.claim(runtime.now(), (rps * windowMs) / 1000, windowMs);
+		if (at > runtime.now()) await sleepUntil(ctx, at);
+	}
 	log.add('pace', runtime.now() - before);
 }
 

@@ -23,6 +23,8 @@ export interface TrafficParams {
 	window: WindowParams;
 	/** A fixed pace the user set, requests per second; absent or 0: none. */
 	rateLimitRps?: number;
+	/** The window the user's Rate Limit counts in (1 s, or 1 min for Rate Limit Per: Minute); absent: 1 s. */
+	rateLimitWindowMs?: number;
 	/** The user's *Token Limit*: tokens a minute, estimated before each LLM request (tokens.ts); absent: the API's stated budget only. */
 	tokenLimitPerMinute?: number;
 	/** A request that has not reported for this long is given up (its worker may have died). */

@@ -17,6 +17,7 @@ import type { StateStore } from '../../core/traffic/store';
 import type { Lane } from '../../core/traffic/fair-line';
 import type { TokenDemand } from '../../core/traffic/token-estimate';
 import { getProcessWaiters } from '../../core/traffic/waiters';
+import { getProcessSendLogs } from '../../core/traffic/send-log';
 import type { ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
 import { countTraffic } from './traffic-metrics';
@@ -85,6 +86,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 		params: api.params,
 		runtime,
 		waiters: getProcessWaiters(),
+		sends: getProcessSendLogs().of(api.key),
 		...(signal ? { signal } : {}),
 		pollMs: store.kind === 'redis' ? REDIS_POLL_MS : MEMORY_POLL_MS,
 		onEvents: publish,

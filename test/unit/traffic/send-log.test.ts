@@ -1,0 +1,87 @@
+/**
+ * A process's actual sends under the user's Rate Limit (nodes/shared/core/traffic/send-log.ts):
+ * a send that leaves late never bunches with the next into N + 1 within the limit's window, and
+ * sends on time are never held back.
+ */
+import { SendLog } from '../../../nodes/shared/core/traffic/send-log';
+
+/** The most sends within any `windowMs` (a sliding window over the times, each counted at its time). */
+function busiestWindow(times: number[], windowMs: number): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	let most = 0;
+	for (let i = 0, j = 0; j < sorted.length; j++) {
+		while (sorted[j] - sorted[i] >= windowMs) i++;
+		most = Math.max(most, j - i + 1);
+	}
+	return most;
+}
+
+describe('the send log of a Rate Limit of 20 per second', () => {
+	it('sends on time, 50 ms apart, all leave at once: never held back', () => {
+		const log = new SendLog();
+		for (let k = 0; k < 100; k++) expect(log.claim(k * 50, 20, 1000)).toBe(k * 50);
+	});
+
+	it('a late send (60 ms) then the next on time: the send a second after it waits the lateness, the ones between are on time', () => {
+		const log = new SendLog();
+		const left: number[] = [];
+		for (let k = 0; k < 60; k++) {
+			const planned = k * 50;
+			const woke = k === 10 ? planned + 60 : planned; // the 11th fired 60 ms late, after the 12th's time
+			left.push(log.claim(woke, 20, 1000));
+		}
+		expect(busiestWindow(left, 1000)).toBe(20);
+		// only the send a second after the late one moves, by its lateness (and so on, a second after that
+		// one: the run's pace is kept, and the last send is on time)
+		const moved = left.flatMap((at, k) => (at !== (k === 10 ? k * 50 + 60 : k * 50) ? [k] : []));
+		expect(moved).toEqual([30, 50]);
+		expect(left[30]).toBe(30 * 50 + 60);
+		expect(left[59]).toBe(59 * 50);
+		// without the log: 21 in one second
+		const woke = Array.from({ length: 60 }, (_, k) => (k === 10 ? k * 50 + 60 : k * 50));
+		expect(busiestWindow(woke, 1000)).toBe(21);
+	});
+
+	it('an event loop blocked 300 ms wakes 7 sends together: they leave together (no burst beyond the limit), and no second holds more than 20', () => {
+		const log = new SendLog();
+		const left: number[] = [];
+		for (let k = 0; k < 100; k++) {
+			const planned = k * 50;
+			const woke = planned >= 2000 && planned < 2300 ? 2300 : planned;
+			left.push(log.claim(woke, 20, 1000));
+		}
+		expect(busiestWindow(left, 1000)).toBeLessThanOrEqual(20);
+		// the run ends when the pace says, give or take the block
+		expect(Math.max(...left)).toBeLessThanOrEqual(99 * 50 + 300);
+	});
+});
+
+describe('other limits', () => {
+	it('100 per minute: never 101 in any minute, even with late wakes every tenth send', () => {
+		const log = new SendLog();
+		const left = Array.from({ length: 500 }, (_, k) => log.claim(k * 600 + (k % 10 === 0 ? 450 : 0), 100, 60_000));
+		expect(busiestWindow(left, 60_000)).toBe(100);
+	});
+
+	it('half a request a second: two sends at least 2 s apart', () => {
+		const log = new SendLog();
+		expect(log.claim(0, 0.5, 1000)).toBe(0);
+		expect(log.claim(1500, 0.5, 1000)).toBe(2000);
+		expect(log.claim(4500, 0.5, 1000)).toBe(4500);
+	});
+
+	it('2.5 a second: two sends in any 800 ms at most, the pace kept', () => {
+		const log = new SendLog();
+		const left = Array.from({ length: 50 }, (_, k) => log.claim(k * 400 + (k % 7 === 3 ? 350 : 0), 2.5, 1000));
+		expect(busiestWindow(left, 800)).toBeLessThanOrEqual(2);
+		expect(Math.max(...left)).toBeLessThanOrEqual(49 * 400 + 400);
+	});
+
+	it('a limit changed by the user: the newest times carry over', () => {
+		const log = new SendLog();
+		for (let k = 0; k < 20; k++) log.claim(k * 50, 20, 1000);
+		// now 10 a second: the 10 newest sends (500 to 950) are in the log; the next waits for the oldest to be 1 s old
+		expect(log.claim(960, 10, 1000)).toBe(1500);
+		expect(log.claim(1000, 40, 1000)).toBe(1000);
+	});
+});
