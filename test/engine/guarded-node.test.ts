@@ -75,6 +75,16 @@ describe('Wait for Room and Report Outcome around an app node', () => {
 		expect(getProcessOpenAdmissions().size).toBe(0);
 	});
 
+	it('a batch larger than a new API\'s window (50 items, window 10) goes through at once: its items are reported only after the node between has run them all', async () => {
+		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
+		const store = new MemoryStateStore();
+		const api = await server(() => ({ status: 200, body: { ok: true } }), () => runtime.now());
+		const started = runtime.now();
+		const result = await run(guardedWorkflow(app(`${api.url}/v1/thing`)), Array.from({ length: 50 }, (_, k) => ({ k })), runtime, store);
+		expect(result.jsonOf('OK')).toHaveLength(50);
+		expect(runtime.now() - started).toBeLessThan(1000);
+	});
+
 	it("Rate Limit paces executions of one item each (webhooks): the API sees them spaced by the pace, across executions", async () => {
 		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
 		const store = new MemoryStateStore();
@@ -87,6 +97,20 @@ describe('Wait for Room and Report Outcome around an app node', () => {
 		// 5 a second: the k-th call never before k intervals of 200 ms from the first (a call may go a
 		// little after its slot, on the virtual clock as on a busy machine, never before it)
 		sorted.forEach((t, k) => expect(t - sorted[0]).toBeGreaterThanOrEqual(k * 200 - 10));
+	});
+
+	it('Rate Limit 10 per second, 60 items, Max Wait 2 s: the wait in line on the first pass does not count, every item goes; back from a loop, it counts', async () => {
+		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
+		const store = new MemoryStateStore();
+		const api = await server(() => ({ status: 200, body: { ok: true } }), () => runtime.now());
+		const wf = guardedWorkflow(app(`${api.url}/v1/thing`), { rateLimit: 10, maxWait: 2000 });
+		const result = await run(wf, Array.from({ length: 60 }, (_, k) => ({ k })), runtime, store);
+		expect(result.jsonOf('OK')).toHaveLength(60);
+		expect(result.runsOf('Failed')).toBe(0);
+		// items back from a Backoff Delay loop (its annotation): their wait counts, those past 2 s fail
+		const looped = Array.from({ length: 40 }, (_, k) => ({ k, _backoff: { attempt: 2, maxAttempts: 5, firstFailureAt: new Date(runtime.now()).toISOString() } }));
+		const again = await run({ ...wf, nodes: wf.nodes.map((n) => (n.name === 'Wait' ? { ...n, onError: 'continueErrorOutput' as const } : n)) }, looped, runtime, store);
+		expect(again.jsonOf('OK').length).toBeLessThan(40);
 	});
 
 	it("a 429 that n8n's HTTP Request hands on with its headers (full response, Never Error) pauses the API for everyone: another execution's item waits at Wait for Room until the Retry-After", async () => {

@@ -16,7 +16,13 @@ import { nameScope, type ApiName } from '../../shared/n8n/traffic/api-name';
 import { DAY_MS, readRateAndTokenLimits, TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
 import { GUARD_DEFAULTS } from './properties';
 
-/** The window of requests in flight: learned (adaptive) up to this, as Resilient HTTP Request's default. */
+/**
+ * The items in flight Wait for Room lets through: a fixed window, not the learned one. A node's
+ * items leave Wait for Room together, and are reported only after the node between has run them
+ * all: a batch larger than the learned window (10 for a new API) would wait for reports that its
+ * own items hold back, until Max Wait. The node between sends its items one after the other; the
+ * API's pace, token budget, pauses and holds are what protect it.
+ */
 const WINDOW_CEILING = 1000;
 
 export interface WaitSettings {
@@ -40,7 +46,7 @@ export function readWaitSettings(ctx: IExecuteFunctions, i: number, json: IDataO
 	const num = (label: string, raw: unknown, fallback: number, limits: { min: number; max: number; integer?: boolean }) => numberParameter(ctx, i, label, raw ?? fallback, limits);
 	const maxWaitMs = num('Max Wait (Ms)', o.maxWait, GUARD_DEFAULTS.maxWaitMs, { min: 0, max: DAY_MS });
 	const leaseMs = num('Report Within (Ms)', o.reportWithin, GUARD_DEFAULTS.reportWithinMs, { min: 1000, max: DAY_MS });
-	const params: TrafficParams = { window: { ceiling: WINDOW_CEILING, mode: 'adaptive' }, leaseMs };
+	const params: TrafficParams = { window: { ceiling: WINDOW_CEILING, mode: 'fixed' }, leaseMs };
 	if (o.budget !== false) params.budget = { ...BUDGET_DEFAULTS };
 	if (o.breaker !== false) params.hold = { ...HOLD_DEFAULTS };
 	Object.assign(params, readRateAndTokenLimits(ctx, i, o));
