@@ -1,8 +1,9 @@
 /**
  * Issue 36's goals for token budgets (LLM APIs), read against the real-n8n figures of one bench run
  * (test/bench/real-n8n-llm.mjs): 200 chat requests through Resilient HTTP Request at its defaults
- * against an OpenAI-compatible API limited in tokens a minute, and an `insufficient_quota` 429.
- * The issue's rows with n8n's OpenAI node and in queue mode are not measured here yet.
+ * against an OpenAI-compatible API limited in tokens a minute, the same items through n8n's own
+ * OpenAI node behind Wait for Room and Report Outcome, and an `insufficient_quota` 429. The issue's
+ * row in queue mode is not measured here yet.
  */
 import type { GoalStatus, GoalVerdict } from './goals';
 import { isSkipped, type LlmRun, type RealN8nReading } from './real-n8n-results';
@@ -12,6 +13,9 @@ export const ISSUE36_GOALS = {
 	status429Share: 0.01,
 	/** Its time from the call to the execution's end, against the tokens at the limit. */
 	timeRatio: 1.15,
+	/** n8n's OpenAI node behind the controller: its 429 share and time. */
+	openAiStatus429Share: 0.02,
+	openAiTimeRatio: 1.2,
 } as const;
 
 const EPSILON = 1e-9;
@@ -22,13 +26,29 @@ const pct = (part: number, whole: number) => (whole === 0 ? '-' : `${(Math.round
 export const ISSUE36_SCENARIOS = {
 	tokens: 'issue 36, real n8n: 200 chat requests of 100 to 8,000 tokens, an OpenAI-compatible API of 60,000 tokens and 500 requests a minute',
 	quota: 'issue 36, real n8n: an insufficient_quota 429 among other requests to the API',
+	openai: "issue 36, real n8n: the same 200 items through n8n's OpenAI node behind Wait for Room and Report Outcome",
 } as const;
+export const ISSUE36_OPENAI_GOALS = ['every item succeeds', `429s <= ${ISSUE36_GOALS.openAiStatus429Share * 100}% of requests`, `time <= ${ISSUE36_GOALS.openAiTimeRatio}x the token-limited ideal`];
 export const ISSUE36_TOKEN_GOALS = ['every item succeeds', `429s <= ${ISSUE36_GOALS.status429Share * 100}% of requests`, `time <= ${ISSUE36_GOALS.timeRatio}x the token-limited ideal (tokens / limit)`];
 export const ISSUE36_QUOTA_GOALS = ['0 retries', 'the reason in the item', 'other calls to the API not paused'];
 
 function notMeasured(why: string): GoalVerdict[] {
 	const none = (scenario: string, goal: string): GoalVerdict => ({ scenario, goal, measured: `not measured in this run: ${why} (section 8)`, status: 'not measured', issueGoal: true });
-	return [...ISSUE36_TOKEN_GOALS.map((g) => none(ISSUE36_SCENARIOS.tokens, g)), ...ISSUE36_QUOTA_GOALS.map((g) => none(ISSUE36_SCENARIOS.quota, g))];
+	return [...ISSUE36_TOKEN_GOALS.map((g) => none(ISSUE36_SCENARIOS.tokens, g)), ...ISSUE36_OPENAI_GOALS.map((g) => none(ISSUE36_SCENARIOS.openai, g)), ...ISSUE36_QUOTA_GOALS.map((g) => none(ISSUE36_SCENARIOS.quota, g))];
+}
+
+/** n8n's OpenAI node behind the controller, beside the same node alone. */
+function openAiVerdicts({ openaiGuarded: r, openai: alone, settings }: LlmRun): GoalVerdict[] {
+	const scenario = ISSUE36_SCENARIOS.openai;
+	if (!r) return ISSUE36_OPENAI_GOALS.map((goal) => ({ scenario, goal, measured: 'not measured in this run: no OpenAI node rows in its figures (section 8)', status: 'not measured' as const, issueGoal: true }));
+	const ratio = r.durationMs === null ? Infinity : r.durationMs / r.idealMs;
+	const allDone = r.succeeded === r.items && !r.timedOut;
+	const aloneSide = alone ? `; the OpenAI node alone: ${alone.succeeded} of ${alone.items}, ${pct(alone.status429, alone.requests)} 429s` : '';
+	return [
+		{ scenario, goal: ISSUE36_OPENAI_GOALS[0], measured: `${r.succeeded} of ${r.items}${aloneSide}`, status: judged(allDone), issueGoal: true },
+		{ scenario, goal: ISSUE36_OPENAI_GOALS[1], measured: `${pct(r.status429, r.requests)} (${r.status429} of ${r.requests}); the busiest minute at the API ${r.busiestMinuteTokens} tokens of ${settings.tpm}`, status: judged(r.status429 <= ISSUE36_GOALS.openAiStatus429Share * r.requests + EPSILON), issueGoal: true },
+		{ scenario, goal: ISSUE36_OPENAI_GOALS[2], measured: `${Number.isFinite(ratio) ? ratio.toFixed(2) : '-'}x (${s(r.durationMs)}, ideal ${s(r.idealMs)})${allDone ? '' : `, but only ${r.succeeded} of ${r.items} items succeeded`}`, status: judged(allDone && ratio <= ISSUE36_GOALS.openAiTimeRatio + EPSILON), issueGoal: true },
+	];
 }
 
 function tokenVerdicts({ resilient: r, core, settings }: LlmRun): GoalVerdict[] {
@@ -84,5 +104,5 @@ export function issue36Verdicts(reading: RealN8nReading): GoalVerdict[] {
 	const run = reading.results.llm;
 	if (run === undefined) return notMeasured('no LLM rows in the real-n8n figures');
 	if (isSkipped(run)) return notMeasured(`skipped (${run.skipped})`);
-	return [...tokenVerdicts(run), ...quotaVerdicts(run)];
+	return [...tokenVerdicts(run), ...openAiVerdicts(run), ...quotaVerdicts(run)];
 }

@@ -19,15 +19,18 @@ arrival as its prompt (its messages' characters / 4) plus \`max_tokens\`; every 
 \`x-ratelimit-{limit,remaining,reset}-{requests,tokens}\`, a refused request gets OpenAI's 429 body
 (\`rate_limit_exceeded\`, no Retry-After), a 200 comes after ${p.latencyMs[0]} to ${p.latencyMs[1]} ms. One webhook call brings ${p.items} chat
 requests of ${p.minTokens} to ${p.maxTokens} tokens each (seed ${p.seed}; ${Math.round(p.outputShare * 100)}% of each as \`max_tokens\`), one execution per
-node, both nodes at the same time against their own API, error output on. Resilient HTTP Request runs at its
-defaults (no *Token Limit*: it learns the budget from the headers), and once more with *Total Deadline* 30 min
-instead of 5 (the items' time at the limit is about 14 min, and a wait for tokens counts against the deadline);
-HTTP Request with *Retry On Fail* at its maximum. The ideal is every item's tokens once at the limit (tokens / limit); a time runs from the webhook
+node, every row at the same time against its own API, error output on. Resilient HTTP Request runs at its
+defaults (no *Token Limit*: it learns the budget from the headers); HTTP Request with *Retry On Fail* at its
+maximum; n8n's own OpenAI node (Message a Model, the Responses API: \`POST /v1/responses\`, counted the same way,
+its credential's Base URL at the row's API) in *Loop Over Items* of 1 behind Traffic Control's *Wait for Room*
+(*Token Limit* ${p.tpm.toLocaleString('en-US')}, *Estimated Tokens* the item's tokens) and *Report Outcome*, its failed items round again through
+Backoff Delay, as example 11 is wired; and the OpenAI node alone. An OpenAI node row counts an item as succeeded
+when the API answered it. The ideal is every item's tokens once at the limit (tokens / limit); a time runs from the webhook
 call to the execution's end.
 
 ${markdownTable(
 	['Row', 'Succeeded', 'Error output (reasons)', 'Requests', '429s', '429 share', 'Most requests for one item', 'Tokens admitted (offered)', 'Busiest minute (tokens)', 'Time', 'Ideal', 'Time / ideal'],
-	[run.resilient, run.core, ...(run.resilientDeadline ? [run.resilientDeadline] : [])].map((r) => [
+	[run.resilient, run.core, ...[run.resilientDeadline, run.openaiGuarded, run.openai].filter((r): r is LlmTokenRow => r !== undefined)].map((r) => [
 		r.name,
 		`${r.succeeded} of ${r.items}`,
 		`${r.errorOutput} (${reasons(r)})`,

@@ -61,6 +61,15 @@ export function openAiDuration(ms) {
 	return `${Math.floor(whole / MINUTE_MS)}m${seconds(whole % MINUTE_MS)}`;
 }
 
+/**
+ * The Responses API's input as chat messages (n8n's OpenAI node, Message a Model, v2.3): a string,
+ * or messages whose content is a string or a list of parts ({ type: 'input_text', text }).
+ */
+function responsesMessages(input) {
+	if (typeof input === 'string') return [{ content: input }];
+	return (Array.isArray(input) ? input : []).map((m) => ({ content: Array.isArray(m?.content) ? m.content.map((part) => (typeof part?.text === 'string' ? part.text : '')).join('') : m?.content }));
+}
+
 /** The prompt's tokens as this server counts them: the messages' content characters / 4, rounded up. */
 export function promptTokens(messages) {
 	const chars = (Array.isArray(messages) ? messages : []).reduce((sum, m) => sum + (typeof m?.content === 'string' ? m.content.length : JSON.stringify(m?.content ?? '').length), 0);
@@ -130,16 +139,20 @@ export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaM
 		'x-ratelimit-reset-tokens': openAiDuration(tokens.resetMs(now)),
 	});
 	return (req, res, { parts, body, entry, json }) => {
-		if (req.method !== 'POST' || parts.join('/') !== 'v1/chat/completions') return json(res, (entry.status = 404), { error: { message: `Invalid URL (${req.method} ${entry.path})`, type: 'invalid_request_error', param: null, code: null } });
+		const route = parts.join('/');
+		if (req.method !== 'POST' || (route !== 'v1/chat/completions' && route !== 'v1/responses')) return json(res, (entry.status = 404), { error: { message: `Invalid URL (${req.method} ${entry.path})`, type: 'invalid_request_error', param: null, code: null } });
 		if (!/^Bearer \S+$/.test(String(req.headers.authorization ?? ''))) {
 			return json(res, (entry.status = 401), { error: { message: 'You didn\'t provide an API key.', type: 'invalid_request_error', param: null, code: 'invalid_api_key' } });
 		}
 		const request = typeof body === 'object' && body !== null ? body : {};
+		const responses = route === 'v1/responses';
 		const model = String(request.model ?? '');
-		const maxTokens = Number.isInteger(request.max_tokens) && request.max_tokens > 0 ? request.max_tokens : 0;
-		const prompt = promptTokens(request.messages);
+		const max = responses ? request.max_output_tokens : request.max_tokens;
+		const maxTokens = Number.isInteger(max) && max > 0 ? max : 0;
+		const prompt = promptTokens(responses ? responsesMessages(request.input) : request.messages);
 		const demand = prompt + maxTokens;
-		Object.assign(entry, { key: String(request.user ?? entry.key), tokens: demand, model });
+		// the item's key: chat's `user`, or the Responses API's `safety_identifier` (n8n's OpenAI node sends it)
+		Object.assign(entry, { key: String((responses ? request.safety_identifier : request.user) ?? entry.key), tokens: demand, model });
 		if (model === quotaModel) return json(res, (entry.status = 429), QUOTA_BODY, { 'x-request-id': `req_${entry.count}` });
 		const now = entry.time;
 		const overRequests = requests.used(now) + 1 > rpm;
@@ -162,6 +175,13 @@ export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaM
 			// headersAt 'answer': the budget as it stands when the answer leaves (requests admitted
 			// during this one's latency included), where 'admission' states it as this request found it
 			const stated = headersWhen === 'answer' ? headersAt(Date.now()) : headers;
+			const extra = { 'x-request-id': `req_${entry.count}_${id}`, 'openai-processing-ms': String(delay) };
+			if (responses) {
+				const output = [{ type: 'message', id: `msg_bench${id}`, status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: 'ok', annotations: [] }] }];
+				const usage = { input_tokens: prompt, output_tokens: completion, total_tokens: prompt + completion };
+				json(res, 200, { id: `resp_bench${id}`, object: 'response', created_at: Math.floor(now / 1000), status: 'completed', model, output, usage }, { ...stated, ...extra });
+				return;
+			}
 			json(
 				res,
 				200,
@@ -174,7 +194,7 @@ export function openAiChatRoute({ tpm, rpm, seed, latencyMs = [200, 800], quotaM
 					usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
 					system_fingerprint: null,
 				},
-				{ ...stated, 'x-request-id': `req_${entry.count}_${id}`, 'openai-processing-ms': String(delay) },
+				{ ...stated, ...extra },
 			);
 		}, delay);
 	};

@@ -250,7 +250,7 @@ export function webhookItemsNodes(row, jsCode) {
 
 /**
  * One workflow of a branch per row, `rowNodes(row)` giving each branch's { nodes, links: [[from,
- * to]] }: one import and one publish (each an n8n boot) for all rows of a scenario.
+ * to, fromOutput?]] }: one import and one publish (each an n8n boot) for all rows of a scenario.
  */
 export function branchWorkflow(id, name, rows, rowNodes) {
 	const nodes = [];
@@ -258,7 +258,12 @@ export function branchWorkflow(id, name, rows, rowNodes) {
 	for (const row of rows) {
 		const branch = rowNodes(row);
 		nodes.push(...branch.nodes);
-		for (const [from, to] of branch.links) connections[from.name] = { main: [[{ node: to.name, type: 'main', index: 0 }]] };
+		// [from, to, output = 0]: several links may leave one node, from one output or several
+		for (const [from, to, output = 0] of branch.links) {
+			const main = (connections[from.name] ??= { main: [] }).main;
+			while (main.length <= output) main.push([]);
+			main[output].push({ node: to.name, type: 'main', index: 0 });
+		}
 	}
 	return { id, name, active: false, settings: { executionOrder: 'v1' }, pinData: {}, nodes, connections };
 }

@@ -13,10 +13,15 @@
  *              budget from the headers), error output on
  *   core       the same items at once, n8n's HTTP Request 4.2 with Retry On Fail at its maximum
  *              (5 tries, 5,000 ms), error output on
- *   resilient-deadline  the resilient row with Total Deadline 30 min instead of the default 5 min:
- *              the items' 14 minutes at the limit fit in it (the first full run at the defaults put
- *              121 of 200 items on the error output after 250 s: their wait for tokens counts
- *              against the deadline)
+ *   openai-guarded  the same items through n8n's own OpenAI node (Message a Model: the Responses
+ *              API, its credential's Base URL at the row's API), in Loop Over Items of 1 behind
+ *              Traffic Control's Wait for Room (Token Limit 60,000, Estimated Tokens: the item's
+ *              tokens) and Report Outcome, Failed items round again through Backoff Delay (as
+ *              example 11 is wired)
+ *   openai     the same items through n8n's OpenAI node alone, error output on
+ *
+ * (Until the wait in line stopped counting against Total Deadline, a row ran the resilient one with
+ * Total Deadline 30 min: at the defaults 121 of 200 items had left on the error output after 250 s.)
  *
  * The token rows run at the same time, each against an API of its own (its own sliding
  * minute): the token-limited ideal is about 13.5 minutes, so one after the other would take twice
@@ -26,6 +31,9 @@
 import { callWebhook, getExecution } from '../e2e/harness.mjs';
 import { seededRandom } from './llm-upstream.mjs';
 import { awaitExecutions, branchWorkflow, lastExecutionId, RESILIENT_HTTP, RETRY_ON_FAIL_MAX, webhookItemsNodes, webhookPath } from './real-n8n-lib.mjs';
+
+const TRAFFIC_CONTROL = 'n8n-nodes-resilient-http.resilientHttpTrafficControl';
+const BACKOFF_DELAY = 'n8n-nodes-resilient-http.backoffDelay';
 
 export const LLM = Object.freeze({
 	items: 200,
@@ -49,8 +57,12 @@ export const LLM_ROWS = [
 	{ slug: 'resilient', serverSeed: 2, name: 'Resilient HTTP Request, defaults (no Token Limit)', kind: 'resilient' },
 	{ slug: 'core', serverSeed: 3, name: `HTTP Request + Retry On Fail, max (${RETRY_ON_FAIL_MAX.maxTries} tries, ${RETRY_ON_FAIL_MAX.waitBetweenTries} ms)`, kind: 'core', retry: RETRY_ON_FAIL_MAX },
 	// the same latencies as the resilient row's API (serverSeed)
-	{ slug: 'resilient-deadline', serverSeed: 2, name: 'Resilient HTTP Request, defaults but Total Deadline 30 min', kind: 'resilient', totalDeadlineMs: 1_800_000 },
+	{ slug: 'openai-guarded', serverSeed: 4, name: "n8n's OpenAI node behind Wait for Room (Token Limit 60,000, Estimated Tokens) and Report Outcome, Loop Over Items of 1, Backoff Delay on Failed", kind: 'openai-guarded' },
+	{ slug: 'openai', serverSeed: 5, name: "n8n's OpenAI node alone (error output on)", kind: 'openai' },
 ];
+
+/** The OpenAI credential of a row whose node is n8n's OpenAI node: its Base URL is the row's API. */
+export const openAiCredential = (row) => ({ id: `rhBenchOpenAi${row.index}`, name: `Bench OpenAI ${row.slug}`, type: 'openAiApi', data: { apiKey: 'sk-bench-not-a-real-key', url: `${row.url}/v1` } });
 
 /** A fake key: the server only checks that one is sent. */
 const API_KEY = 'sk-bench-not-a-real-key';
@@ -84,16 +96,53 @@ function requestParameters(row) {
 	};
 }
 
+/** The prompt of an item for n8n's OpenAI node: the same characters as the chat requests' message. */
+const PROMPT = '={{ "word ".repeat(Math.ceil($json.chars / 5)).slice(0, $json.chars) }}';
+
+/** n8n's OpenAI node (v2.3, Message a Model: the Responses API), named as the HTTP nodes are, so that the run is found by it. */
+function openAiNode(row, x, y) {
+	return {
+		id: `http-${row.slug}`,
+		name: `HTTP ${row.slug}`,
+		type: '@n8n/n8n-nodes-langchain.openAi',
+		typeVersion: 2.3,
+		position: [x, y],
+		onError: 'continueErrorOutput',
+		parameters: { modelId: { __rl: true, value: LLM.model, mode: 'id' }, responses: { values: [{ content: PROMPT }] }, builtInTools: {}, options: { maxTokens: '={{ $json.maxTokens }}', safetyIdentifier: '={{ $json.key }}' } },
+		credentials: { openAiApi: { id: openAiCredential(row).id, name: openAiCredential(row).name } },
+	};
+}
+
+/** Loop Over Items (1) -> Wait for Room -> OpenAI -> Report Outcome: Success back to the loop, Failed through Backoff Delay. */
+function guardedNodes(row, webhook, items) {
+	const y = row.index * 200;
+	const node = (name, type, x, parameters, extra = {}) => ({ id: `${name}-${row.slug}`.replace(/ /g, '-'), name: `${name} ${row.slug}`, type, typeVersion: 1, position: [x, y], parameters, ...extra });
+	const scope = `bench-${row.slug}`;
+	const loop = { ...node('Loop', 'n8n-nodes-base.splitInBatches', 500, { batchSize: 1, options: {} }), typeVersion: 3 };
+	const wait = node('Wait for Room', TRAFFIC_CONTROL, 750, { operation: 'waitForRoom', apiScope: scope, waitOptions: { tokenLimit: LLM.tpm, estimatedTokens: '={{ $json.tokens }}' } }, { onError: 'continueErrorOutput' });
+	const openai = openAiNode(row, 1000, y);
+	const report = node('Report Outcome', TRAFFIC_CONTROL, 1250, { operation: 'reportOutcome', apiScope: scope, reportOptions: {} });
+	const backoff = node('Backoff Delay', BACKOFF_DELAY, 1500, { maxAttempts: 10, options: { baseDelay: 1000, maxDelay: 30000 } });
+	const nodes = [webhook, items, loop, wait, openai, report, backoff];
+	const links = [[webhook, items], [items, loop], [loop, wait, 1], [wait, openai], [wait, loop, 1], [openai, report], [openai, report, 1], [report, loop], [report, backoff, 1], [backoff, wait], [backoff, loop, 1]];
+	return { nodes, links };
+}
+
 function rowNodes(row) {
 	const y = row.index * 200;
 	const [webhook, items] = webhookItemsNodes(row, EXPAND);
+	if (row.kind === 'openai-guarded') return guardedNodes(row, webhook, items);
+	if (row.kind === 'openai') {
+		const openai = openAiNode(row, 500, y);
+		return { nodes: [webhook, items, openai], links: [[webhook, items], [items, openai]] };
+	}
 	// error output on, both nodes: the execution ends, and the failed items are counted
 	const base = { id: `http-${row.slug}`, name: `HTTP ${row.slug}`, position: [500, y], onError: 'continueErrorOutput' };
 	const http =
 		row.kind === 'core'
 			? { ...base, type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: { ...requestParameters(row), options: {} }, retryOnFail: true, maxTries: row.retry.maxTries, waitBetweenTries: row.retry.waitBetweenTries }
 			: // each item's waits at the controller, in its story (the quota row reads them)
-				{ ...base, type: RESILIENT_HTTP, typeVersion: 1, parameters: { ...requestParameters(row), retryOptions: { retryStory: 'everyItem', ...(row.totalDeadlineMs ? { totalDeadline: row.totalDeadlineMs } : {}) } } };
+				{ ...base, type: RESILIENT_HTTP, typeVersion: 1, parameters: { ...requestParameters(row), retryOptions: { retryStory: 'everyItem' } } };
 	return { nodes: [webhook, items, http], links: [[webhook, items], [items, http]] };
 }
 
@@ -131,9 +180,15 @@ function outputsOf(execution, row) {
 	return [main[0] ?? [], main[1] ?? []];
 }
 
-/** What both token rows report, from the API's log and the stored execution. */
+/** Items whose request got a 200 at the API (by their key): what n8n's OpenAI node rows count as succeeded. */
+const answeredKeys = (log) => new Set(log.filter((e) => e.status === 200).map((e) => e.key));
+
+/** What every token row reports, from the API's log and the stored execution. */
 function tokenRow(row, items, calledAt, log, execution, stoppedAt) {
-	const [ok, failed] = outputsOf(execution, row);
+	const viaOpenAi = row.kind === 'openai' || row.kind === 'openai-guarded';
+	// n8n's OpenAI node gives the answer's text, and the guarded row's items go round a loop: an item
+	// succeeded when the API answered it
+	const [ok, failed] = viaOpenAi ? [[...answeredKeys(log)], items.filter((i) => !answeredKeys(log).has(i.key)).map((i) => ({ json: { error: { reason: 'never answered' } } }))] : outputsOf(execution, row);
 	const admitted = log.filter((e) => e.status === 200);
 	const tokens = admitted.reduce((sum, e) => sum + e.tokens, 0);
 	const offered = items.reduce((sum, i) => sum + i.tokens, 0);
@@ -153,7 +208,7 @@ function tokenRow(row, items, calledAt, log, execution, stoppedAt) {
 		slug: row.slug,
 		name: row.name,
 		items: items.length,
-		succeeded: ok.filter((item) => item.json?.object === 'chat.completion').length,
+		succeeded: viaOpenAi ? ok.length : ok.filter((item) => item.json?.object === 'chat.completion').length,
 		errorOutput: failed.length,
 		errorReasons,
 		errorSample: firstError ? String(firstError.message ?? firstError.description ?? '').slice(0, 300) : null,
@@ -247,11 +302,12 @@ export async function llmRows(context) {
 	const runs = await runRows({ ...context, timeoutMs: Math.max(2_400_000, 2 * (offered / LLM.tpm) * 60_000) }, [
 		{ row: bySlug.resilient, items },
 		{ row: bySlug.core, items },
-		{ row: bySlug['resilient-deadline'], items },
+		{ row: bySlug['openai-guarded'], items },
+		{ row: bySlug.openai, items },
 	]);
-	const [resilient, core, resilientDeadline] = runs.map((r) => ({ ...tokenRow(r.row, items, r.calledAt, r.log, r.execution, r.stoppedAt), timedOut: r.timedOut }));
-	for (const r of [resilient, core, resilientDeadline]) {
+	const [resilient, core, openaiGuarded, openai] = runs.map((r) => ({ ...tokenRow(r.row, items, r.calledAt, r.log, r.execution, r.stoppedAt), timedOut: r.timedOut }));
+	for (const r of [resilient, core, openaiGuarded, openai]) {
 		say(`  ${r.slug}: ${r.succeeded}/${r.items} succeeded (${r.errorOutput} on the error output: ${JSON.stringify(r.errorReasons)}), ${r.requests} requests, ${r.status429} x 429, ${r.durationMs} ms (ideal ${r.idealMs}), busiest minute ${r.busiestMinuteTokens} tokens`);
 	}
-	return { settings: { ...LLM, items: itemCount, latencyMs: [...LLM.latencyMs] }, quota, resilient, core, resilientDeadline };
+	return { settings: { ...LLM, items: itemCount, latencyMs: [...LLM.latencyMs] }, quota, resilient, core, openaiGuarded, openai };
 }

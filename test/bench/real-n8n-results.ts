@@ -27,7 +27,7 @@ export interface RealN8nResults {
 }
 /** One execution of the LLM items through one node, against an API of its own (60,000 tokens a minute). */
 export interface LlmTokenRow {
-	slug: 'resilient' | 'core' | 'resilient-deadline';
+	slug: 'resilient' | 'core' | 'resilient-deadline' | 'openai-guarded' | 'openai';
 	name: string;
 	items: number;
 	/** Items on the success output with a chat.completion, and those on the error output. */
@@ -83,8 +83,11 @@ export interface LlmRun {
 	quota: LlmQuotaRow;
 	resilient: LlmTokenRow;
 	core: LlmTokenRow;
-	/** The resilient row with Total Deadline 30 min (absent from runs before it). */
+	/** The resilient row with Total Deadline 30 min (runs before the wait in line stopped counting against it). */
 	resilientDeadline?: LlmTokenRow;
+	/** n8n's OpenAI node behind Wait for Room and Report Outcome, and alone (absent from runs before them). */
+	openaiGuarded?: LlmTokenRow;
+	openai?: LlmTokenRow;
 }
 interface TenantRowBase {
 	slug: string;

@@ -80,7 +80,7 @@ import {
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
 import { PAUSE_ROWS, pausesRows, pausesWorkflows } from './real-n8n-pauses.mjs';
 import { TENANT_ROWS, TENANTS, tenantsRows, tenantsWorkflow } from './real-n8n-tenants.mjs';
-import { LLM, LLM_ROWS, llmRows, llmWorkflow } from './real-n8n-llm.mjs';
+import { LLM, LLM_ROWS, llmRows, llmWorkflow, openAiCredential } from './real-n8n-llm.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -203,8 +203,9 @@ async function pauses(upstream) {
  * One n8n (regular mode, SQLite) with one workflow imported and published: fn({ n8n, userFolder,
  * client }), n8n stopped after. A loaded machine may take minutes to boot it.
  */
-async function onOneN8n(scenario, workflow, fn) {
+async function onOneN8n(scenario, workflow, fn, credentials = []) {
 	const userFolder = await prepareUserFolder({ tarball: true, env: { N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+	if (credentials.length > 0) await importCredentials(userFolder, credentials);
 	await importWorkflow(userFolder, workflow);
 	await publishWorkflow(userFolder, workflow.id);
 	say(`${scenario}: imported and published; starting n8n (regular mode, SQLite)`);
@@ -227,7 +228,9 @@ async function llm(settings, upstream) {
 	// each row an API of its own: its own sliding minute, its own controller
 	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen };
 	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + r.serverSeed } }))).map((r) => ({ ...r, workflowId }));
-	return await onOneN8n('llm', llmWorkflow(workflowId, rows), (n8nRun) => llmRows({ ...n8nRun, upstream, rows, say, workflowId, itemCount: settings.llmItems }));
+	// n8n's OpenAI node finds its row's API through its credential's Base URL
+	const credentials = rows.filter((r) => r.kind.startsWith('openai')).map(openAiCredential);
+	return await onOneN8n('llm', llmWorkflow(workflowId, rows), (n8nRun) => llmRows({ ...n8nRun, upstream, rows, say, workflowId, itemCount: settings.llmItems }), credentials);
 }
 
 async function webhookFleet(settings, upstream) {
