@@ -6,7 +6,7 @@
 import { admit, complete, type Admission, type Lease, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import { demandTokens, tokenDemand, tokenUsage, type TokenDemand } from '../../../nodes/shared/core/traffic/token-estimate';
 import { readTokenStatement } from '../../../nodes/shared/core/traffic/token-headers';
-import { TOKEN_WINDOW_MS } from '../../../nodes/shared/core/traffic/tokens';
+import { TOKEN_WINDOW_MS, tokensInFlight } from '../../../nodes/shared/core/traffic/tokens';
 import { trafficView } from '../../../nodes/shared/core/traffic/operator';
 
 const T0 = 1_800_000_000_000;
@@ -43,14 +43,14 @@ describe("a request's demand, before it is sent", () => {
 	it("OpenAI chat: the messages' characters and max_tokens (or max_completion_tokens)", () => {
 		const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 300 };
 		const demand = tokenDemand(JSON.stringify(body))!;
-		expect(demand).toEqual({ chars: JSON.stringify(body.messages).length, output: 300 });
+		expect(demand).toEqual({ chars: JSON.stringify(body.messages).length, output: 300, model: 'gpt-4o' });
 		expect(demandTokens(demand)).toBe(Math.ceil(demand.chars / 4) + 300);
 		expect(tokenDemand({ ...body, max_tokens: undefined, max_completion_tokens: 50 })?.output).toBe(50);
 	});
 
 	it("Anthropic's system and messages, OpenAI's Responses input, Gemini's contents and maxOutputTokens", () => {
 		expect(tokenDemand({ system: 'be brief', messages: [{ role: 'user', content: 'hi' }], max_tokens: 1024 })).toEqual({ chars: 'be brief'.length + JSON.stringify([{ role: 'user', content: 'hi' }]).length, output: 1024 });
-		expect(tokenDemand({ model: 'gpt-5', input: 'hello', max_output_tokens: 10 })).toEqual({ chars: 5, output: 10 });
+		expect(tokenDemand({ model: 'gpt-5', input: 'hello', max_output_tokens: 10 })).toEqual({ chars: 5, output: 10, model: 'gpt-5' });
 		expect(tokenDemand({ contents: [{ parts: [{ text: 'hi' }] }], generationConfig: { maxOutputTokens: 64 } })?.output).toBe(64);
 	});
 
@@ -102,9 +102,9 @@ describe('the controller with a token budget', () => {
 		const first = api.ask(T0, costing(50_000));
 		const second = api.ask(T0, costing(50_000));
 		expect(first.go && second.go).toBe(true);
-		expect(api.data?.tokens?.inFlight).toBe(100_000);
+		expect(tokensInFlight(api.data!.tokens!)).toBe(100_000);
 		api.answer(T0 + 10, first.id, { ...OK, tokens: { counted: 50_000 } });
-		expect(api.data?.tokens?.inFlight).toBe(50_000);
+		expect(tokensInFlight(api.data!.tokens!)).toBe(50_000);
 	});
 
 	it("the user's Token Limit: never more than the limit's estimated tokens in any 60 s, and a request waits until enough of the minute has left", () => {
@@ -178,6 +178,23 @@ describe('the controller with a token budget', () => {
 		const next = api.ask(T0 + 3003, costing(1000));
 		api.answer(T0 + 4000, next.id, { ...OK, tokens: { counted: 1000, statement: word(48_000, T0 + 63_003) } });
 		expect(trafficView('k', api.data!, 0, T0 + 4001).tokens).toMatchObject({ remaining: 48_000 });
+	});
+
+	it("a word is its model's (OpenAI and Anthropic limit each model apart): one model's spent budget holds back none of another's requests; the user's Token Limit is the API's", () => {
+		const api = new Api(P);
+		const word = (remaining: number, resetAt: number) => ({ limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
+		const mini = { ...costing(1000), model: 'gpt-4o-mini' };
+		const big = { ...costing(1000), model: 'gpt-4o' };
+		const first = api.ask(T0, mini);
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 1000, model: 'gpt-4o-mini', statement: word(500, T0 + 30_000) } });
+		// gpt-4o-mini has 500 left until T0 + 30 s; gpt-4o has said nothing
+		expect(api.ask(T0 + 200, mini)).toMatchObject({ go: false, reason: 'tokens', until: T0 + 30_000 });
+		expect(api.ask(T0 + 300, big).go).toBe(true);
+		expect(trafficView('k', api.data!, 1, T0 + 301).tokens).toMatchObject({ model: 'gpt-4o-mini', remaining: 500, perMinute: 60_000, inFlight: 1000 });
+		// with a Token Limit of 2,500 for the API, the two models' requests count together
+		const limited = new Api({ ...P, tokenLimitPerMinute: 2500 });
+		expect(limited.ask(T0, mini).go && limited.ask(T0, big).go).toBe(true);
+		expect(limited.ask(T0 + 1, { ...costing(1000), model: 'o3' })).toMatchObject({ go: false, reason: 'tokens' });
 	});
 
 	it("without the server's word, a usage over the estimate counts in the minute, one under it gives nothing back; the answers teach the characters per token", () => {

@@ -18,6 +18,8 @@
 export interface TokenDemand {
 	chars: number;
 	output: number;
+	/** The model the body names (its budget at the API, tokens.ts); absent: none. */
+	model?: string;
 }
 
 /** What an answer says it cost. */
@@ -78,7 +80,7 @@ export function tokenDemand(body: unknown): TokenDemand | undefined {
 	for (const field of OUTPUT_FIELDS) output = Math.max(output, tokensIn(json[field]) ?? 0);
 	const generation = json.generationConfig;
 	if (isObject(generation)) output = Math.max(output, tokensIn(generation.maxOutputTokens) ?? 0);
-	return { chars, output };
+	return { chars, output, ...(typeof json.model === 'string' && json.model.trim() !== '' ? { model: json.model } : {}) };
 }
 
 /** The tokens a demand counts for, at `charsPerToken` (at least one token for any input). */

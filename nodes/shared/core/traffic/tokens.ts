@@ -3,7 +3,9 @@
  * is its limit). Pure and plain JSON, kept per API by a store, across executions and workers.
  *
  * Two bounds, both kept:
- * - **The server's word.** An answer that states the tokens left and their reset (token-headers.ts)
+ * - **The server's word**, per model: OpenAI and Anthropic limit each model apart, and an answer's
+ *   headers state the budget of the model it used, so a word is kept by the request's `model` (''
+ *   for a request that names none), with its own requests in flight. An answer that states the tokens left and their reset (token-headers.ts)
  *   is the truth as the server counted: requests go while the estimated tokens sent since (and those
  *   in flight when it answered, which it had not counted) leave room for the next request's
  *   estimate; a request that does not fit waits for the reset the server stated, nothing else. At
@@ -33,32 +35,69 @@ const RATIO_WEIGHT = 0.3;
 /** The ratios accepted: code and CJK text run near 1-2 characters a token, English near 4. */
 const MIN_CHARS_PER_TOKEN = 1;
 const MAX_CHARS_PER_TOKEN = 16;
+/** Models kept apart at most: beyond, the one whose word is oldest and with nothing in flight is dropped. */
+const MAX_MODELS = 16;
+/** A model's name as kept (a key of the state): at most this long. */
+const MAX_MODEL_NAME = 100;
 
-export interface TokenData {
-	/** The API's tokens per minute, as its last answer stated (`x-ratelimit-limit-tokens`). */
+/** The budget the server states for one model (or for the API, '' ). */
+interface ModelBudget {
+	/** Its tokens per minute, as its last answer stated (`x-ratelimit-limit-tokens`). */
 	stated?: number;
 	/** The last answer's word: tokens left (less those in flight then) until its reset, and the estimated tokens sent since. */
 	word?: { remaining: number; resetAt: number; sentSince: number };
-	/** Estimated tokens of the requests admitted, bucketed over TOKEN_WINDOW_MS (the bucket's first counter). */
-	sent: Bucket[];
-	/** Estimated tokens of the requests admitted and not reported yet. */
+	/** Estimated tokens of its requests admitted and not reported yet. */
 	inFlight: number;
+}
+
+export interface TokenData {
+	/** The server's word by model ('' for requests that name none). */
+	models: Record<string, ModelBudget>;
+	/** Estimated tokens of the requests admitted, every model, bucketed over TOKEN_WINDOW_MS (the bucket's first counter): the user's Token Limit is the API's. */
+	sent: Bucket[];
 	/** Characters per token the answers' usage taught; absent: DEFAULT_CHARS_PER_TOKEN. */
 	charsPerToken?: number;
 }
 
 export function freshTokens(): TokenData {
-	return { sent: [], inFlight: 0 };
+	return { models: {}, sent: [] };
+}
+
+/** The key a request's model is kept under. */
+export function modelKey(model: string | undefined): string {
+	return (model ?? '').trim().slice(0, MAX_MODEL_NAME);
 }
 
 /** A copy a step may change in place. */
 export function copyTokens(data: TokenData): TokenData {
-	return { ...data, sent: data.sent.map(([n, a, b]): Bucket => [n, a, b]), ...(data.word ? { word: { ...data.word } } : {}) };
+	const models: Record<string, ModelBudget> = {};
+	for (const [name, budget] of Object.entries(data.models ?? {})) models[name] = { ...budget, ...(budget.word ? { word: { ...budget.word } } : {}) };
+	return { ...data, models, sent: data.sent.map(([n, a, b]): Bucket => [n, a, b]) };
 }
 
-/** The tokens a minute known to bind: the lower of the API's stated limit and the user's; undefined: none known. */
-export function tokensPerMinute(data: TokenData | undefined, userLimit: number | undefined): number | undefined {
-	const limits = [data?.stated, userLimit].filter((n): n is number => n !== undefined && n > 0);
+/** The budget of `model` (created, mutates). */
+function budgetOf(data: TokenData, model: string | undefined): ModelBudget {
+	data.models ??= {};
+	const name = modelKey(model);
+	let budget = data.models[name];
+	if (!budget) {
+		dropOneModelIfFull(data);
+		budget = data.models[name] = { inFlight: 0 };
+	}
+	return budget;
+}
+
+function dropOneModelIfFull(data: TokenData): void {
+	const names = Object.keys(data.models);
+	if (names.length < MAX_MODELS) return;
+	const idle = names.filter((name) => data.models[name].inFlight <= 0);
+	const oldest = idle.sort((a, b) => (data.models[a].word?.resetAt ?? -Infinity) - (data.models[b].word?.resetAt ?? -Infinity))[0];
+	if (oldest !== undefined) delete data.models[oldest];
+}
+
+/** The tokens a minute known to bind `model`: the lower of its stated limit and the user's; undefined: none known. */
+export function tokensPerMinute(data: TokenData | undefined, model: string | undefined, userLimit: number | undefined): number | undefined {
+	const limits = [data?.models?.[modelKey(model)]?.stated, userLimit].filter((n): n is number => n !== undefined && n > 0);
 	return limits.length > 0 ? Math.min(...limits) : undefined;
 }
 
@@ -70,15 +109,17 @@ export function tokenCost(data: TokenData | undefined, demand: TokenDemand, perM
 
 /** Time passed (mutates): a word whose reset passed rolls over to the whole stated limit for the next minute. */
 export function settleTokens(data: TokenData, nowMs: number): void {
-	const word = data.word;
-	if (!word || word.resetAt > nowMs) return;
-	if (data.stated === undefined) {
-		delete data.word;
-		return;
+	for (const budget of Object.values(data.models ?? {})) {
+		const word = budget.word;
+		if (!word || word.resetAt > nowMs) continue;
+		if (budget.stated === undefined) {
+			delete budget.word;
+			continue;
+		}
+		// whole at its reset, and again a minute after each one since
+		const minutes = Math.floor((nowMs - word.resetAt) / 60_000) + 1;
+		budget.word = { remaining: budget.stated, resetAt: word.resetAt + minutes * 60_000, sentSince: 0 };
 	}
-	// whole at its reset, and again a minute after each one since
-	const minutes = Math.floor((nowMs - word.resetAt) / 60_000) + 1;
-	data.word = { remaining: data.stated, resetAt: word.resetAt + minutes * 60_000, sentSince: 0 };
 }
 
 /** The estimated tokens sent in the last minute (the window ending now). */
@@ -87,12 +128,18 @@ function sentInWindow(data: TokenData, nowMs: number): { live: Bucket[]; total: 
 	return { live, total: Math.max(0, windowTotals(live).a) };
 }
 
+/** A budget is known for a request of `model`: the server stated one for it, or the user set a Token Limit. */
+export function tokensBounded(data: TokenData | undefined, model: string | undefined, userLimit: number | undefined): boolean {
+	return data?.models?.[modelKey(model)]?.word !== undefined || (userLimit ?? 0) > 0;
+}
+
 /**
- * When a request costing `cost` may go (<= nowMs: now): when the server's word has room for it (or
- * at its reset), and the user's limit has room in the last minute (or when enough of it leaves).
+ * When a request of `model` costing `cost` may go (<= nowMs: now): when the server's word for that
+ * model has room for it (or at its reset), and the user's limit has room in the last minute (or
+ * when enough of it leaves).
  */
-export function tokensAllowAt(data: TokenData, nowMs: number, cost: number, userLimit: number | undefined): number {
-	const word = data.word;
+export function tokensAllowAt(data: TokenData, model: string | undefined, nowMs: number, cost: number, userLimit: number | undefined): number {
+	const word = data.models?.[modelKey(model)]?.word;
 	if (word && word.resetAt > nowMs && word.remaining - word.sentSince < cost) return word.resetAt;
 	if (userLimit === undefined) return nowMs;
 	const { live, total } = sentInWindow(data, nowMs);
@@ -106,18 +153,21 @@ export function tokensAllowAt(data: TokenData, nowMs: number, cost: number, user
 	return windowEmptyAt(live, TOKEN_WINDOW_MS);
 }
 
-/** A request goes (mutates): its estimate counts against the word and the window, and is in flight. */
-export function countTokensSent(data: TokenData, nowMs: number, cost: number): void {
+/** A request of `model` goes (mutates): its estimate counts against its model's word and the window, and is in flight. */
+export function countTokensSent(data: TokenData, model: string | undefined, nowMs: number, cost: number): void {
 	const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
 	addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), cost, 0);
 	data.sent = live;
-	data.inFlight += cost;
-	if (data.word) data.word.sentSince += cost;
+	const budget = budgetOf(data, model);
+	budget.inFlight += cost;
+	if (budget.word) budget.word.sentSince += cost;
 }
 
 /** What an answer tells of tokens: what its request was counted for, the server's word, its usage. */
 export interface TokenAnswer {
 	counted: number;
+	/** The model its request named (its budget's key); absent: none. */
+	model?: string;
 	/** The characters its input was estimated from (for the ratio), with the usage. */
 	chars?: number;
 	statement?: TokenStatement;
@@ -126,19 +176,21 @@ export interface TokenAnswer {
 
 /** The answer reported (mutates). `othersInFlight`: requests of the API still in flight after it. */
 export function onTokenAnswer(data: TokenData, nowMs: number, answer: TokenAnswer, othersInFlight: number): void {
+	const budget = budgetOf(data, answer.model);
 	// a request whose worker died never reports: with nothing in flight, nothing is
-	data.inFlight = othersInFlight > 0 ? Math.max(0, data.inFlight - answer.counted) : 0;
+	if (othersInFlight > 0) budget.inFlight = Math.max(0, budget.inFlight - answer.counted);
+	else for (const each of Object.values(data.models)) each.inFlight = 0;
 	const { usage, statement } = answer;
 	if (usage && answer.chars !== undefined && usage.input > 0 && answer.chars > 0) {
 		const seen = Math.min(MAX_CHARS_PER_TOKEN, Math.max(MIN_CHARS_PER_TOKEN, answer.chars / usage.input));
 		data.charsPerToken = data.charsPerToken === undefined ? seen : data.charsPerToken + RATIO_WEIGHT * (seen - data.charsPerToken);
 	}
 	if (statement) {
-		if (statement.limit !== undefined) data.stated = statement.limit;
-		// the server counted this request, not those sent after it and still in flight (their estimates)
-		const left = statement.remaining - data.inFlight;
-		if (staleWord(data.word, left, statement.resetAt, nowMs)) return;
-		data.word = { remaining: left, resetAt: statement.resetAt, sentSince: 0 };
+		if (statement.limit !== undefined) budget.stated = statement.limit;
+		// the server counted this request, not those of its model sent after it and still in flight (their estimates)
+		const left = statement.remaining - budget.inFlight;
+		if (staleWord(budget.word, left, statement.resetAt, nowMs)) return;
+		budget.word = { remaining: left, resetAt: statement.resetAt, sentSince: 0 };
 		return;
 	}
 	const over = usage ? usage.input + usage.output - answer.counted : 0;
@@ -163,7 +215,7 @@ const SAME_COUNT_MS = 1000;
  * newest count leaves the minute, or the bucket is full again), so one that resets no later than
  * the known word's, and leaves more, is older: the lower count is kept, and the later reset.
  */
-function staleWord(known: TokenData['word'], left: number, resetAt: number, nowMs: number): boolean {
+function staleWord(known: ModelBudget['word'], left: number, resetAt: number, nowMs: number): boolean {
 	if (!known || known.resetAt <= nowMs || resetAt > known.resetAt + SAME_COUNT_MS) return false;
 	if (known.remaining - known.sentSince > left) return false;
 	known.resetAt = Math.max(known.resetAt, resetAt);
@@ -172,12 +224,34 @@ function staleWord(known: TokenData['word'], left: number, resetAt: number, nowM
 
 /** From this time on the token state holds nothing worth keeping. */
 export function tokensForgetAt(data: TokenData): number {
-	return Math.max(data.word?.resetAt ?? -Infinity, windowEmptyAt(data.sent, TOKEN_WINDOW_MS));
+	const resets = Object.values(data.models ?? {}).map((budget) => budget.word?.resetAt ?? -Infinity);
+	return Math.max(-Infinity, ...resets, windowEmptyAt(data.sent, TOKEN_WINDOW_MS));
 }
 
-/** What is left of the budget now, for the operator's view: the server's word while it holds (the view has no params, so no user limit). */
-export function tokensLeft(data: TokenData, nowMs: number): { remaining: number | null; resetAt: number | null } {
-	const word = data.word;
-	if (word && word.resetAt > nowMs) return { remaining: Math.max(0, word.remaining - word.sentSince), resetAt: word.resetAt };
-	return { remaining: null, resetAt: null };
+/** The tokens of every model in flight, for the operator's view. */
+export function tokensInFlight(data: TokenData): number {
+	return Object.values(data.models ?? {}).reduce((sum, budget) => sum + budget.inFlight, 0);
+}
+
+/**
+ * What is left now, for the operator's view: the server's word while it holds, of the model with
+ * the smallest share left (the view has no params, so no user limit), and its stated limit.
+ */
+export function tokensLeft(data: TokenData, nowMs: number): { perMinute: number | null; remaining: number | null; resetAt: number | null; model: string | null } {
+	let tightest: { perMinute: number | null; remaining: number | null; resetAt: number | null; model: string | null } = { perMinute: null, remaining: null, resetAt: null, model: null };
+	let share = Infinity;
+	for (const [name, budget] of Object.entries(data.models ?? {})) {
+		const word = budget.word;
+		if (!word || word.resetAt <= nowMs) {
+			if (tightest.perMinute === null && budget.stated !== undefined) tightest = { ...tightest, perMinute: budget.stated, model: name || null };
+			continue;
+		}
+		const remaining = Math.max(0, word.remaining - word.sentSince);
+		const left = budget.stated ? remaining / budget.stated : remaining;
+		if (left < share) {
+			share = left;
+			tightest = { perMinute: budget.stated ?? null, remaining, resetAt: word.resetAt, model: name || null };
+		}
+	}
+	return tightest;
 }

@@ -312,7 +312,7 @@ export interface TrafficView {
 	pace: { learnedPerSecond: number | null; nextAt: string | null };
 	budget: { firstAttempts: number; retries: number; windowMs: number } | null;
 	/** The token budget (null: none known): tokens a minute, what is left now and when it is whole again. */
-	tokens: { perMinute: number | null; remaining: number | null; resetAt: string | null; inFlight: number; charsPerToken: number | null } | null;
+	tokens: { perMinute: number | null; remaining: number | null; resetAt: string | null; model: string | null; inFlight: number; charsPerToken: number | null } | null;
 	lastRequestAt: string;
 }
 

@@ -118,7 +118,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 				done: async (attemptResult) => {
 					const read = reading.outcomeOf(attemptResult, runtime.now());
 					// the tokens it was counted for go back with what the answer stated and used
-					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? 0, ...(options.tokens ? { chars: options.tokens.chars } : {}) } } : read;
+					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? 0, ...(options.tokens ? { chars: options.tokens.chars, ...(options.tokens.model !== undefined ? { model: options.tokens.model } : {}) } : {}) } } : read;
 					countTraffic(store, api, resultCounts(attemptResult));
 					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},

@@ -4,7 +4,7 @@
  * request with no demand (not an LLM request) costs it nothing: it reads and writes nothing, and
  * the step merges as before. An LLM request is counted in flight from the first.
  */
-import { copyTokens, countTokensSent, freshTokens, onTokenAnswer, settleTokens, tokenCost, tokensAllowAt, tokensForgetAt, tokensLeft, tokensPerMinute } from '../tokens';
+import { copyTokens, countTokensSent, freshTokens, modelKey, onTokenAnswer, settleTokens, tokenCost, tokensAllowAt, tokensBounded, tokensForgetAt, tokensInFlight, tokensLeft, tokensPerMinute } from '../tokens';
 import { isoTime as iso, readsNoCount } from './limit';
 import type { Asking, Limit } from '../types';
 
@@ -14,7 +14,7 @@ import type { Asking, Limit } from '../types';
  * budget is known: the server stated one, or the user set a Token Limit.
  */
 const counts = ({ request }: Asking): boolean => request.tokens !== undefined;
-const bounded = ({ data, params }: Asking): boolean => data.tokens?.word !== undefined || (params.tokenLimitPerMinute ?? 0) > 0;
+const bounded = ({ data, params, request }: Asking): boolean => tokensBounded(data.tokens, request.tokens?.model, params.tokenLimitPerMinute);
 
 export const tokens: Limit = {
 	name: 'tokens',
@@ -28,8 +28,9 @@ export const tokens: Limit = {
 		if (!counts(asking) || !bounded(asking)) return undefined;
 		const { data, nowMs, request, params } = asking;
 		const state = data.tokens ?? freshTokens();
-		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, params.tokenLimitPerMinute));
-		const at = tokensAllowAt(state, nowMs, cost, params.tokenLimitPerMinute);
+		const { model } = request.tokens!;
+		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, model, params.tokenLimitPerMinute));
+		const at = tokensAllowAt(state, model, nowMs, cost, params.tokenLimitPerMinute);
 		// a wait for the server's reset or for the minute's counts to leave: time ends it, and an
 		// answer that restates the budget (reportOutcome wakes the line)
 		return at > nowMs ? { go: false, reason: 'tokens', until: at, wake: 'time' } : undefined;
@@ -39,8 +40,9 @@ export const tokens: Limit = {
 		if (!counts(asking)) return;
 		const { data, nowMs, request, params } = asking;
 		const state = (data.tokens ??= freshTokens());
-		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, params.tokenLimitPerMinute));
-		countTokensSent(state, nowMs, cost);
+		const { model } = request.tokens!;
+		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, model, params.tokenLimitPerMinute));
+		countTokensSent(state, model, nowMs, cost);
 		admission.tokens = cost;
 	},
 	admissionMerges: (asking) => (counts(asking) ? undefined : readsNoCount()),
@@ -59,24 +61,29 @@ export const tokens: Limit = {
 		if (!state) return;
 		const left = tokensLeft(state, nowMs);
 		view.tokens = {
-			perMinute: state.stated ?? null,
+			perMinute: left.perMinute,
 			remaining: left.remaining,
 			resetAt: left.resetAt !== null ? iso(left.resetAt) : null,
-			inFlight: state.inFlight,
+			model: left.model,
+			inFlight: tokensInFlight(state),
 			charsPerToken: state.charsPerToken !== undefined ? Math.round(state.charsPerToken * 100) / 100 : null,
 		};
 	},
-	/** Ended by hand with the pause: the server's word is dropped (the user's limit still counts). */
+	/** Ended by hand with the pause: the server's words are dropped (the user's limit still counts). */
 	resume(data, _nowMs, what) {
-		if (what.pause && data.tokens?.word) delete data.tokens.word;
+		if (what.pause) for (const budget of Object.values(data.tokens?.models ?? {})) delete budget.word;
 	},
-	/** A budget learned alone: the later reset is the newer word; the ratio and the stated limit are news. */
+	/** A budget learned alone: the later reset is the newer word, model by model; the ratio and the stated limits are news. */
 	adopt(data, local) {
 		const learned = local.tokens;
 		if (!learned) return;
 		const shared = (data.tokens ??= freshTokens());
-		if (learned.stated !== undefined) shared.stated = learned.stated;
+		shared.models ??= {};
 		if (learned.charsPerToken !== undefined) shared.charsPerToken = learned.charsPerToken;
-		if (learned.word && (!shared.word || learned.word.resetAt > shared.word.resetAt)) shared.word = { ...learned.word };
+		for (const [name, budget] of Object.entries(learned.models ?? {})) {
+			const into = (shared.models[modelKey(name)] ??= { inFlight: 0 });
+			if (budget.stated !== undefined) into.stated = budget.stated;
+			if (budget.word && (!into.word || budget.word.resetAt > into.word.resetAt)) into.word = { ...budget.word };
+		}
 	},
 };
