@@ -9,7 +9,7 @@
 import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
 import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
-import { SendLog } from '../../../nodes/shared/core/traffic/send-log';
+import { SendLogs } from '../../../nodes/shared/core/traffic/send-log';
 import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
@@ -88,7 +88,7 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 	const runtime = new FakeRuntime({ seed: options.seed ?? 7 });
 	runtime.sleep = timerSleep(runtime, options.lateness);
 	const store = new CountingStore();
-	const ctx: GateContext = { store, key: 'api', params, runtime, waiters: new Waiters(), pollMs: 5_000, ...(options.sendLog ? { sends: new SendLog() } : {}) };
+	const ctx: GateContext = { store, key: 'api', params, runtime, waiters: new Waiters(), pollMs: 5_000, ...(options.sendLog ? { sends: new SendLogs() } : {}) };
 	const startedAt = runtime.now();
 	const requests: SimulationResult['requests'] = [];
 	let failed = 0;

@@ -68,6 +68,37 @@ describe("Total Deadline and the wait in line before an item's first request", (
 	});
 });
 
+describe("the token budget's stated reset", () => {
+	/** A first request with a token demand, after an answer that said the budget is spent until `resetInMs`. */
+	async function afterSpentBudget(resetInMs: number) {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		runtime.sleep = (ms: number) => new Promise<void>((resolve) => runtime.startTimer(ms, resolve));
+		const ctx: GateContext = { store: new MemoryStateStore(), key: 'llm', params: defaults(), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const tokens = { chars: 400, output: 100, model: 'gpt-4o-mini' };
+		const first = await passGate(ctx, { id: 'a', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000 });
+		if (!first.go) throw new Error('a refused');
+		const statement = { limit: 60_000, remaining: 0, resetAt: runtime.now() + resetInMs, header: 'x-ratelimit-remaining-tokens' };
+		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? 0, model: 'gpt-4o-mini', statement } });
+		const started = runtime.now();
+		const result = await runtime.runUntilSettled(passGate(ctx, { id: 'b', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000, deadlineAt: started + 300_000, lineFree: true }));
+		return { result, waited: runtime.now() - started, resetAt: statement.resetAt };
+	}
+
+	it('within a minute (a per-minute budget): the first request waits in line for it, outside its deadline', async () => {
+		const { result, waited } = await afterSpentBudget(45_000);
+		expect(result.go).toBe(true);
+		expect(waited).toBeGreaterThanOrEqual(45_000);
+		if (result.go) expect(result.lineMs).toBe(waited);
+	});
+
+	it('hours away (a budget of another kind): the item leaves at once with the reset as retryAt, as a Retry-After beyond Max Server-Requested Delay does', async () => {
+		const { result, waited, resetAt } = await afterSpentBudget(2 * 3_600_000);
+		expect(waited).toBe(0);
+		expect(result).toMatchObject({ go: false, stop: 'retry-after-too-long', retryAt: resetAt });
+		if (!result.go) expect(result.why).toMatch(/^The API's token budget has no room for the request until \(.+\), more than Max Server-Requested Delay \(1 min\)$/);
+	});
+});
+
 describe('Rate Limit 20 per second, sleeps that end late', () => {
 	/** The most requests sent within any second. */
 	const busiestSecond = (sent: number[]) => Math.max(...sent.map((t) => sent.filter((u) => u >= t && u < t + 1000).length));

@@ -13,7 +13,8 @@ import { admit, complete, type Admission, type AdmitRequest, type Lease, type Ou
 import type { Waiters } from './waiters';
 import { queueOf, wakeOneOfEachQueue } from './wait-queues';
 import type { Lane, Ticket } from './fair-line';
-import type { SendLog } from './send-log';
+import type { SendLogs } from './send-log';
+import { TOKEN_WINDOW_MS } from './tokens';
 
 export interface GateContext {
 	store: StateStore;
@@ -31,8 +32,8 @@ export interface GateContext {
 	pollMs: number;
 	/** Told of every change the controller reports, once (a pause, an outage, a recovery, ...). */
 	onEvents?: (events: TrafficEvent[]) => void;
-	/** This process's actual sends to the API, for the user's Rate Limit (send-log.ts); absent: not kept. */
-	sends?: SendLog;
+	/** This process's actual sends, by API, for the user's Rate Limit (send-log.ts); absent: not kept. */
+	sends?: SendLogs;
 }
 
 interface GateLimits {
@@ -110,7 +111,9 @@ function stopFor(blocked: Extract<Admission, { go: false }>, limits: GateLimits,
 		case 'pace':
 			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for its turn at the API's pace` };
 		case 'tokens':
-			return { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for the API's token budget: its estimated tokens fit again${when}` };
+			return beyondServerLimit
+				? { stop: 'retry-after-too-long', why: `The API's token budget has no room for the request until${when}, ${limit}` }
+				: { stop: 'deadline-exceeded', why: `The total deadline passed while the request waited for the API's token budget: its estimated tokens fit again${when}` };
 	}
 }
 
@@ -260,10 +263,23 @@ async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go:
 	const rps = params.rateLimitRps;
 	if (ctx.sends && rps !== undefined && rps > 0) {
 		const windowMs = params.rateLimitWindowMs ?? 1000;
-		const at = ctx.sends.claim(runtime.now(), (rps * windowMs) / 1000, windowMs);
+		const at = ctx.sends.of(ctx.key).claim(runtime.now(), (rps * windowMs) / 1000, windowMs);
 		if (at > runtime.now()) await sleepUntil(ctx, at);
 	}
 	log.add('pace', runtime.now() - before);
+}
+
+/**
+ * The longest wait for `reason` that the item accepts whatever its deadline: a pause the server
+ * asked for, at most Max Server-Requested Delay; the token budget too, or a minute's counts to
+ * leave the Token Limit's window (a per-minute budget frees within it): a reset further away is a
+ * budget of another kind (a day's), stated by the server, whose wait goes through Backoff Delay and
+ * n8n's waiting state rather than an execution held for hours. Other waits: none.
+ */
+function serverWaitBound(reason: WaitReason, limits: GateLimits): number {
+	if (reason === 'paused') return limits.maxServerDelayMs;
+	if (reason === 'tokens') return Math.max(limits.maxServerDelayMs, TOKEN_WINDOW_MS);
+	return Infinity;
 }
 
 /**
@@ -272,7 +288,7 @@ async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go:
  */
 function cannotWait(admission: Extract<Admission, { go: false }>, limits: GateLimits, now: number, deadlineAt: number | undefined): { stop: GateStop; why: string; retryAt?: number } | undefined {
 	const { until } = admission;
-	const beyondServerLimit = admission.reason === 'paused' && until !== undefined && until - now > limits.maxServerDelayMs;
+	const beyondServerLimit = until !== undefined && until - now > serverWaitBound(admission.reason, limits);
 	// a time-bound wait ends at `until`; for a wait on a change, `until` is only the latest it may end
 	const tooLate = deadlineAt !== undefined && (admission.wake === 'time' && until !== undefined ? until >= deadlineAt : now >= deadlineAt);
 	if (until !== Infinity && !beyondServerLimit && !tooLate) return undefined;

@@ -52,8 +52,8 @@ export class SendLog {
 	}
 }
 
-/** This process's send logs, one per API controller key (the same key as the store's). */
-class SendLogs {
+/** This process's send logs, one per API controller key (the same key as the store's) under a Rate Limit. */
+export class SendLogs {
 	private readonly logs = new Map<string, SendLog>();
 
 	of(key: string): SendLog {

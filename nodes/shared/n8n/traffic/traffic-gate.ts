@@ -86,7 +86,7 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 		params: api.params,
 		runtime,
 		waiters: getProcessWaiters(),
-		sends: getProcessSendLogs().of(api.key),
+		sends: getProcessSendLogs(),
 		...(signal ? { signal } : {}),
 		pollMs: store.kind === 'redis' ? REDIS_POLL_MS : MEMORY_POLL_MS,
 		onEvents: publish,
