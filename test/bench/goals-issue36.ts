@@ -2,11 +2,11 @@
  * Issue 36's goals for token budgets (LLM APIs), read against the real-n8n figures of one bench run
  * (test/bench/real-n8n-llm.mjs): 200 chat requests through Resilient HTTP Request at its defaults
  * against an OpenAI-compatible API limited in tokens a minute, the same items through n8n's own
- * OpenAI node behind Wait for Room and Report Outcome, and an `insufficient_quota` 429. The issue's
- * row in queue mode is not measured here yet.
+ * OpenAI node behind Wait for Room and Report Outcome, an `insufficient_quota` 429, and both nodes in
+ * queue mode against one API.
  */
 import type { GoalStatus, GoalVerdict } from './goals';
-import { isSkipped, type LlmRun, type RealN8nReading } from './real-n8n-results';
+import { isSkipped, type LlmRun, type RealN8nReading, type RealN8nResults } from './real-n8n-results';
 
 export const ISSUE36_GOALS = {
 	/** 429s of the Resilient row, as a share of its requests. */
@@ -27,14 +27,25 @@ export const ISSUE36_SCENARIOS = {
 	tokens: 'issue 36, real n8n: 200 chat requests of 100 to 8,000 tokens, an OpenAI-compatible API of 60,000 tokens and 500 requests a minute',
 	quota: 'issue 36, real n8n: an insufficient_quota 429 among other requests to the API',
 	openai: "issue 36, real n8n: the same 200 items through n8n's OpenAI node behind Wait for Room and Report Outcome",
+	queue: "issue 36, real n8n, queue mode (2 workers): Resilient HTTP Request and n8n's OpenAI node against one API at once, one API Scope",
 } as const;
+export const ISSUE36_QUEUE_GOAL = `429s <= ${ISSUE36_GOALS.openAiStatus429Share * 100}% of requests in all (one token budget shared)`;
 export const ISSUE36_OPENAI_GOALS = ['every item succeeds', `429s <= ${ISSUE36_GOALS.openAiStatus429Share * 100}% of requests`, `time <= ${ISSUE36_GOALS.openAiTimeRatio}x the token-limited ideal`];
 export const ISSUE36_TOKEN_GOALS = ['every item succeeds', `429s <= ${ISSUE36_GOALS.status429Share * 100}% of requests`, `time <= ${ISSUE36_GOALS.timeRatio}x the token-limited ideal (tokens / limit)`];
 export const ISSUE36_QUOTA_GOALS = ['0 retries', 'the reason in the item', 'other calls to the API not paused'];
 
 function notMeasured(why: string): GoalVerdict[] {
 	const none = (scenario: string, goal: string): GoalVerdict => ({ scenario, goal, measured: `not measured in this run: ${why} (section 8)`, status: 'not measured', issueGoal: true });
-	return [...ISSUE36_TOKEN_GOALS.map((g) => none(ISSUE36_SCENARIOS.tokens, g)), ...ISSUE36_OPENAI_GOALS.map((g) => none(ISSUE36_SCENARIOS.openai, g)), ...ISSUE36_QUOTA_GOALS.map((g) => none(ISSUE36_SCENARIOS.quota, g))];
+	return [...ISSUE36_TOKEN_GOALS.map((g) => none(ISSUE36_SCENARIOS.tokens, g)), ...ISSUE36_OPENAI_GOALS.map((g) => none(ISSUE36_SCENARIOS.openai, g)), ...ISSUE36_QUOTA_GOALS.map((g) => none(ISSUE36_SCENARIOS.quota, g)), none(ISSUE36_SCENARIOS.queue, ISSUE36_QUEUE_GOAL)];
+}
+
+/** Both nodes on two workers against one API: the share of its requests that met a 429. */
+function queueVerdict(run: RealN8nResults['llmQueue']): GoalVerdict {
+	const scenario = ISSUE36_SCENARIOS.queue;
+	if (run === undefined || isSkipped(run)) return { scenario, goal: ISSUE36_QUEUE_GOAL, measured: `not measured in this run: ${run === undefined ? 'no queue-mode LLM rows in its figures' : `skipped (${run.skipped})`} (section 8)`, status: 'not measured', issueGoal: true };
+	const { api, resilient: r, openai: o } = run;
+	const measured = `${pct(api.status429, api.requests)} (${api.status429} of ${api.requests}); Resilient HTTP Request ${r.succeeded} of ${r.items}, the OpenAI node ${o.succeeded} of ${o.items}; the busiest minute ${api.busiestMinuteTokens} tokens; ${s(api.durationMs)} (ideal ${s(api.idealMs)})`;
+	return { scenario, goal: ISSUE36_QUEUE_GOAL, measured, status: judged(api.status429 <= ISSUE36_GOALS.openAiStatus429Share * api.requests + EPSILON && r.succeeded === r.items && o.succeeded === o.items), issueGoal: true };
 }
 
 /** n8n's OpenAI node behind the controller, beside the same node alone. */
@@ -102,7 +113,7 @@ function quotaVerdicts({ quota: q }: LlmRun): GoalVerdict[] {
 export function issue36Verdicts(reading: RealN8nReading): GoalVerdict[] {
 	if (!reading.measured) return notMeasured(reading.short);
 	const run = reading.results.llm;
-	if (run === undefined) return notMeasured('no LLM rows in the real-n8n figures');
-	if (isSkipped(run)) return notMeasured(`skipped (${run.skipped})`);
-	return [...tokenVerdicts(run), ...openAiVerdicts(run), ...quotaVerdicts(run)];
+	if (run === undefined) return [...notMeasured('no LLM rows in the real-n8n figures').slice(0, -1), queueVerdict(reading.results.llmQueue)];
+	if (isSkipped(run)) return [...notMeasured(`skipped (${run.skipped})`).slice(0, -1), queueVerdict(reading.results.llmQueue)];
+	return [...tokenVerdicts(run), ...openAiVerdicts(run), ...quotaVerdicts(run), queueVerdict(reading.results.llmQueue)];
 }

@@ -7,7 +7,20 @@ const pct = (part: number, whole: number) => (whole > 0 ? `${Math.round((1000 * 
 const ratio = (row: LlmTokenRow) => (row.durationMs === null ? '-' : `${(row.durationMs / row.idealMs).toFixed(2)}x`);
 const reasons = (row: LlmTokenRow) => (row.errorOutput === 0 ? '-' : Object.entries(row.errorReasons ?? {}).map(([reason, n]) => `${reason} ${n}`).join(', ') || '-');
 
-export function llmSection(run: RealN8nResults['llm']): string {
+/** The queue-mode rows' paragraph (issue 36): both nodes, two workers, one API. */
+function queueParagraph(run: RealN8nResults['llmQueue']): string {
+	if (run === undefined) return '';
+	if (isSkipped(run)) return `\n\n*Queue mode*: skipped (${run.skipped}).`;
+	const { api } = run;
+	return `\n\n*Queue mode* (2 workers, the state in Redis): one API like the above, Resilient HTTP Request (its *API Scope* set) takes the even items and n8n's OpenAI node behind Wait for Room (the same *API Scope*) the odd ones, both webhook calls at once. The API got ${api.requests} requests, ${api.status429} of them 429s (${pct(api.status429, api.requests)}); its busiest minute held ${api.busiestMinuteTokens} tokens; all done in ${sec(api.durationMs)} (ideal ${sec(api.idealMs)}).
+
+${markdownTable(
+		['Row', 'Succeeded', 'Requests', '429s', 'Time'],
+		[run.resilient, run.openai].map((r) => [r.name, `${r.succeeded} of ${r.items}`, r.requests, r.status429, sec(r.durationMs)]),
+	)}`;
+}
+
+export function llmSection(run: RealN8nResults['llm'], queue?: RealN8nResults['llmQueue']): string {
 	if (run === undefined) return "Not in this run's figures.";
 	if (isSkipped(run)) return `Skipped: ${run.skipped}.`;
 	const p = run.settings;
@@ -50,5 +63,5 @@ ${markdownTable(
 model answers OpenAI's \`insufficient_quota\` 429, the ${q.others} others succeed. The quota item got ${q.quotaRequests} request(s)
 (${q.quotaStatus ?? '-'}) and went to the ${q.quotaOnErrorOutput ? 'error output' : 'success output'} with reason \`${q.reason || '-'}\`: "${q.message}". Of the others,
 ${q.othersSucceeded} succeeded; ${q.othersAfterQuota} of their requests reached the API after the quota item's 429 (the last ${sec(q.othersLastRequestAfterQuotaMs)}
-after it), and their waits at the API's controller were ${waits.length ? waits.map(([reason, ms]) => `${reason} ${ms} ms`).join(', ') : 'none'} (a pause would show as *paused*).`;
+after it), and their waits at the API's controller were ${waits.length ? waits.map(([reason, ms]) => `${reason} ${ms} ms`).join(', ') : 'none'} (a pause would show as *paused*).${queueParagraph(queue)}`;
 }

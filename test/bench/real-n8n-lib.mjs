@@ -49,9 +49,9 @@ export function readSettings(environment = process.env) {
 		if (!Number.isInteger(value) || value < 1 || value > max) throw new Error(`${variable} must be an integer from 1 to ${max}, not "${raw}"`);
 		settings[name] = value;
 	}
-	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses,tenants,llm').split(',').map((s) => s.trim()).filter(Boolean);
-	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants', 'llm'].includes(s));
-	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses, tenants and/or llm, not ${unknown.join(', ')}`);
+	const scenarios = (environment.BENCH_REAL_N8N_SCENARIOS ?? 'healthy,webhook,queue,pauses,tenants,llm,llm-queue').split(',').map((s) => s.trim()).filter(Boolean);
+	const unknown = scenarios.filter((s) => !['healthy', 'webhook', 'queue', 'pauses', 'tenants', 'llm', 'llm-queue'].includes(s));
+	if (unknown.length) throw new Error(`BENCH_REAL_N8N_SCENARIOS lists healthy, webhook, queue, pauses, tenants, llm and/or llm-queue, not ${unknown.join(', ')}`);
 	settings.scenarios = new Set(scenarios);
 	// when the LLM API's 200s state the budget (test/bench/llm-upstream.mjs): as the request found it, or as the answer leaves
 	settings.llmHeadersWhen = environment.BENCH_LLM_HEADERS_WHEN ?? 'admission';

@@ -61,6 +61,16 @@ export const LLM_ROWS = [
 	{ slug: 'openai', serverSeed: 5, name: "n8n's OpenAI node alone (error output on)", kind: 'openai' },
 ];
 
+/**
+ * Issue 36's queue-mode rows: one API for both (its one sliding minute), two workers, and the two
+ * nodes under one *API Scope*, their state in Redis: Resilient HTTP Request (learning the budget
+ * from the headers) takes the even items, n8n's OpenAI node behind Wait for Room the odd ones.
+ */
+export const LLM_QUEUE_ROWS = [
+	{ slug: 'queue-resilient', name: 'queue mode: Resilient HTTP Request, API Scope shared, the even items', kind: 'resilient', scope: 'bench-llm-queue' },
+	{ slug: 'queue-openai', name: "queue mode: n8n's OpenAI node behind Wait for Room and Report Outcome, the same API Scope, the odd items", kind: 'openai-guarded', scope: 'bench-llm-queue' },
+];
+
 /** The OpenAI credential of a row whose node is n8n's OpenAI node: its Base URL is the row's API. */
 export const openAiCredential = (row) => ({ id: `rhBenchOpenAi${row.index}`, name: `Bench OpenAI ${row.slug}`, type: 'openAiApi', data: { apiKey: 'sk-bench-not-a-real-key', url: `${row.url}/v1` } });
 
@@ -113,15 +123,21 @@ function openAiNode(row, x, y) {
 	};
 }
 
+/** The package's nodes of a row in queue mode keep the API's state in Redis (row.redisCredential). */
+function storeOf(row) {
+	if (!row.redisCredential) return { parameters: {}, extra: {} };
+	return { parameters: { stateStore: 'redis' }, extra: { credentials: { resilientHttpRedis: row.redisCredential } } };
+}
+
 /** Loop Over Items (1) -> Wait for Room -> OpenAI -> Report Outcome: Success back to the loop, Failed through Backoff Delay. */
 function guardedNodes(row, webhook, items) {
 	const y = row.index * 200;
 	const node = (name, type, x, parameters, extra = {}) => ({ id: `${name}-${row.slug}`.replace(/ /g, '-'), name: `${name} ${row.slug}`, type, typeVersion: 1, position: [x, y], parameters, ...extra });
-	const scope = `bench-${row.slug}`;
+	const scope = row.scope ?? `bench-${row.slug}`;
 	const loop = { ...node('Loop', 'n8n-nodes-base.splitInBatches', 500, { batchSize: 1, options: {} }), typeVersion: 3 };
-	const wait = node('Wait for Room', TRAFFIC_CONTROL, 750, { operation: 'waitForRoom', apiScope: scope, waitOptions: { tokenLimit: LLM.tpm, estimatedTokens: '={{ $json.tokens }}' } }, { onError: 'continueErrorOutput' });
+	const wait = node('Wait for Room', TRAFFIC_CONTROL, 750, { operation: 'waitForRoom', apiScope: scope, ...storeOf(row).parameters, waitOptions: { tokenLimit: LLM.tpm, estimatedTokens: '={{ $json.tokens }}' } }, { onError: 'continueErrorOutput', ...storeOf(row).extra });
 	const openai = openAiNode(row, 1000, y);
-	const report = node('Report Outcome', TRAFFIC_CONTROL, 1250, { operation: 'reportOutcome', apiScope: scope, reportOptions: {} });
+	const report = node('Report Outcome', TRAFFIC_CONTROL, 1250, { operation: 'reportOutcome', apiScope: scope, ...storeOf(row).parameters, reportOptions: {} }, storeOf(row).extra);
 	const backoff = node('Backoff Delay', BACKOFF_DELAY, 1500, { maxAttempts: 10, options: { baseDelay: 1000, maxDelay: 30000 } });
 	const nodes = [webhook, items, loop, wait, openai, report, backoff];
 	const links = [[webhook, items], [items, loop], [loop, wait, 1], [wait, openai], [wait, loop, 1], [openai, report], [openai, report, 1], [report, loop], [report, backoff, 1], [backoff, wait], [backoff, loop, 1]];
@@ -142,7 +158,13 @@ function rowNodes(row) {
 		row.kind === 'core'
 			? { ...base, type: 'n8n-nodes-base.httpRequest', typeVersion: 4.2, parameters: { ...requestParameters(row), options: {} }, retryOnFail: true, maxTries: row.retry.maxTries, waitBetweenTries: row.retry.waitBetweenTries }
 			: // each item's waits at the controller, in its story (the quota row reads them)
-				{ ...base, type: RESILIENT_HTTP, typeVersion: 1, parameters: { ...requestParameters(row), retryOptions: { retryStory: 'everyItem' } } };
+				{
+					...base,
+					type: RESILIENT_HTTP,
+					typeVersion: 1,
+					parameters: { ...requestParameters(row), ...storeOf(row).parameters, ...(row.scope ? { sharedLimits: { budgetScope: row.scope } } : {}), retryOptions: { retryStory: 'everyItem' } },
+					...storeOf(row).extra,
+				};
 	return { nodes: [webhook, items, http], links: [[webhook, items], [items, http]] };
 }
 
@@ -310,4 +332,43 @@ export async function llmRows(context) {
 		say(`  ${r.slug}: ${r.succeeded}/${r.items} succeeded (${r.errorOutput} on the error output: ${JSON.stringify(r.errorReasons)}), ${r.requests} requests, ${r.status429} x 429, ${r.durationMs} ms (ideal ${r.idealMs}), busiest minute ${r.busiestMinuteTokens} tokens`);
 	}
 	return { settings: { ...LLM, items: itemCount, latencyMs: [...LLM.latencyMs] }, quota, resilient, core, openaiGuarded, openai };
+}
+
+/**
+ * The queue-mode rows on a cluster (onQueueCluster): both webhook calls at once, each row's items,
+ * one API. Resolves the LlmQueueRun of test/bench/real-n8n-results.ts: each row as the token rows
+ * report, and the API's whole log (every request of both).
+ */
+export async function llmQueueRows(context) {
+	const { say, rows, itemCount = LLM.items, upstream, userFolder, workflowId, client } = context;
+	const all = llmItems({ ...LLM, items: itemCount });
+	const itemsOf = [all.filter((_, k) => k % 2 === 0), all.filter((_, k) => k % 2 === 1)];
+	const offered = all.reduce((sum, i) => sum + i.tokens, 0);
+	say(`  queue: ${all.length} items, ${offered} tokens (ideal ${(offered / LLM.tpm).toFixed(1)} min at ${LLM.tpm}/min), half through each node, one API`);
+	const afterId = await lastExecutionId(userFolder, workflowId);
+	await upstream.take(rows[0].url);
+	const calledAt = await Promise.all(rows.map((row, n) => postItems(context.n8n, row, itemsOf[n])));
+	const { rows: done, timedOut } = await awaitExecutions(userFolder, workflowId, afterId, rows.length, { timeoutMs: Math.max(2_400_000, 2 * (offered / LLM.tpm) * 60_000), client, log: say });
+	const executions = await Promise.all(done.map((r) => getExecution(client, r.id)));
+	const log = (await upstream.take(rows[0].url)).sort((a, b) => a.time - b.time);
+	const byRow = rows.map((row, n) => {
+		const keys = new Set(itemsOf[n].map((i) => i.key));
+		const execution = executions.find((e) => e.data?.resultData?.runData?.[`HTTP ${row.slug}`]);
+		if (!execution) throw new Error(`${row.slug}: no execution ran its node${timedOut ? ' (timed out)' : ''}`);
+		const stoppedAt = done.find((r) => r.id === Number(execution.id))?.stoppedAt ?? null;
+		return { ...tokenRow(row, itemsOf[n], calledAt[n], log.filter((e) => keys.has(e.key)), execution, stoppedAt), timedOut };
+	});
+	const start = Math.min(...calledAt);
+	const ends = byRow.map((r, n) => (r.durationMs === null ? null : calledAt[n] + r.durationMs));
+	const api = {
+		requests: log.length,
+		status429: log.filter((e) => e.status === 429).length,
+		busiestMinuteTokens: busiestMinuteTokens(log),
+		offeredTokens: offered,
+		durationMs: ends.some((end) => end === null) ? null : Math.max(...ends) - start,
+		idealMs: Math.round(Math.max(offered / LLM.tpm, all.length / LLM.rpm) * 60_000),
+	};
+	for (const r of byRow) say(`  ${r.slug}: ${r.succeeded}/${r.items} succeeded, ${r.requests} requests, ${r.status429} x 429, ${r.durationMs} ms`);
+	say(`  queue, the API: ${api.requests} requests, ${api.status429} x 429, busiest minute ${api.busiestMinuteTokens} tokens, ${api.durationMs} ms (ideal ${api.idealMs})`);
+	return { settings: { ...LLM, items: itemCount, latencyMs: [...LLM.latencyMs] }, resilient: byRow[0], openai: byRow[1], api };
 }

@@ -24,10 +24,20 @@ export interface RealN8nResults {
 	tenants?: TenantsRun | { skipped: string };
 	/** Issue 36: token budgets against local OpenAI-compatible APIs, and an insufficient_quota 429 (test/bench/real-n8n-llm.mjs); absent in files of older runs. */
 	llm?: LlmRun | { skipped: string };
+	/** Issue 36 in queue mode: both nodes against one API's token budget across two workers (absent in files of older runs). */
+	llmQueue?: LlmQueueRun | { skipped: string };
+}
+/** Resilient HTTP Request (the even items) and n8n's OpenAI node behind Wait for Room (the odd ones) under one API Scope, two workers, one API. */
+export interface LlmQueueRun {
+	settings: LlmRun['settings'];
+	resilient: LlmTokenRow;
+	openai: LlmTokenRow;
+	/** The API's whole log: both rows' requests. */
+	api: { requests: number; status429: number; busiestMinuteTokens: number; offeredTokens: number; durationMs: number | null; idealMs: number };
 }
 /** One execution of the LLM items through one node, against an API of its own (60,000 tokens a minute). */
 export interface LlmTokenRow {
-	slug: 'resilient' | 'core' | 'resilient-deadline' | 'openai-guarded' | 'openai';
+	slug: 'resilient' | 'core' | 'resilient-deadline' | 'openai-guarded' | 'openai' | 'queue-resilient' | 'queue-openai';
 	name: string;
 	items: number;
 	/** Items on the success output with a chat.completion, and those on the error output. */
@@ -294,6 +304,10 @@ export function shapeProblem(value: unknown): string | undefined {
 	if (value.llm !== undefined && !isSkipped(value.llm)) {
 		const problem = llmProblem(value.llm);
 		if (problem) return problem;
+	}
+	if (value.llmQueue !== undefined && !isSkipped(value.llmQueue)) {
+		const run = value.llmQueue;
+		if (!isObject(run) || !isObject(run.api) || !['requests', 'status429', 'idealMs'].every((k) => typeof (run.api as Record<string, unknown>)[k] === 'number')) return 'llmQueue lacks the API\'s counts';
 	}
 	const queue = value.queueMode;
 	if (!isSkipped(queue)) {

@@ -80,7 +80,7 @@ import {
 import { healthyRounds, healthyWorkflow } from './real-n8n-healthy.mjs';
 import { PAUSE_ROWS, pausesRows, pausesWorkflows } from './real-n8n-pauses.mjs';
 import { TENANT_ROWS, TENANTS, tenantsRows, tenantsWorkflow } from './real-n8n-tenants.mjs';
-import { LLM, LLM_ROWS, llmRows, llmWorkflow, openAiCredential } from './real-n8n-llm.mjs';
+import { LLM, LLM_QUEUE_ROWS, LLM_ROWS, llmQueueRows, llmRows, llmWorkflow, openAiCredential } from './real-n8n-llm.mjs';
 
 const OUT_DIR = path.join(REPO, '.bench');
 const RESULTS_FILE = path.join(OUT_DIR, 'real-n8n.json');
@@ -233,6 +233,22 @@ async function llm(settings, upstream) {
 	return await onOneN8n('llm', llmWorkflow(workflowId, rows), (n8nRun) => llmRows({ ...n8nRun, upstream, rows, say, workflowId, itemCount: settings.llmItems }), credentials);
 }
 
+/** Issue 36 in queue mode: Resilient HTTP Request and n8n's OpenAI node share one API's token budget across two workers. */
+async function llmQueue(settings, upstream) {
+	const missing = queueModeMissing();
+	if (missing) return missing;
+	const run = randomBytes(4).toString('hex');
+	const workflowId = `rhBenchLlmQ${run.slice(0, 4)}`;
+	const redisCredential = { id: `rhBenchRedis${run.slice(0, 4)}`, name: 'Bench Redis' };
+	// one API for both rows: its one sliding minute is the budget they share
+	const url = await upstream.server({ llm: { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen, seed: LLM.seed + 6 } });
+	const rows = LLM_QUEUE_ROWS.map((r, index) => ({ ...r, index, url, workflowId, redisCredential, scope: `${r.scope}-${run}` }));
+	const credentials = rows.filter((r) => r.kind.startsWith('openai')).map(openAiCredential);
+	return await onQueueCluster(settings, 'llmQueue', { run, redisCredential, credentials, workflow: llmWorkflow(workflowId, rows) }, ({ main, client, userFolder }) =>
+		llmQueueRows({ n8n: main, client, userFolder, upstream, rows, say, workflowId, itemCount: settings.llmItems }),
+	);
+}
+
 async function webhookFleet(settings, upstream) {
 	const run = randomBytes(3).toString('hex');
 	const workflowId = `rhBenchFleet${run.slice(0, 4)}`;
@@ -257,25 +273,68 @@ async function webhookFleet(settings, upstream) {
 	}
 }
 
-async function queueMode(settings, upstream) {
+/** Why queue mode cannot run here, or undefined: it needs a Redis and a PostgreSQL. */
+function queueModeMissing() {
+	if (!process.env.RH_TEST_REDIS_URL) return { skipped: 'RH_TEST_REDIS_URL is not set (a Redis for the queue and the shared state: scripts/redis-test-server.sh)' };
+	if (!process.env.RH_TEST_PG_URL) return { skipped: 'RH_TEST_PG_URL is not set (a PostgreSQL for queue mode: scripts/postgres-test-server.sh)' };
+	return undefined;
+}
+
+/**
+ * A queue-mode cluster of this run's own (a PostgreSQL database, n8n's keys under fresh prefixes in
+ * the Redis, a main and `settings.workers` workers), with `redisCredential` (the package's Redis
+ * credential, for the state store) and `credentials` imported and `workflow` published; `fn` gets
+ * { main, workers, servers, client, userFolder }. Everything is stopped and dropped after.
+ */
+async function onQueueCluster(settings, label, { run, redisCredential, credentials = [], workflow }, fn) {
 	const redisUrl = process.env.RH_TEST_REDIS_URL;
 	const pgUrl = process.env.RH_TEST_PG_URL;
-	if (!redisUrl) return { skipped: 'RH_TEST_REDIS_URL is not set (a Redis for the queue and the shared state: scripts/redis-test-server.sh)' };
-	if (!pgUrl) return { skipped: 'RH_TEST_PG_URL is not set (a PostgreSQL for queue mode: scripts/postgres-test-server.sh)' };
 	const { Client: PgClient } = requireFromN8n('pg');
-	const withPg = async (fn) => {
+	const withPg = async (use) => {
 		const pg = new PgClient({ connectionString: pgUrl });
 		await pg.connect();
 		try {
-			return await fn(pg);
+			return await use(pg);
 		} finally {
 			await pg.end();
 		}
 	};
-	const run = randomBytes(4).toString('hex');
 	const database = `rh_bench_queue_${run}`;
 	const bullPrefix = `bull-bench-${run}`;
 	const redisKeyPrefix = `n8n-bench-${run}`;
+	await withPg((pg) => pg.query(`CREATE DATABASE "${database}"`));
+	const redis = new URL(redisUrl);
+	try {
+		const envVars = queueModeEnv({ redisUrl, pgUrl, database, bullPrefix, redisKeyPrefix, encryptionKey: randomBytes(24).toString('hex') });
+		const userFolder = await prepareUserFolder({ tarball: true, env: { ...envVars, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
+		await importCredentials(userFolder, [
+			{
+				...redisCredential,
+				type: 'resilientHttpRedis',
+				data: { host: redis.hostname, port: Number(redis.port || 6379), database: Number(redis.pathname.slice(1) || 0), user: '', password: decodeURIComponent(redis.password), ssl: false },
+			},
+			...credentials,
+		]);
+		await importWorkflow(userFolder, workflow);
+		await publishWorkflow(userFolder, workflow.id);
+		say(`${label}: imported and published; starting main + ${settings.workers} workers (concurrency ${settings.workerConcurrency} each)`);
+		const [main, ...workers] = await Promise.all([
+			startN8n(userFolder, { env: ownerEnv() }),
+			...Array.from({ length: settings.workers }, () => startWorker(userFolder, { concurrency: settings.workerConcurrency })),
+		]);
+		const client = await restClient(main);
+		return await fn({ main, workers, servers: [main, ...workers], client, userFolder });
+	} finally {
+		await stopN8n();
+		await withPg((pg) => pg.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).catch((error) => say(`could not drop database ${database}: ${error.message}`));
+		await deleteRedisKeys(redisUrl, [`${bullPrefix}*`, `${redisKeyPrefix}*`]).catch((error) => say(`could not delete this run's n8n keys in Redis: ${error.message}`));
+	}
+}
+
+async function queueMode(settings, upstream) {
+	const missing = queueModeMissing();
+	if (missing) return missing;
+	const run = randomBytes(4).toString('hex');
 	const workflowId = `rhBenchQueue${run.slice(0, 4)}`;
 	// a credential id of this run: its controllers' keys (origin | credential) are fresh in Redis
 	const redisCredential = { id: `rhBenchRedis${run.slice(0, 4)}`, name: 'Bench Redis' };
@@ -299,30 +358,9 @@ async function queueMode(settings, upstream) {
 	];
 
 	// a port of an earlier run within the controller's memory (10 min) would inherit its state
-	await forgetControllers(redisUrl, rows.map((r) => r.url));
-	await withPg((pg) => pg.query(`CREATE DATABASE "${database}"`));
-	const redis = new URL(redisUrl);
-	let main;
-	let workers = [];
-	try {
-		const envVars = queueModeEnv({ redisUrl, pgUrl, database, bullPrefix, redisKeyPrefix, encryptionKey: randomBytes(24).toString('hex') });
-		const userFolder = await prepareUserFolder({ tarball: true, env: { ...envVars, N8N_GRACEFUL_SHUTDOWN_TIMEOUT: '5' } });
-		await importCredentials(userFolder, [
-			{
-				...redisCredential,
-				type: 'resilientHttpRedis',
-				data: { host: redis.hostname, port: Number(redis.port || 6379), database: Number(redis.pathname.slice(1) || 0), user: '', password: decodeURIComponent(redis.password), ssl: false },
-			},
-		]);
-		await importWorkflow(userFolder, benchWorkflow(workflowId, 'Bench: queue mode', rows, { redisCredential }));
-		await publishWorkflow(userFolder, workflowId);
-		say(`queueMode: imported and published; starting main + ${settings.workers} workers (concurrency ${settings.workerConcurrency} each)`);
-		[main, ...workers] = await Promise.all([
-			startN8n(userFolder, { env: ownerEnv() }),
-			...Array.from({ length: settings.workers }, () => startWorker(userFolder, { concurrency: settings.workerConcurrency })),
-		]);
-		const client = await restClient(main);
-		const servers = [main, ...workers];
+	await forgetControllers(process.env.RH_TEST_REDIS_URL, rows.map((r) => r.url));
+	const workflow = benchWorkflow(workflowId, 'Bench: queue mode', rows, { redisCredential });
+	return await onQueueCluster(settings, 'queueMode', { run, redisCredential, workflow }, async ({ main, workers, servers, client, userFolder }) => {
 		say(`queueMode: cluster ready; storm: ${settings.queueExecutions} executions per row, outage ${settings.queueOutageMs} ms`);
 		const stormRows = [];
 		for (const row of rows.filter((r) => r.group === 'storm')) {
@@ -354,11 +392,7 @@ async function queueMode(settings, upstream) {
 			rateLimit: { executions: settings.rateExecutions, limitRps: settings.rateLimitRps, rows: rateRows },
 			recovery: { executions: settings.queueExecutions, outageMs: settings.webhookOutageMs, rows: recoveryRows },
 		};
-	} finally {
-		await stopN8n();
-		await withPg((pg) => pg.query(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`)).catch((error) => say(`could not drop database ${database}: ${error.message}`));
-		await deleteRedisKeys(redisUrl, [`${bullPrefix}*`, `${redisKeyPrefix}*`]).catch((error) => say(`could not delete this run's n8n keys in Redis: ${error.message}`));
-	}
+	});
 }
 
 function redisClient(redisUrl) {
@@ -426,7 +460,7 @@ async function main() {
 	};
 	// written after each scenario too: a scenario that crashes the process keeps the ones before it
 	const pending = { skipped: 'failed: the process ended before this scenario finished' };
-	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending, tenants: pending, llm: pending };
+	const results = { runId, measuredAt: new Date().toISOString(), n8nVersion: n8nPaths.N8N_VERSION, nodeVersion, healthy: pending, webhookFleet: pending, queueMode: pending, pauses: pending, tenants: pending, llm: pending, llmQueue: pending };
 	const save = () => fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	results.healthy = await attempt('healthy', settings.scenarios.has('healthy'), () => healthy(settings, upstream));
 	save();
@@ -439,6 +473,8 @@ async function main() {
 	results.tenants = await attempt('tenants', settings.scenarios.has('tenants'), () => tenants(upstream));
 	save();
 	results.llm = await attempt('llm', settings.scenarios.has('llm'), () => llm(settings, upstream));
+	save();
+	results.llmQueue = await attempt('llmQueue', settings.scenarios.has('llm-queue'), () => llmQueue(settings, upstream));
 	await upstream.close();
 	fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(results, null, 2)}\n`);
 	fs.writeFileSync(DETAILS_FILE, `${JSON.stringify({ runId, settings: { ...settings, scenarios: [...settings.scenarios] }, ...details }, null, 2)}\n`);

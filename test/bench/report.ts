@@ -180,7 +180,7 @@ ${tenantsSection(r.tenants)}
 
 ### Token budgets: an LLM API (issue 36)
 
-${llmSection(r.llm)}`;
+${llmSection(r.llm, r.llmQueue)}`;
 }
 
 /** The pauses rows (test/bench/real-n8n-pauses.mjs): what a guessed pause and a stated one cost in a real n8n. */
