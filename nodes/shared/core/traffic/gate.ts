@@ -259,14 +259,19 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go: true }>, log: WaitLog): Promise<void> {
 	const { runtime, params } = ctx;
 	const before = runtime.now();
+	let waited = admission.sendAt !== undefined;
 	if (admission.sendAt !== undefined) await sleepUntil(ctx, admission.sendAt);
 	const rps = params.rateLimitRps;
 	if (ctx.sends && rps !== undefined && rps > 0) {
 		const windowMs = params.rateLimitWindowMs ?? 1000;
 		const at = ctx.sends.of(ctx.key).claim(runtime.now(), (rps * windowMs) / 1000, windowMs);
-		if (at > runtime.now()) await sleepUntil(ctx, at);
+		if (at > runtime.now()) {
+			waited = true;
+			await sleepUntil(ctx, at);
+		}
 	}
-	log.add('pace', runtime.now() - before);
+	// a request that went at once has no wait for the pace to tell of
+	if (waited) log.add('pace', runtime.now() - before);
 }
 
 /**
