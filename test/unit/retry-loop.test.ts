@@ -602,14 +602,14 @@ describe('gate: the API\'s traffic controller before every attempt', () => {
 		expect(outcome.story.summary).toBe('Succeeded on attempt 2 of 5 after waiting 5 s');
 	});
 
-	it("the first attempt's wait in line (lineMs) moves the deadline back: the retries keep the whole Total Deadline after it", async () => {
+	it("a wait in line (lineMs) moves the deadline back: the retries keep the whole Total Deadline after it", async () => {
 		const rt = new FakeRuntime({ random: scripted([1]) });
 		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }, { status: 503 }, { status: 200 }]);
-		const asked: Array<{ attempt: number; deadlineAt?: number; lineFree?: boolean }> = [];
+		const asked: Array<{ attempt: number; deadlineAt?: number }> = [];
 		const outcome = await rt.runUntilSettled(
 			runWithRetry(fn, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
-				enter: async (attempt, _last, deadlineAt, lineFree) => {
-					asked.push({ attempt, deadlineAt: deadlineAt === undefined ? undefined : deadlineAt - START, lineFree });
+				enter: async (attempt, _last, deadlineAt) => {
+					asked.push({ attempt, deadlineAt: deadlineAt === undefined ? undefined : deadlineAt - START });
 					if (attempt > 1) return go();
 					await rt.sleep(60_000); // in line for the pace, longer than the whole deadline
 					return go({}, () => {}, 60_000);
@@ -618,26 +618,37 @@ describe('gate: the API\'s traffic controller before every attempt', () => {
 		);
 		// without the move, the first retry (1 s after 60 s) would be past the 10 s deadline
 		expect(asked).toEqual([
-			{ attempt: 1, deadlineAt: 10_000, lineFree: true },
-			{ attempt: 2, deadlineAt: 70_000, lineFree: false },
-			{ attempt: 3, deadlineAt: 70_000, lineFree: false },
-			{ attempt: 4, deadlineAt: 70_000, lineFree: false },
+			{ attempt: 1, deadlineAt: 10_000 },
+			{ attempt: 2, deadlineAt: 70_000 },
+			{ attempt: 3, deadlineAt: 70_000 },
+			{ attempt: 4, deadlineAt: 70_000 },
 		]);
 		expect(outcome.ok).toBe(true);
 	});
 
-	it('a wait in line of a later attempt counts: its lineMs is 0, the deadline stays', async () => {
+	it("a retry's wait in line moves it back too (a retry goes to the back of a Rate Limit's line); a wait that is no line (lineMs 0) counts", async () => {
 		const rt = new FakeRuntime({ random: scripted([1]) });
-		const fn = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }]);
-		const outcome = await rt.runUntilSettled(
-			runWithRetry(fn, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
+		const inLine = scriptedAttempts(rt, [{ status: 503 }, { status: 200 }]);
+		const lined = await rt.runUntilSettled(
+			runWithRetry(inLine, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
 				enter: async (attempt) => {
-					if (attempt === 2) await rt.sleep(8_000);
+					if (attempt === 1) return go();
+					await rt.sleep(30_000);
+					return go({}, () => {}, 30_000);
+				},
+			}),
+		);
+		expect(lined.ok).toBe(true);
+		const held = scriptedAttempts(rt, [{ status: 503 }, { status: 503 }]);
+		const outcome = await rt.runUntilSettled(
+			runWithRetry(held, policy({ totalDeadlineMs: 10_000, maxAttempts: 10 }), rt, undefined, {
+				enter: async (attempt) => {
+					if (attempt === 2) await rt.sleep(8_000); // held during an outage: it counts
 					return go();
 				},
 			}),
 		);
-		expect(fn.calls).toHaveLength(2);
+		expect(held.calls).toHaveLength(2);
 		expect(outcome.story.stoppedBecause).toBe('deadline-exceeded');
 	});
 

@@ -87,7 +87,7 @@ const retryOptionsCollection: INodeProperties = {
 		},
 		totalDeadlineProperty(
 			RETRY_DEFAULTS.totalDeadlineMs,
-			"Bound on all attempts and waits of one item, counted from its arrival at this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. A wait in line for Rate Limit, the pace or the token budget before the item's first request does not count: a bulk job is not failing while it waits its turn. 0 means no deadline.",
+			"Bound on all attempts and waits of one item, counted from its arrival at this node (Backoff Delay counts from the item's first failure). No retry starts that would begin after it. A wait in line for Rate Limit, the pace or the token budget does not count: a bulk job is not failing while it waits its turn. 0 means no deadline.",
 		),
 	],
 };

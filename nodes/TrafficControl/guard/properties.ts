@@ -74,7 +74,7 @@ export const guardProperties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0, maxValue: DAY_MS },
 				default: GUARD_DEFAULTS.maxWaitMs,
-				description: "An item that finds no room within this long fails (to the error output with On Error: Continue), with why. A pause the API asked for that ends later fails it at once. A wait in line for Rate Limit or Token Limit on the item's first pass does not count: a bulk job is not failing while it waits its turn.",
+				description: "An item that finds no room within this long fails (to the error output with On Error: Continue), with why. A pause the API asked for that ends later fails it at once. A wait in line for Rate Limit or Token Limit does not count: a bulk job is not failing while it waits its turn.",
 			},
 			trafficNumber('rateLimit', 'The most items per second (or per minute, below) sent on to the API, for all executions and workers together, spaced evenly. 0: none.'),
 			RATE_LIMIT_PER_PROPERTY,

@@ -68,8 +68,8 @@ export async function waitForRoom(ctx: IExecuteFunctions, store: StateStore, run
 				reading: { outcomeOf, wasPaced },
 				...(setting.tokens ? { tokens: setting.tokens } : {}),
 			});
-			// as Total Deadline: the wait in line for Rate Limit or tokens on an item's first pass does not count
-			const entry = await gate.enter(loopRetry ? 2 : 1, undefined, runtime.now() + setting.maxWaitMs, true);
+			// as for Total Deadline, the wait in line for Rate Limit or tokens does not count against Max Wait
+			const entry = await gate.enter(loopRetry ? 2 : 1, undefined, runtime.now() + setting.maxWaitMs);
 			if (!entry.go) {
 				const message = entry.stop === 'canceled' ? 'The execution was canceled while the item waited for room' : `No room for the item at the API: ${entry.why} (item ${i})`;
 				const error = new NodeOperationError(ctx.getNode(), message, { itemIndex: i, description: 'Raise Max Wait, or let the item go to the error output (On Error: Continue (using error output)).' });

@@ -49,7 +49,7 @@ export type GateNote = Pick<AttemptRecord, 'traffic' | 'budget'>;
 export type GateStop = Extract<StopReason, 'retry-after-too-long' | 'api-held' | 'retry-budget-exhausted' | 'deadline-exceeded'>;
 
 export type GateEntry<T> =
-	/** `lineMs`: its wait in line that did not count against the deadline (enter's `lineFree`): the deadline moves back by it. */
+	/** `lineMs`: its wait in line for the API's pace or token budget, which does not count against the deadline: the deadline moves back by it. */
 	| { go: true; note: GateNote; lineMs: number; done(result: AttemptResult<T>): Promise<void> }
 	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; note: GateNote };
 
@@ -60,11 +60,11 @@ export type GateEntry<T> =
  */
 export interface AttemptGate<T> {
 	/**
-	 * `last`: the failure of the previous attempt (undefined before the first). `lineFree`: a wait in
-	 * line for the API's pace or token budget does not count against `deadlineAt` (an item's first
-	 * request: Total Deadline counts from when the API takes it, docs/decisions.md).
+	 * `last`: the failure of the previous attempt (undefined before the first). A wait in line for
+	 * the API's pace or token budget does not count against `deadlineAt` (its `lineMs`,
+	 * docs/decisions.md).
 	 */
-	enter(attempt: number, last: AttemptFailure | undefined, deadlineAt: number | undefined, lineFree?: boolean): Promise<GateEntry<T>>;
+	enter(attempt: number, last: AttemptFailure | undefined, deadlineAt: number | undefined): Promise<GateEntry<T>>;
 }
 
 /** The code of the failure an item leaves with when the gate stopped it before any request. */
@@ -220,7 +220,7 @@ class RetryRun<T> {
 	/** Attempt n through the gate: the outcome, or undefined once the wait before the next attempt is over. */
 	private async turn(attempt: number): Promise<RetryOutcome<T> | undefined> {
 		if (this.signal?.aborted) return this.cancelled();
-		const entry = this.gate ? await this.gate.enter(attempt, this.lastFailure, this.deadlineAt, attempt === 1) : undefined;
+		const entry = this.gate ? await this.gate.enter(attempt, this.lastFailure, this.deadlineAt) : undefined;
 		if (entry && !entry.go) return entry.stop === 'canceled' ? this.cancelled() : this.stoppedAtGate(entry, entry.stop);
 		if (entry && entry.lineMs > 0) this.deadlineMovesBack(entry.lineMs);
 		const result = await this.send(attempt, entry);
@@ -240,7 +240,7 @@ class RetryRun<T> {
 		return undefined;
 	}
 
-	/** The item's wait in line before its first request does not count: its deadline, and the decision's, move back by it. */
+	/** The item's wait in line for the pace or tokens does not count: its deadline, and the decision's, move back by it. */
 	private deadlineMovesBack(ms: number): void {
 		if (this.deadlineAt === undefined) return;
 		this.deadlineAt += ms;

@@ -54,7 +54,7 @@ interface SimulationOptions {
 	arrivesAt?: (item: number) => number;
 	/** Each item's Total Deadline, from its arrival (none by default). */
 	deadlineMs?: number;
-	/** Its first request's wait in line for the pace or tokens does not count against it (GateLimits.lineFree). */
+	/** Its wait in line for the pace or tokens does not count against it (GateLimits.lineFree, as the nodes set it). */
 	lineFree?: boolean;
 	/** How late the n-th sleep ends (an event loop busy elsewhere); default on time. */
 	lateness?: (n: number) => number;
@@ -107,7 +107,7 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 		let deadlineAt = options.deadlineMs !== undefined ? runtime.now() + options.deadlineMs : undefined;
 		for (let attempt = 1; attempt <= (options.maxAttempts ?? 5); attempt++) {
 			const id = `r${++ids}`;
-			const limits = { maxServerDelayMs: 60_000, ...(deadlineAt !== undefined ? { deadlineAt, lineFree: attempt === 1 && options.lineFree === true } : {}) };
+			const limits = { maxServerDelayMs: 60_000, ...(deadlineAt !== undefined ? { deadlineAt, lineFree: options.lineFree === true } : {}) };
 			const gate = await passGate(ctx, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, limits);
 			if (!gate.go) {
 				stops[item] = gate.stop;

@@ -44,7 +44,7 @@ describe("Total Deadline and the wait in line before an item's first request", (
 		for (let k = 1; k < sent.length; k++) expect(sent[k] - sent[k - 1]).toBeGreaterThanOrEqual(1000);
 	});
 
-	it('control: where the line counts (a later attempt, Wait for Room), the items past the deadline leave unsent, deadline-exceeded', async () => {
+	it('control: where the line counts (GateLimits without lineFree), the items past the deadline leave unsent, deadline-exceeded', async () => {
 		const run = await simulateGate(400, defaults({ rateLimitRps: 1 }), healthy, { deadlineMs: 5 * minute });
 		expect(run.requests).toHaveLength(300);
 		expect(run.failed).toBe(100);
@@ -89,6 +89,25 @@ describe("the token budget's stated reset", () => {
 		expect(result.go).toBe(true);
 		expect(waited).toBeGreaterThanOrEqual(45_000);
 		if (result.go) expect(result.lineMs).toBe(waited);
+	});
+
+	it('a retry waits ahead of the first requests in the line for tokens: it had its turn, and the server refused it', async () => {
+		const runtime = new FakeRuntime({ random: () => 0 });
+		runtime.sleep = (ms: number) => new Promise<void>((resolve) => runtime.startTimer(ms, resolve));
+		const ctx: GateContext = { store: new MemoryStateStore(), key: 'llm', params: defaults(), runtime, waiters: new Waiters(), pollMs: 60_000 };
+		const tokens = { chars: 4 * 20_000, output: 0, model: 'm' };
+		const first = await passGate(ctx, { id: 'a', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000 });
+		if (!first.go) throw new Error('a refused');
+		const resetAt = runtime.now() + 30_000;
+		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? 0, model: 'm', statement: { limit: 60_000, remaining: 0, resetAt, header: 'x-ratelimit-remaining-tokens' } } });
+		const order: string[] = [];
+		const ask = (id: string, retry: boolean) => passGate(ctx, { id, retry, paced: false, tokens }, { maxServerDelayMs: 60_000, lineFree: true }).then((r) => order.push(`${id}${r.go ? '' : ' refused'}`));
+		const waiting = [ask('first-1', false), ask('first-2', false)];
+		runtime.advance(1000);
+		waiting.push(ask('retry', true));
+		await runtime.runUntilSettled(Promise.all(waiting));
+		// 60,000 at the reset: three of 20,000 fit; the retry, last to arrive, goes first
+		expect(order).toEqual(['retry', 'first-1', 'first-2']);
 	});
 
 	it('hours away (a budget of another kind): the item leaves at once with the reset as retryAt, as a Retry-After beyond Max Server-Requested Delay does', async () => {

@@ -42,11 +42,12 @@ interface GateLimits {
 	/** The longest server-requested wait the item accepts. */
 	maxServerDelayMs: number;
 	/**
-	 * The item's first request: its wait in line for the API's pace or token budget does not count
-	 * against its deadline, which moves back by that wait (docs/decisions.md). Such a line moves at
-	 * a known speed, and its items are not failing: a Rate Limit of 1 a second must not fail the
-	 * 301st of 1,000 items at a 5-minute deadline. A pause, a hold or the window count: they are
-	 * the API's trouble, and their end is not known.
+	 * The wait in line for the API's pace or token budget does not count against the deadline, which
+	 * moves back by that wait (docs/decisions.md). Such a line moves at a known speed, and its items
+	 * are not failing: a Rate Limit of 1 a second must not fail the 301st of 1,000 items at a
+	 * 5-minute deadline, nor a retry that goes to the back of that line. A pause, a hold or the
+	 * window count: they are the API's trouble, and their end is not known. The nodes set it;
+	 * absent, every wait counts.
 	 */
 	lineFree?: boolean;
 }
@@ -145,7 +146,9 @@ async function waitInLine(ctx: GateContext, admission: Extract<Admission, { go: 
 	const timersFrom = runtime.now();
 	const deadlineMs = deadlineAt !== undefined ? Math.max(0, deadlineAt - timersFrom) : Infinity;
 	watchOnce(ctx);
-	const standing = place.standingIn(queue, request, admission.reason === 'paused' && request.retry);
+	// a retry goes ahead of first requests at a pause's end and in the token budget's line: it had its
+	// turn, and the server refused it (the pause, a budget spent before the word of it came)
+	const standing = place.standingIn(queue, request, (admission.reason === 'paused' || admission.reason === 'tokens') && request.retry);
 	const woken = await ctx.waiters.wait(queue, deadlineMs, (ms, fire) => runtime.startTimer(ms, fire), ctx.signal, { atMs: Math.min(lookAt, deadlineAt ?? Infinity), nowMs: timersFrom }, standing, () => runtime.now());
 	return { queue, woken };
 }
@@ -357,8 +360,8 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 }
 
 /**
- * A request's waits at the gate, by reason, and its deadline: fixed, or, for an item's first
- * request (GateLimits.lineFree), moved back by each wait in line for the pace or the token budget.
+ * A request's waits at the gate, by reason, and its deadline: fixed, or (GateLimits.lineFree) moved
+ * back by each wait in line for the pace or the token budget.
  */
 class WaitLog {
 	readonly waits: Waits = {};

@@ -97,14 +97,14 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 	const gate = gateContext(ctx, store, api, runtime, signal, options.nodeType);
 	const { reading } = options;
 	return {
-		async enter(attempt, last, deadlineAt, lineFree = false) {
+		async enter(attempt, last, deadlineAt) {
 			const id = newLeaseId();
 			// asking again after a "not yet" is a poll, not a retry: it spends no retry budget, and its item has not failed
 			const failedBefore = attempt > 1 && last?.notYet !== true;
 			const retry = failedBefore || options.loopRetry;
 			const paced = reading.wasPaced(last);
-			// an item back from a loop had its first request in an earlier pass: its line counts
-			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs, lineFree: lineFree && !options.loopRetry };
+			// the line for the pace and tokens moves at a known speed: it counts against no deadline
+			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs, lineFree: true };
 			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) }, limits);
 			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
