@@ -52,7 +52,7 @@ interface GateLimits {
 	lineFree?: boolean;
 }
 
-/** Waits in line for the API's capacity: a first request's do not count against its deadline (GateLimits.lineFree). */
+/** Waits in line for the API's capacity: they do not count against the deadline (GateLimits.lineFree). */
 const LINE_REASONS: ReadonlySet<WaitReason> = new Set(['pace', 'tokens']);
 
 /** How long the request waited, by reason (ms). */
@@ -309,7 +309,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 	const started = runtime.now();
 	const waited = () => Math.max(0, runtime.now() - started);
 	const place = new Place(ctx.waiters);
-	// the waits by reason, and the deadline as they move it (a first request's line for the pace or tokens)
+	// the waits by reason, and the deadline as they move it (the line for the pace or tokens)
 	const log = new WaitLog(limits);
 	const { waits } = log;
 	// what it asks with: its deadline (a slot admitted ahead must come before it; none while the line
