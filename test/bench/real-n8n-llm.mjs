@@ -226,6 +226,12 @@ function tokenRow(row, items, calledAt, log, execution, stoppedAt) {
 		errorReasons[reason] = (errorReasons[reason] ?? 0) + 1;
 	}
 	const firstError = failed[0]?.json?.error;
+	// what the failed items' stories say (up to 3): their code and the story's lines, to tell why
+	const errorStories = failed.slice(0, 3).map((item) => {
+		const error = item.json?.error ?? {};
+		const story = item.json?._retry ?? error._retry ?? {};
+		return { code: String(error.code ?? error.reason ?? ''), lines: (Array.isArray(story.lines) ? story.lines : []).slice(0, 8) };
+	});
 	return {
 		slug: row.slug,
 		name: row.name,
@@ -234,6 +240,7 @@ function tokenRow(row, items, calledAt, log, execution, stoppedAt) {
 		errorOutput: failed.length,
 		errorReasons,
 		errorSample: firstError ? String(firstError.message ?? firstError.description ?? '').slice(0, 300) : null,
+		errorStories,
 		executionStatus: execution.status,
 		requests: log.length,
 		status429: log.filter((e) => e.status === 429).length,

@@ -46,6 +46,8 @@ export interface LlmTokenRow {
 	/** The error output's items by the node's reason (HTTP Request's by status), and the first one's message (absent from runs before them). */
 	errorReasons?: Record<string, number>;
 	errorSample?: string | null;
+	/** Up to 3 failed items: their code and their retry story's first lines (absent from runs before them). */
+	errorStories?: Array<{ code: string; lines: string[] }>;
 	executionStatus: string;
 	requests: number;
 	status429: number;
