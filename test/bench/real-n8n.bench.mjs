@@ -223,11 +223,13 @@ async function tenants(upstream) {
 	return await onOneN8n('tenants', tenantsWorkflow(workflowId, rows), (n8nRun) => tenantsRows({ ...n8nRun, upstream, rows, say }));
 }
 
+/** An LLM API of the bench's (llm-upstream.mjs): its limits, latencies and quota model, its seed from `serverSeed`. */
+const llmServerOptions = (settings, serverSeed) => ({ tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen, seed: LLM.seed + serverSeed });
+
 async function llm(settings, upstream) {
 	const workflowId = `rhBenchLlm${randomBytes(2).toString('hex')}`;
 	// each row an API of its own: its own sliding minute, its own controller
-	const llmServer = { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen };
-	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: { ...llmServer, seed: LLM.seed + r.serverSeed } }))).map((r) => ({ ...r, workflowId }));
+	const rows = (await withServers(upstream, LLM_ROWS, (r) => ({ llm: llmServerOptions(settings, r.serverSeed) }))).map((r) => ({ ...r, workflowId }));
 	// n8n's OpenAI node finds its row's API through its credential's Base URL
 	const credentials = rows.filter((r) => r.kind.startsWith('openai')).map(openAiCredential);
 	return await onOneN8n('llm', llmWorkflow(workflowId, rows), (n8nRun) => llmRows({ ...n8nRun, upstream, rows, say, workflowId, itemCount: settings.llmItems }), credentials);
@@ -241,7 +243,7 @@ async function llmQueue(settings, upstream) {
 	const workflowId = `rhBenchLlmQ${run.slice(0, 4)}`;
 	const redisCredential = { id: `rhBenchRedis${run.slice(0, 4)}`, name: 'Bench Redis' };
 	// one API for both rows: its one sliding minute is the budget they share
-	const url = await upstream.server({ llm: { tpm: LLM.tpm, rpm: LLM.rpm, latencyMs: LLM.latencyMs, quotaModel: LLM.quotaModel, headersWhen: settings.llmHeadersWhen, seed: LLM.seed + 6 } });
+	const url = await upstream.server({ llm: llmServerOptions(settings, 6) });
 	const rows = LLM_QUEUE_ROWS.map((r, index) => ({ ...r, index, url, workflowId, redisCredential, scope: `${r.scope}-${run}` }));
 	const credentials = rows.filter((r) => r.kind.startsWith('openai')).map(openAiCredential);
 	return await onQueueCluster(settings, 'llmQueue', { run, redisCredential, credentials, workflow: llmWorkflow(workflowId, rows) }, ({ main, client, userFolder }) =>

@@ -5,8 +5,8 @@
  * Two bounds, both kept:
  * - **The server's word**, per model: OpenAI and Anthropic limit each model apart, and an answer's
  *   headers state the budget of the model it used, so a word is kept by the request's `model` (''
- *   for a request that names none), with its own requests in flight. An answer that states the tokens left and their reset (token-headers.ts)
- *   is the truth as the server counted: requests go while the estimated tokens sent since (and those
+ *   for a request that names none), with its own requests in flight. An answer that states the
+ *   tokens left and their reset (token-headers.ts) is the truth as the server counted: requests go while the estimated tokens sent since (and those
  *   in flight when it answered, which it had not counted) leave room for the next request's
  *   estimate; a request that does not fit waits for the reset the server stated, nothing else. At
  *   that reset the budget is whole again (OpenAI: "the time until the rate limit resets to its
@@ -153,11 +153,16 @@ export function tokensAllowAt(data: TokenData, model: string | undefined, nowMs:
 	return windowEmptyAt(live, TOKEN_WINDOW_MS);
 }
 
+/** Tokens count in the minute's window now (mutates): a request's estimate, or what its answer used beyond it. */
+function countInMinute(data: TokenData, nowMs: number, tokens: number): void {
+	const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
+	addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), tokens, 0);
+	data.sent = live;
+}
+
 /** A request of `model` goes (mutates): its estimate counts against its model's word and the window, and is in flight. */
 export function countTokensSent(data: TokenData, model: string | undefined, nowMs: number, cost: number): void {
-	const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
-	addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), cost, 0);
-	data.sent = live;
+	countInMinute(data, nowMs, cost);
 	const budget = budgetOf(data, model);
 	budget.inFlight += cost;
 	if (budget.word) budget.word.sentSince += cost;
@@ -197,9 +202,7 @@ export function onTokenAnswer(data: TokenData, nowMs: number, answer: TokenAnswe
 	if (over > 0) {
 		// it cost more than its estimate: the minute counts the difference too. Never less: an API
 		// that counts max_tokens on arrival (OpenAI) keeps counting what the answer did not use
-		const live = liveBuckets(data.sent, currentBucket(data.sent, nowMs, TOKEN_WINDOW_MS));
-		addToBucket(live, currentBucket(live, nowMs, TOKEN_WINDOW_MS), over, 0);
-		data.sent = live;
+		countInMinute(data, nowMs, over);
 	}
 }
 

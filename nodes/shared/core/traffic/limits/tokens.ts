@@ -6,6 +6,7 @@
  */
 import { copyTokens, countTokensSent, freshTokens, modelKey, onTokenAnswer, settleTokens, tokenCost, tokensAllowAt, tokensBounded, tokensForgetAt, tokensInFlight, tokensLeft, tokensPerMinute } from '../tokens';
 import { isoTime as iso, readsNoCount } from './limit';
+import type { TokenData } from '../tokens';
 import type { Asking, Limit } from '../types';
 
 /**
@@ -15,6 +16,9 @@ import type { Asking, Limit } from '../types';
  */
 const counts = ({ request }: Asking): boolean => request.tokens !== undefined;
 const bounded = ({ data, params, request }: Asking): boolean => tokensBounded(data.tokens, request.tokens?.model, params.tokenLimitPerMinute);
+
+/** What the request counts for against `state`: its estimate, at most the minute its model is known to have. */
+const costOf = ({ request, params }: Asking, state: TokenData): number => tokenCost(state, request.tokens!, tokensPerMinute(state, request.tokens!.model, params.tokenLimitPerMinute));
 
 export const tokens: Limit = {
 	name: 'tokens',
@@ -28,9 +32,7 @@ export const tokens: Limit = {
 		if (!counts(asking) || !bounded(asking)) return undefined;
 		const { data, nowMs, request, params } = asking;
 		const state = data.tokens ?? freshTokens();
-		const { model } = request.tokens!;
-		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, model, params.tokenLimitPerMinute));
-		const at = tokensAllowAt(state, model, nowMs, cost, params.tokenLimitPerMinute);
+		const at = tokensAllowAt(state, request.tokens!.model, nowMs, costOf(asking, state), params.tokenLimitPerMinute);
 		// a wait for the server's reset or for the minute's counts to leave: time ends it, and an
 		// answer that restates the budget (reportOutcome wakes the line)
 		return at > nowMs ? { go: false, reason: 'tokens', until: at, wake: 'time' } : undefined;
@@ -38,11 +40,10 @@ export const tokens: Limit = {
 	refusalMerges: readsNoCount,
 	admitted(asking, admission) {
 		if (!counts(asking)) return;
-		const { data, nowMs, request, params } = asking;
+		const { data, nowMs, request } = asking;
 		const state = (data.tokens ??= freshTokens());
-		const { model } = request.tokens!;
-		const cost = tokenCost(state, request.tokens!, tokensPerMinute(state, model, params.tokenLimitPerMinute));
-		countTokensSent(state, model, nowMs, cost);
+		const cost = costOf(asking, state);
+		countTokensSent(state, request.tokens!.model, nowMs, cost);
 		admission.tokens = cost;
 	},
 	admissionMerges: (asking) => (counts(asking) ? undefined : readsNoCount()),
