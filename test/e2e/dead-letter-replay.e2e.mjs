@@ -205,7 +205,10 @@ test('an outage sends the events to the table; after recovery one replay deliver
 		assert.equal(row.idempotencyKey, senderKeyOf(id), `${id}: the key its delivery used`);
 		assert.deepEqual(JSON.parse(row.item), { body: { id, type: 'invoice.paid' } });
 		assert.equal(row.attempts, 1);
-		assert.match(row.reason, /^(attempts-exhausted|api-held)$/);
+		// which of the three depends on where the hold's probes fall in the 30 s Total Deadline: the
+		// last attempts, a probe beyond the deadline, or a failure too close to it for one more backoff
+		// (seen in CI, on a loaded machine). Each is an outage's reason, replayed later
+		assert.match(row.reason, /^(attempts-exhausted|api-held|deadline-exceeded)$/);
 		assert.equal(JSON.parse(row.error).reason, row.reason);
 		assert.equal(JSON.parse(row.error)._retry, undefined, 'the story has its own column');
 		assert.equal(JSON.parse(row.retryStory).stoppedBecause, row.reason);
