@@ -10,9 +10,9 @@ import type { Runtime } from '../../shared/core/runtime';
 import type { Outcome } from '../../shared/core/traffic/controller';
 import { failureOutcome, wasPaced } from '../../shared/core/traffic/failure-outcome';
 import { readBucket, readEndpointQuota, readQuota } from '../../shared/core/traffic/quota-headers';
-import { tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
+import { NO_TOKENS, tokenUsage, type TokenDemand } from '../../shared/core/traffic/token-estimate';
 import { MAX_LLM_BODY_BYTES } from './llm-body';
-import { readTokenStatement } from '../../shared/core/traffic/token-headers';
+import { readTokenStatements } from '../../shared/core/traffic/token-headers';
 import type { StateStore } from '../../shared/core/traffic/store';
 import { createTrafficGate } from '../../shared/n8n/traffic/traffic-gate';
 import type { TrafficControl } from '../config/traffic-settings';
@@ -51,9 +51,9 @@ function quotaFacts(headers: Record<string, unknown> | undefined, nowMs: number,
 
 /** What an LLM answer says of tokens: the budget its headers state, and its usage. */
 function tokenFacts(headers: Record<string, unknown> | undefined, body: Buffer | undefined, nowMs: number, readRateLimitHeaders: boolean): Pick<Outcome, 'tokens'> {
-	const statement = readRateLimitHeaders && headers ? readTokenStatement(headers, nowMs) : undefined;
+	const statements = readRateLimitHeaders && headers ? readTokenStatements(headers, nowMs) : [];
 	const usage = body && body.length <= MAX_LLM_BODY_BYTES ? tokenUsage(body.toString('utf8')) : undefined;
-	return statement || usage ? { tokens: { counted: 0, ...(statement ? { statement } : {}), ...(usage ? { usage } : {}) } } : {};
+	return statements.length > 0 || usage ? { tokens: { counted: NO_TOKENS, ...(statements.length > 0 ? { statements } : {}), ...(usage ? { usage } : {}) } } : {};
 }
 
 /** What one attempt's result tells the API's controller. `llm`: the request asked tokens of the API's budget. */

@@ -12,7 +12,7 @@ import type { Outcome } from '../../shared/core/traffic/controller';
 import { failureOutcome, wasPaced } from '../../shared/core/traffic/failure-outcome';
 import { getProcessOpenAdmissions } from '../../shared/core/traffic/open-admissions';
 import type { StateStore } from '../../shared/core/traffic/store';
-import { tokenUsage } from '../../shared/core/traffic/token-estimate';
+import { NO_TOKENS, tokenUsage } from '../../shared/core/traffic/token-estimate';
 import { createTrafficGate } from '../../shared/n8n/traffic/traffic-gate';
 import { readWaitSettings, type WaitSettings } from './settings';
 
@@ -22,7 +22,7 @@ function outcomeOf(result: AttemptResult<Record<string, unknown>>): Outcome {
 	const value = result.value;
 	// an LLM node's raw answer says what it used: the estimate is corrected by it
 	const usage = 'usage' in value || 'usageMetadata' in value ? tokenUsage(value) : undefined;
-	return { success: true, outageFailure: false, overload: false, throttled: false, ...(usage ? { tokens: { counted: 0, usage } } : {}) };
+	return { success: true, outageFailure: false, overload: false, throttled: false, ...(usage ? { tokens: { counted: NO_TOKENS, usage } } : {}) };
 }
 
 /**

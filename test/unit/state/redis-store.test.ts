@@ -22,6 +22,7 @@ import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic
 import { call, clusterTitle, describeCluster, describeRedis, DOWN, fallbackOn, firsts, OK, P, redisTitle, request, takeDown, UNREACHABLE, useClusterWorkers, useRedisWorkers } from '../../support/redis-fixtures';
 import { FC_OPTIONS, T0 } from './fc-options';
 import { verdictOf } from '../traffic/verdict';
+import { NO_TOKENS } from '../../../nodes/shared/core/traffic/token-estimate';
 
 /** A primary that answers like a memory store, fails, or never answers, as told. */
 class FakePrimary implements StateStore {
@@ -258,9 +259,9 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 			await store.traffic(key, now, params, (d, l) => admit(d, l, now, { ...request(), tokens: { chars: tokens * 4, output: 0 } }, params));
 		const first = await ask(redis.workerA, T0, 1000);
 		if (!first.go) throw new Error('the first request was refused');
-		await redis.workerA.traffic(key, T0 + 10, P, (d, l) => complete(d, l, T0 + 10, first.lease, { ...OK, tokens: { counted: first.tokens ?? 0, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' } } }, P));
+		await redis.workerA.traffic(key, T0 + 10, P, (d, l) => complete(d, l, T0 + 10, first.lease, { ...OK, tokens: { counted: first.tokens ?? NO_TOKENS, statements: [{ kind: 'total', limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' }] } }, P));
 		expect(await ask(redis.workerB, T0 + 20, 6000)).toMatchObject({ go: false, reason: 'tokens', until: T0 + 20_000 });
-		expect(await ask(redis.workerB, T0 + 30, 4000)).toMatchObject({ go: true, tokens: 4000 });
+		expect(await ask(redis.workerB, T0 + 30, 4000)).toMatchObject({ go: true, tokens: { input: 4000, output: 0 } });
 		expect(await ask(redis.workerA, T0 + 40, 2000)).toMatchObject({ go: false, reason: 'tokens' });
 		// a user's limit of 10,000 a minute, on another API: 3 of 3,000 from either worker, then a wait
 		const limited = { ...P, tokenLimitPerMinute: 10_000 };

@@ -13,6 +13,7 @@ import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
 import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
 import { FakeRuntime } from '../fake-runtime';
 import { serverDelaySpreadMs } from '../../../nodes/shared/core/delay-plan';
+import { NO_TOKENS } from '../../../nodes/shared/core/traffic/token-estimate';
 
 /** The controller at the node's defaults (Max Items in Flight 200, adaptive; budget and hold on). */
 const defaults = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 200, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
@@ -77,8 +78,8 @@ describe("the token budget's stated reset", () => {
 		const tokens = { chars: 400, output: 100, model: 'gpt-4o-mini' };
 		const first = await passGate(ctx, { id: 'a', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000 });
 		if (!first.go) throw new Error('a refused');
-		const statement = { limit: 60_000, remaining: 0, resetAt: runtime.now() + resetInMs, header: 'x-ratelimit-remaining-tokens' };
-		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? 0, model: 'gpt-4o-mini', statement } });
+		const statement = { kind: 'total' as const, limit: 60_000, remaining: 0, resetAt: runtime.now() + resetInMs, header: 'x-ratelimit-remaining-tokens' };
+		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? NO_TOKENS, model: 'gpt-4o-mini', statements: [statement] } });
 		const started = runtime.now();
 		const result = await runtime.runUntilSettled(passGate(ctx, { id: 'b', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000, deadlineAt: started + 300_000, lineFree: true }));
 		return { result, waited: runtime.now() - started, resetAt: statement.resetAt };
@@ -99,7 +100,7 @@ describe("the token budget's stated reset", () => {
 		const first = await passGate(ctx, { id: 'a', retry: false, paced: false, tokens }, { maxServerDelayMs: 60_000 });
 		if (!first.go) throw new Error('a refused');
 		const resetAt = runtime.now() + 30_000;
-		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? 0, model: 'm', statement: { limit: 60_000, remaining: 0, resetAt, header: 'x-ratelimit-remaining-tokens' } } });
+		await reportOutcome(ctx, first.admission.lease, { success: true, outageFailure: false, overload: false, throttled: false, tokens: { counted: first.admission.tokens ?? NO_TOKENS, model: 'm', statements: [{ kind: 'total', limit: 60_000, remaining: 0, resetAt, header: 'x-ratelimit-remaining-tokens' }] } });
 		const order: string[] = [];
 		const ask = (id: string, retry: boolean) => passGate(ctx, { id, retry, paced: false, tokens }, { maxServerDelayMs: 60_000, lineFree: true }).then((r) => order.push(`${id}${r.go ? '' : ' refused'}`));
 		const waiting = [ask('first-1', false), ask('first-2', false)];

@@ -4,38 +4,53 @@
  * injected clock, with the requests in flight as a store would count them.
  */
 import { admit, complete, type Admission, type Lease, type Outcome, type TrafficData, type TrafficParams } from '../../../nodes/shared/core/traffic/controller';
-import { demandTokens, tokenDemand, tokenUsage, type TokenDemand } from '../../../nodes/shared/core/traffic/token-estimate';
-import { readTokenStatement } from '../../../nodes/shared/core/traffic/token-headers';
-import { TOKEN_WINDOW_MS, tokensInFlight } from '../../../nodes/shared/core/traffic/tokens';
+import { demandParts, tokenDemand, tokenUsage, type TokenDemand, type TokenParts } from '../../../nodes/shared/core/traffic/token-estimate';
+import { readTokenStatements } from '../../../nodes/shared/core/traffic/token-headers';
+import { TOKEN_WINDOW_MS, tokensInFlight, type TokenData } from '../../../nodes/shared/core/traffic/tokens';
 import { trafficView } from '../../../nodes/shared/core/traffic/operator';
 
 const T0 = 1_800_000_000_000;
 const P: TrafficParams = { window: { ceiling: 1000, mode: 'fixed' }, leaseMs: 600_000 };
 const OK: Outcome = { success: true, outageFailure: false, overload: false, throttled: false };
 
-describe('the token budget an answer states', () => {
-	it("OpenAI's: limit, remaining and a reset as a duration", () => {
+describe('the token budgets an answer states', () => {
+	it("OpenAI's: input and output together; limit, remaining and a reset as a duration", () => {
 		const headers = { 'x-ratelimit-limit-tokens': '60000', 'x-ratelimit-remaining-tokens': '59000', 'x-ratelimit-reset-tokens': '1s', 'x-ratelimit-remaining-requests': '499', 'x-ratelimit-reset-requests': '120ms' };
-		expect(readTokenStatement(headers, T0)).toEqual({ limit: 60000, remaining: 59000, resetAt: T0 + 1000, header: 'x-ratelimit-remaining-tokens' });
-		expect(readTokenStatement({ ...headers, 'x-ratelimit-reset-tokens': '6m0s' }, T0)?.resetAt).toBe(T0 + 360_000);
+		expect(readTokenStatements(headers, T0)).toEqual([{ kind: 'total', limit: 60000, remaining: 59000, resetAt: T0 + 1000, header: 'x-ratelimit-remaining-tokens' }]);
+		expect(readTokenStatements({ ...headers, 'x-ratelimit-reset-tokens': '6m0s' }, T0)[0].resetAt).toBe(T0 + 360_000);
 	});
 
-	it("Anthropic's: the input or output budget with the smallest share left binds; the reset is a time", () => {
-		const reset = new Date(T0 + 20_000).toISOString();
-		const headers = {
-			'anthropic-ratelimit-input-tokens-limit': '40000',
-			'anthropic-ratelimit-input-tokens-remaining': '30000',
-			'anthropic-ratelimit-input-tokens-reset': reset,
-			'anthropic-ratelimit-output-tokens-limit': '8000',
-			'anthropic-ratelimit-output-tokens-remaining': '1000',
-			'anthropic-ratelimit-output-tokens-reset': reset,
-		};
-		expect(readTokenStatement(headers, T0)).toEqual({ limit: 8000, remaining: 1000, resetAt: T0 + 20_000, header: 'anthropic-ratelimit-output-tokens-remaining' });
+	const reset = new Date(T0 + 20_000).toISOString();
+	/** Anthropic's headers of one answer: input and output tokens each apart, and the most restrictive of them as "tokens". */
+	const anthropic = {
+		'anthropic-ratelimit-input-tokens-limit': '40000',
+		'anthropic-ratelimit-input-tokens-remaining': '30000',
+		'anthropic-ratelimit-input-tokens-reset': reset,
+		'anthropic-ratelimit-output-tokens-limit': '8000',
+		'anthropic-ratelimit-output-tokens-remaining': '1000',
+		'anthropic-ratelimit-output-tokens-reset': reset,
+		'anthropic-ratelimit-tokens-limit': '8000',
+		'anthropic-ratelimit-tokens-remaining': '1000',
+		'anthropic-ratelimit-tokens-reset': reset,
+	};
+
+	it("Anthropic's: the input and the output budget each, the reset a time; its \"tokens\" (the most restrictive of them) is not a third", () => {
+		const statements = readTokenStatements(anthropic, T0);
+		expect(statements).toHaveLength(2);
+		expect(statements).toEqual(
+			expect.arrayContaining([
+				{ kind: 'input', limit: 40000, remaining: 30000, resetAt: T0 + 20_000, header: 'anthropic-ratelimit-input-tokens-remaining' },
+				{ kind: 'output', limit: 8000, remaining: 1000, resetAt: T0 + 20_000, header: 'anthropic-ratelimit-output-tokens-remaining' },
+			]),
+		);
+		// alone, "tokens" is taken as input and output together
+		const alone = Object.fromEntries(Object.entries(anthropic).filter(([name]) => name.startsWith('anthropic-ratelimit-tokens')));
+		expect(readTokenStatements(alone, T0)).toEqual([{ kind: 'total', limit: 8000, remaining: 1000, resetAt: T0 + 20_000, header: 'anthropic-ratelimit-tokens-remaining' }]);
 	});
 
 	it('none without a reset, or for a request quota only', () => {
-		expect(readTokenStatement({ 'x-ratelimit-remaining-tokens': '100' }, T0)).toBeUndefined();
-		expect(readTokenStatement({ 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-reset-requests': '1s' }, T0)).toBeUndefined();
+		expect(readTokenStatements({ 'x-ratelimit-remaining-tokens': '100' }, T0)).toEqual([]);
+		expect(readTokenStatements({ 'x-ratelimit-remaining-requests': '1', 'x-ratelimit-reset-requests': '1s' }, T0)).toEqual([]);
 	});
 });
 
@@ -44,7 +59,7 @@ describe("a request's demand, before it is sent", () => {
 		const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x'.repeat(400) }], max_tokens: 300 };
 		const demand = tokenDemand(JSON.stringify(body))!;
 		expect(demand).toEqual({ chars: JSON.stringify(body.messages).length, output: 300, model: 'gpt-4o' });
-		expect(demandTokens(demand)).toBe(Math.ceil(demand.chars / 4) + 300);
+		expect(demandParts(demand)).toEqual({ input: Math.ceil(demand.chars / 4), output: 300 });
 		expect(tokenDemand({ ...body, max_tokens: undefined, max_completion_tokens: 50 })?.output).toBe(50);
 	});
 
@@ -91,6 +106,9 @@ class Api {
 	}
 }
 
+/** Tokens counted for input only. */
+const input = (tokens: number): TokenParts => ({ input: tokens, output: 0 });
+
 /** A demand that counts `tokens` at 4 characters a token with no output. */
 const costing = (tokens: number): TokenDemand => ({ chars: tokens * 4, output: 0 });
 
@@ -103,7 +121,7 @@ describe('the controller with a token budget', () => {
 		const second = api.ask(T0, costing(50_000));
 		expect(first.go && second.go).toBe(true);
 		expect(tokensInFlight(api.data!.tokens!)).toBe(100_000);
-		api.answer(T0 + 10, first.id, { ...OK, tokens: { counted: 50_000 } });
+		api.answer(T0 + 10, first.id, { ...OK, tokens: { counted: input(50_000) } });
 		expect(tokensInFlight(api.data!.tokens!)).toBe(50_000);
 	});
 
@@ -116,7 +134,7 @@ describe('the controller with a token budget', () => {
 			for (;;) {
 				const asked = api.ask(now, costing(3000));
 				if (asked.go) {
-					sent.push([now, asked.tokens!]);
+					sent.push([now, asked.tokens!.input]);
 					api.answer(now + 500, asked.id, OK);
 					break;
 				}
@@ -135,7 +153,7 @@ describe('the controller with a token budget', () => {
 	it("the server's word: a request that does not fit what is left waits for the reset it stated; one that fits goes", () => {
 		const api = new Api(P);
 		const first = api.ask(T0, costing(1000));
-		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 0, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' } } });
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: input(0), statements: [{ kind: 'total', limit: 60_000, remaining: 5000, resetAt: T0 + 20_000, header: 'x-ratelimit-remaining-tokens' }] } });
 		const big = api.ask(T0 + 200, costing(6000));
 		expect(big).toMatchObject({ go: false, reason: 'tokens', until: T0 + 20_000, wake: 'time' });
 		const small = api.ask(T0 + 300, costing(4000));
@@ -154,39 +172,39 @@ describe('the controller with a token budget', () => {
 		const b = api.ask(T0, costing(3000));
 		expect(a.go && b.go).toBe(true);
 		// a's answer: 5,000 left, counted before b arrived; b's 3,000 are in flight
-		api.answer(T0 + 100, a.id, { ...OK, tokens: { counted: 1000, statement: { limit: 60_000, remaining: 5000, resetAt: T0 + 30_000, header: 'x-ratelimit-remaining-tokens' } } });
+		api.answer(T0 + 100, a.id, { ...OK, tokens: { counted: input(1000), statements: [{ kind: 'total', limit: 60_000, remaining: 5000, resetAt: T0 + 30_000, header: 'x-ratelimit-remaining-tokens' }] } });
 		expect(api.ask(T0 + 200, costing(2500))).toMatchObject({ go: false, reason: 'tokens' });
 		expect(api.ask(T0 + 300, costing(2000)).go).toBe(true);
 	});
 
 	it("an answer that brings an older word (its request was counted before others whose answers came first) gives back nothing they spent", () => {
 		const api = new Api(P);
-		const word = (remaining: number, resetAt: number) => ({ limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
+		const word = (remaining: number, resetAt: number) => ({ kind: 'total' as const, limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
 		const slow = api.ask(T0, costing(8000));
 		const quick = api.ask(T0 + 500, costing(8000));
 		expect(slow.go && quick.go).toBe(true);
 		// the server counted slow at T0 (52,000 left, whole at T0 + 60 s), quick at T0 + 500 (44,000 left); quick answers
 		// first, with slow in flight: 36,000 (slow's 8,000 taken off twice errs on the side of waiting)
-		api.answer(T0 + 1500, quick.id, { ...OK, tokens: { counted: 8000, statement: word(44_000, T0 + 60_500) } });
+		api.answer(T0 + 1500, quick.id, { ...OK, tokens: { counted: input(8000), statements: [word(44_000, T0 + 60_500)] } });
 		expect(trafficView('k', api.data!, 0, T0 + 1501).tokens).toMatchObject({ remaining: 36_000 });
 		// slow's answer comes 3 s after its request, with the word of T0: 52,000, less nothing in flight now. Taken,
 		// it would give back the 8,000 quick spent
-		api.answer(T0 + 3000, slow.id, { ...OK, tokens: { counted: 8000, statement: word(52_000, T0 + 60_000) } });
+		api.answer(T0 + 3000, slow.id, { ...OK, tokens: { counted: input(8000), statements: [word(52_000, T0 + 60_000)] } });
 		expect(trafficView('k', api.data!, 0, T0 + 3001).tokens).toMatchObject({ remaining: 36_000, resetAt: new Date(T0 + 60_500).toISOString() });
 		expect(api.ask(T0 + 3002, costing(37_000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 60_500 });
 		// a later count (a later reset) is taken, whatever it says
 		const next = api.ask(T0 + 3003, costing(1000));
-		api.answer(T0 + 4000, next.id, { ...OK, tokens: { counted: 1000, statement: word(48_000, T0 + 63_003) } });
+		api.answer(T0 + 4000, next.id, { ...OK, tokens: { counted: input(1000), statements: [word(48_000, T0 + 63_003)] } });
 		expect(trafficView('k', api.data!, 0, T0 + 4001).tokens).toMatchObject({ remaining: 48_000 });
 	});
 
 	it("a word is its model's (OpenAI and Anthropic limit each model apart): one model's spent budget holds back none of another's requests; the user's Token Limit is the API's", () => {
 		const api = new Api(P);
-		const word = (remaining: number, resetAt: number) => ({ limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
+		const word = (remaining: number, resetAt: number) => ({ kind: 'total' as const, limit: 60_000, remaining, resetAt, header: 'x-ratelimit-remaining-tokens' });
 		const mini = { ...costing(1000), model: 'gpt-4o-mini' };
 		const big = { ...costing(1000), model: 'gpt-4o' };
 		const first = api.ask(T0, mini);
-		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 1000, model: 'gpt-4o-mini', statement: word(500, T0 + 30_000) } });
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: input(1000), model: 'gpt-4o-mini', statements: [word(500, T0 + 30_000)] } });
 		// gpt-4o-mini has 500 left until T0 + 30 s; gpt-4o has said nothing
 		expect(api.ask(T0 + 200, mini)).toMatchObject({ go: false, reason: 'tokens', until: T0 + 30_000 });
 		expect(api.ask(T0 + 300, big).go).toBe(true);
@@ -200,29 +218,75 @@ describe('the controller with a token budget', () => {
 	it("without the server's word, a usage over the estimate counts in the minute, one under it gives nothing back; the answers teach the characters per token", () => {
 		const api = new Api({ ...P, tokenLimitPerMinute: 10_000 });
 		const first = api.ask(T0, { chars: 32_000, output: 0 });
-		expect(first.go && first.tokens).toBe(8000);
+		expect(first.go && first.tokens).toEqual(input(8000));
 		// it used 2,000 (16 characters a token): the minute still counts 8,000
-		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: 8000, chars: 32_000, usage: { input: 2000, output: 0 } } });
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: input(8000), chars: 32_000, usage: { input: 2000, output: 0 } } });
 		expect(api.data?.tokens?.charsPerToken).toBe(16);
 		// at 16 characters a token, 32,000 characters are 2,000 tokens: it fits the 2,000 left
 		const second = api.ask(T0 + 200, { chars: 32_000, output: 0 });
-		expect(second.go && second.tokens).toBe(2000);
+		expect(second.go && second.tokens).toEqual(input(2000));
 		expect(api.ask(T0 + 300, { chars: 16, output: 0 })).toMatchObject({ go: false, reason: 'tokens' });
 		// a usage over its estimate: the difference counts too (the minute is full until the first leaves)
 		const api2 = new Api({ ...P, tokenLimitPerMinute: 10_000 });
 		const under = api2.ask(T0, costing(4000));
-		api2.answer(T0 + 100, under.id, { ...OK, tokens: { counted: 4000, usage: { input: 9000, output: 500 } } });
+		api2.answer(T0 + 100, under.id, { ...OK, tokens: { counted: input(4000), usage: { input: 9000, output: 500 } } });
 		expect(api2.ask(T0 + 200, costing(600))).toMatchObject({ go: false, reason: 'tokens' });
 		expect(api2.ask(T0 + 200, costing(500)).go).toBe(true);
 	});
 
-	it('a request larger than a whole minute counts as the whole minute: it goes when the minute is empty, and does not wait forever', () => {
+	it('a request larger than a whole minute goes when the minute is empty (or the budget whole), and does not wait forever', () => {
 		const api = new Api({ ...P, tokenLimitPerMinute: 1000 });
 		const huge = api.ask(T0, costing(50_000));
-		expect(huge.go && huge.tokens).toBe(1000);
+		expect(huge.go && huge.tokens).toEqual(input(50_000));
 		const next = api.ask(T0 + 1, costing(10));
 		expect(next).toMatchObject({ go: false, reason: 'tokens' });
 		if (!next.go) expect(next.until! - T0).toBeLessThanOrEqual(TOKEN_WINDOW_MS);
+		// under the server's word: at its reset, when the budget is whole
+		const server = new Api(P);
+		const first = server.ask(T0, costing(10));
+		server.answer(T0 + 10, first.id, { ...OK, tokens: { counted: input(10), statements: [{ kind: 'total', limit: 8000, remaining: 7990, resetAt: T0 + 60_000, header: 'x-ratelimit-remaining-tokens' }] } });
+		expect(server.ask(T0 + 20, costing(9000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 60_000 });
+		expect(server.ask(T0 + 60_000, costing(9000)).go).toBe(true);
+	});
+
+	it("Anthropic's input and output budgets apart: a request goes when its input fits the input budget and the output it may write fits the output budget", () => {
+		const api = new Api(P);
+		const reset = T0 + 30_000;
+		const statements = (input: number, output: number, resetAt = reset) => [
+			{ kind: 'input' as const, limit: 40_000, remaining: input, resetAt, header: 'anthropic-ratelimit-input-tokens-remaining' },
+			{ kind: 'output' as const, limit: 8000, remaining: output, resetAt, header: 'anthropic-ratelimit-output-tokens-remaining' },
+		];
+		const model = 'claude-sonnet-4-5';
+		const ask = (now: number, inputTokens: number, maxTokens: number) => api.ask(now, { chars: inputTokens * 4, output: maxTokens, model });
+		const first = ask(T0, 1000, 500);
+		api.answer(T0 + 100, first.id, { ...OK, tokens: { counted: { input: 1000, output: 500 }, model, statements: statements(30_000, 2000) } });
+		// 5,000 in and up to 1,000 out: fits both, though 6,000 in all is more than the 2,000 output tokens left
+		const fits = ask(T0 + 200, 5000, 1000);
+		expect(fits.go && fits.tokens).toEqual({ input: 5000, output: 1000 });
+		// the output budget has 1,000 left: 1,500 more may not be written before the reset
+		expect(ask(T0 + 300, 100, 1500)).toMatchObject({ go: false, reason: 'tokens', until: reset });
+		// the input budget has 25,000 left
+		expect(ask(T0 + 400, 26_000, 10)).toMatchObject({ go: false, reason: 'tokens', until: reset });
+		expect(ask(T0 + 500, 20_000, 10).go).toBe(true);
+		// the operator sees the budget with the smallest share left: output, 990 of 8,000 (input: 5,000 of 40,000)
+		expect(trafficView('k', api.data!, 2, T0 + 501).tokens).toMatchObject({ kind: 'output', remaining: 990, perMinute: 8000, model });
+		// a later count, while the last is in flight: what it says is left, less that one's input and output each
+		api.answer(T0 + 600, fits.id, { ...OK, tokens: { counted: { input: 5000, output: 1000 }, model, statements: statements(38_000, 1500, reset + 2000) } });
+		expect(trafficView('k', api.data!, 1, T0 + 601).tokens).toMatchObject({ kind: 'output', remaining: 1490 });
+		expect(ask(T0 + 700, 100, 1491)).toMatchObject({ go: false, reason: 'tokens', until: reset + 2000 });
+		expect(ask(T0 + 800, 17_000, 1490).go).toBe(true);
+	});
+
+	it('a budget kept by a version before kinds (one word per model, a number in flight: Redis across an upgrade) is learned again, not misread', () => {
+		const api = new Api(P);
+		api.ask(T0, undefined);
+		const old = { models: { '': { stated: 60_000, word: { remaining: 0, resetAt: T0 + 30_000, sentSince: 0 }, inFlight: 5000 } }, sent: [] };
+		api.data = { ...api.data!, tokens: old as unknown as TokenData };
+		expect(trafficView('k', api.data, 0, T0 + 1).tokens).toMatchObject({ remaining: null, inFlight: 0 });
+		const first = api.ask(T0 + 2, costing(1000));
+		expect(first.go).toBe(true);
+		api.answer(T0 + 3, first.id, { ...OK, tokens: { counted: input(1000), statements: [{ kind: 'total', limit: 60_000, remaining: 500, resetAt: T0 + 40_000, header: 'x-ratelimit-remaining-tokens' }] } });
+		expect(api.ask(T0 + 4, costing(1000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 40_000 });
 	});
 
 	it('requests with no demand (not LLM requests) pass by the budget', () => {

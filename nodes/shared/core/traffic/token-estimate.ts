@@ -83,10 +83,29 @@ export function tokenDemand(body: unknown): TokenDemand | undefined {
 	return { chars, output, ...(typeof json.model === 'string' && json.model.trim() !== '' ? { model: json.model } : {}) };
 }
 
-/** The tokens a demand counts for, at `charsPerToken` (at least one token for any input). */
-export function demandTokens(demand: TokenDemand, charsPerToken: number = DEFAULT_CHARS_PER_TOKEN): number {
+/** A request's tokens as an LLM API counts them: what the model reads, and what it writes (or may write). */
+export interface TokenParts {
+	input: number;
+	output: number;
+}
+
+export const NO_TOKENS: TokenParts = Object.freeze({ input: 0, output: 0 });
+
+/**
+ * What a budget counts: input and output together (OpenAI's tokens a minute), or each apart
+ * (Anthropic's input tokens and output tokens a minute, limited and stated separately).
+ */
+export type TokenKind = 'total' | 'input' | 'output';
+
+/** The tokens of `parts` that a budget of `kind` counts. */
+export function tokensOfKind(kind: TokenKind, parts: TokenParts): number {
+	return kind === 'input' ? parts.input : kind === 'output' ? parts.output : parts.input + parts.output;
+}
+
+/** The tokens a demand counts for, at `charsPerToken` (at least one token for any input): its input estimated, its output as asked. */
+export function demandParts(demand: TokenDemand, charsPerToken: number = DEFAULT_CHARS_PER_TOKEN): TokenParts {
 	const ratio = Number.isFinite(charsPerToken) && charsPerToken > 0 ? charsPerToken : DEFAULT_CHARS_PER_TOKEN;
-	return Math.ceil(demand.chars / ratio) + demand.output;
+	return { input: Math.ceil(demand.chars / ratio), output: demand.output };
 }
 
 /** The usage an answer body states, or undefined. */

@@ -11,7 +11,7 @@ import type { BudgetData, BudgetParams, BudgetSnapshot } from './budget';
 import type { TrafficWaitReason } from '../retry-story';
 import type { RateData } from './rate';
 import type { Lane } from './fair-line';
-import type { TokenDemand } from './token-estimate';
+import type { TokenDemand, TokenKind, TokenParts } from './token-estimate';
 import type { TokenAnswer, TokenData } from './tokens';
 import type { WindowData, WindowDecrease, WindowParams } from './window';
 
@@ -128,8 +128,8 @@ export type Admission = (
 			paceAt?: number;
 			/** Send it at this time, not now: its reserved pace slot is just ahead (epoch ms). */
 			sendAt?: number;
-			/** The tokens the request was counted for against the API's token budget (its report gives them back). */
-			tokens?: number;
+			/** The tokens the request was counted for against the API's token budget, input and output (its report gives them back). */
+			tokens?: TokenParts;
 	  }
 	| {
 			go: false;
@@ -312,7 +312,7 @@ export interface TrafficView {
 	pace: { learnedPerSecond: number | null; nextAt: string | null };
 	budget: { firstAttempts: number; retries: number; windowMs: number } | null;
 	/** The token budget (null: none known): tokens a minute, what is left now and when it is whole again. */
-	tokens: { perMinute: number | null; remaining: number | null; resetAt: string | null; model: string | null; inFlight: number; charsPerToken: number | null } | null;
+	tokens: { perMinute: number | null; remaining: number | null; resetAt: string | null; model: string | null; kind: TokenKind | null; inFlight: number; charsPerToken: number | null } | null;
 	lastRequestAt: string;
 }
 

@@ -15,7 +15,7 @@ import { passGate, reportOutcome, type GateContext, type GateResult } from '../.
 import { newLeaseId } from '../../core/traffic/lease-id';
 import type { StateStore } from '../../core/traffic/store';
 import type { Lane } from '../../core/traffic/fair-line';
-import type { TokenDemand } from '../../core/traffic/token-estimate';
+import { NO_TOKENS, type TokenDemand } from '../../core/traffic/token-estimate';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import { getProcessSendLogs } from '../../core/traffic/send-log';
 import type { ApiName } from './api-name';
@@ -118,7 +118,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 				done: async (attemptResult) => {
 					const read = reading.outcomeOf(attemptResult, runtime.now());
 					// the tokens it was counted for go back with what the answer stated and used
-					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? 0, ...(options.tokens ? { chars: options.tokens.chars, ...(options.tokens.model !== undefined ? { model: options.tokens.model } : {}) } : {}) } } : read;
+					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? NO_TOKENS, ...(options.tokens ? { chars: options.tokens.chars, ...(options.tokens.model !== undefined ? { model: options.tokens.model } : {}) } : {}) } } : read;
 					countTraffic(store, api, resultCounts(attemptResult));
 					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
 				},

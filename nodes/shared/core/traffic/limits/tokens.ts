@@ -4,7 +4,8 @@
  * request with no demand (not an LLM request) costs it nothing: it reads and writes nothing, and
  * the step merges as before. An LLM request is counted in flight from the first.
  */
-import { copyTokens, countTokensSent, freshTokens, modelKey, onTokenAnswer, settleTokens, tokenCost, tokensAllowAt, tokensBounded, tokensForgetAt, tokensInFlight, tokensLeft, tokensPerMinute } from '../tokens';
+import { adoptTokens, copyTokens, countTokensSent, dropTokenWords, freshTokens, onTokenAnswer, settleTokens, tokenCost, tokensAllowAt, tokensBounded, tokensForgetAt, tokensInFlight, tokensLeft } from '../tokens';
+import type { TokenParts } from '../token-estimate';
 import { isoTime as iso, readsNoCount } from './limit';
 import type { TokenData } from '../tokens';
 import type { Asking, Limit } from '../types';
@@ -17,8 +18,8 @@ import type { Asking, Limit } from '../types';
 const counts = ({ request }: Asking): boolean => request.tokens !== undefined;
 const bounded = ({ data, params, request }: Asking): boolean => tokensBounded(data.tokens, request.tokens?.model, params.tokenLimitPerMinute);
 
-/** What the request counts for against `state`: its estimate, at most the minute its model is known to have. */
-const costOf = ({ request, params }: Asking, state: TokenData): number => tokenCost(state, request.tokens!, tokensPerMinute(state, request.tokens!.model, params.tokenLimitPerMinute));
+/** What the request counts for against `state`: its estimate, input and output. */
+const costOf = ({ request }: Asking, state: TokenData): TokenParts => tokenCost(state, request.tokens!);
 
 export const tokens: Limit = {
 	name: 'tokens',
@@ -50,11 +51,11 @@ export const tokens: Limit = {
 	completed(answer) {
 		const { data, nowMs, outcome } = answer;
 		const reported = outcome.tokens;
-		if (!reported || (!data.tokens && !reported.statement && reported.counted === 0)) return;
+		if (!reported || (!data.tokens && !reported.statements?.length && reported.counted.input + reported.counted.output === 0)) return;
 		answer.exact = true;
 		onTokenAnswer((data.tokens ??= freshTokens()), nowMs, reported, answer.inFlight);
 		// news of the budget: a request waiting for it may fit now
-		if (reported.statement) answer.frees = true;
+		if (reported.statements?.length) answer.frees = true;
 	},
 	forgetAt: (data) => (data.tokens ? tokensForgetAt(data.tokens) : -Infinity),
 	view(data, nowMs, view, _inFlight) {
@@ -66,25 +67,17 @@ export const tokens: Limit = {
 			remaining: left.remaining,
 			resetAt: left.resetAt !== null ? iso(left.resetAt) : null,
 			model: left.model,
+			kind: left.kind,
 			inFlight: tokensInFlight(state),
 			charsPerToken: state.charsPerToken !== undefined ? Math.round(state.charsPerToken * 100) / 100 : null,
 		};
 	},
 	/** Ended by hand with the pause: the server's words are dropped (the user's limit still counts). */
 	resume(data, _nowMs, what) {
-		if (what.pause) for (const budget of Object.values(data.tokens?.models ?? {})) delete budget.word;
+		if (what.pause && data.tokens) dropTokenWords(data.tokens);
 	},
 	/** A budget learned alone: the later reset is the newer word, model by model; the ratio and the stated limits are news. */
 	adopt(data, local) {
-		const learned = local.tokens;
-		if (!learned) return;
-		const shared = (data.tokens ??= freshTokens());
-		shared.models ??= {};
-		if (learned.charsPerToken !== undefined) shared.charsPerToken = learned.charsPerToken;
-		for (const [name, budget] of Object.entries(learned.models ?? {})) {
-			const into = (shared.models[modelKey(name)] ??= { inFlight: 0 });
-			if (budget.stated !== undefined) into.stated = budget.stated;
-			if (budget.word && (!into.word || budget.word.resetAt > into.word.resetAt)) into.word = { ...budget.word };
-		}
+		if (local.tokens) adoptTokens((data.tokens ??= freshTokens()), local.tokens);
 	},
 };
