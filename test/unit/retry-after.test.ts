@@ -356,8 +356,15 @@ describe('serverRequestedDelay', () => {
 			expect(delay(openai('59', '0'))).toEqual({ delayMs: 20, header: 'x-ratelimit-reset-tokens', kind: 'rate-limit-reset' });
 		});
 
-		it('on a 429 with no counter at 0, takes the longest', () => {
-			expect(delay(openai('3', '10'))?.header).toBe('x-ratelimit-reset-requests');
+		it('on a 429 with no counter at 0, waits for the one with the smallest share of its limit left: the one the request did not fit', () => {
+			// 10 tokens of 150,000 left: a request for more was refused for tokens, not for its 3 requests of 60
+			expect(delay(openai('3', '10'))).toEqual({ delayMs: 20, header: 'x-ratelimit-reset-tokens', kind: 'rate-limit-reset' });
+			expect(delay(openai('1', '120000'))?.header).toBe('x-ratelimit-reset-requests');
+		});
+
+		it('without limits to compare, takes the longest', () => {
+			const { 'x-ratelimit-limit-requests': _r, 'x-ratelimit-limit-tokens': _t, ...noLimits } = openai('3', '10') as Record<string, string>;
+			expect(delay(noLimits)?.header).toBe('x-ratelimit-reset-requests');
 		});
 
 		it('is case-insensitive', () => {

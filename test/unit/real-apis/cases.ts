@@ -142,6 +142,23 @@ export const API_CASES: ApiCase[] = [
 		expect: tooLong(360_000),
 		source: OPENAI_LIMITS,
 	},
+	{
+		api: 'OpenAI',
+		response: '429 for tokens: `x-ratelimit-remaining-tokens: 2000` of 60,000 (`reset-tokens: 12s`), 480 of 500 requests left (`reset-requests: 58s`), no Retry-After',
+		status: 429,
+		method: 'POST',
+		headers: {
+			'x-ratelimit-limit-requests': '500',
+			'x-ratelimit-limit-tokens': '60000',
+			'x-ratelimit-remaining-requests': '480',
+			'x-ratelimit-remaining-tokens': '2000',
+			'x-ratelimit-reset-requests': '58s',
+			'x-ratelimit-reset-tokens': '12s',
+		},
+		body: { error: { type: 'tokens', code: 'rate_limit_exceeded', message: 'Rate limit reached for gpt-4o-mini on tokens per min (TPM): Limit 60000, Used 58000, Requested 5000.' } },
+		expect: waits(12, 'x-ratelimit-reset-tokens'),
+		source: OPENAI_LIMITS,
+	},
 	// Azure OpenAI and Azure's services
 	{ api: 'Azure OpenAI', response: '429 `x-ms-retry-after-ms: 1500`, `Retry-After: 2`', status: 429, headers: { 'x-ms-retry-after-ms': '1500', 'retry-after': '2' }, expect: waits(1.5, 'x-ms-retry-after-ms'), source: `${AZURE_SDK}; ${AZURE_OPENAI}` },
 	{ api: 'Azure OpenAI', response: '429 `retry-after-ms: 800` and `x-ms-retry-after-ms: 1500`', status: 429, headers: { 'retry-after-ms': '800', 'x-ms-retry-after-ms': '1500' }, expect: { retry: true, atLeastMs: 800, by: 'retry-after-ms' }, source: AZURE_SDK },
