@@ -289,6 +289,23 @@ describe('the controller with a token budget', () => {
 		expect(api.ask(T0 + 4, costing(1000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 40_000 });
 	});
 
+	it("a 429 for tokens, timed by the budget's reset and stating it, pauses nothing: the budget holds what does not fit until the reset, and lets what fits go; with Retry-After the API is paused", () => {
+		const statements = [{ kind: 'total' as const, limit: 60_000, remaining: 2000, resetAt: T0 + 60_000, header: 'x-ratelimit-remaining-tokens' }];
+		const throttle = (header: string): Outcome => ({ success: false, outageFailure: false, overload: false, throttled: true, serverWait: { ms: 60_000, header }, tokens: { counted: input(5000), statements } });
+		const api = new Api(P);
+		const refused = api.ask(T0, costing(5000));
+		api.answer(T0 + 10, refused.id, throttle('x-ratelimit-reset-tokens'));
+		expect(api.data?.pausedUntil).toBe(0);
+		expect(api.ask(T0 + 20, costing(5000))).toMatchObject({ go: false, reason: 'tokens', until: T0 + 60_000 });
+		expect(api.ask(T0 + 30, costing(1500)).go).toBe(true);
+		expect(api.ask(T0 + 40, undefined).go).toBe(true);
+		// the same answer with Retry-After: the server asked everyone to wait
+		const told = new Api(P);
+		const first = told.ask(T0, costing(5000));
+		told.answer(T0 + 10, first.id, throttle('retry-after'));
+		expect(told.ask(T0 + 20, costing(1500))).toMatchObject({ go: false, reason: 'paused' });
+	});
+
 	it('requests with no demand (not LLM requests) pass by the budget', () => {
 		const api = new Api({ ...P, tokenLimitPerMinute: 1000 });
 		expect(api.ask(T0, costing(1000)).go).toBe(true);

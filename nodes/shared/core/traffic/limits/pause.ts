@@ -4,7 +4,7 @@
  * probed instead: one request after a minute, then at doubling intervals up to 15 minutes, and the
  * first answer that is not a throttle ends the pause. After a pause the server stated, the retries
  * it held back go first (retriesFirst). A throttle that is a request's own, not the API's
- * (ownThrottle), pauses nothing.
+ * (ownThrottle), or its token budget's (tokenThrottle), pauses nothing.
  */
 import { serverDelaySpreadMs } from '../../delay-plan';
 import { spentBucketAnswer } from './buckets';
@@ -49,6 +49,20 @@ function pausedVerdict(data: TrafficData, nowMs: number): Refusal | 'sole-probe'
 function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
 	const answers = data.pacedAnswers;
 	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
+}
+
+/** The reset headers of a token budget (OpenAI's, Anthropic's): a throttle they time is the budget's. */
+const TOKEN_RESET = /^(x-ratelimit-reset-tokens|anthropic-ratelimit-(input-|output-)?tokens-reset)$/;
+
+/**
+ * A throttle for tokens whose answer states the token budget: the budget (tokens.ts) now holds
+ * every request that does not fit until the reset, in a line that counts against no deadline, and
+ * lets through those that fit. Paused, the whole API waited for the reset, when the budget is whole
+ * again (a minute, under steady traffic), small and non-LLM requests with it, and the wait counted
+ * against every item's Total Deadline.
+ */
+function tokenThrottle(outcome: Outcome): boolean {
+	return outcome.serverWait !== undefined && TOKEN_RESET.test(outcome.serverWait.header) && (outcome.tokens?.statements?.length ?? 0) > 0;
 }
 
 /** A paced retry's or a first request's answer, for ownThrottle. */
@@ -137,7 +151,7 @@ export const pause: Limit = {
 		const bucketSpent = spentBucketAnswer(outcome);
 		answer.ownThrottle = !bucketSpent && ownThrottle(data, outcome);
 		countAnswer(data, outcome);
-		if (outcome.throttled && outcome.serverWait && !bucketSpent && !answer.ownThrottle) pauseFor(data, nowMs, outcome.serverWait, probe, events);
+		if (outcome.throttled && outcome.serverWait && !bucketSpent && !answer.ownThrottle && !tokenThrottle(outcome)) pauseFor(data, nowMs, outcome.serverWait, probe, events);
 		else if (probe && data.pausedUntil > nowMs) {
 			// the probe of a guessed pause got an answer that is no throttle: the API takes requests again
 			events.push({ kind: 'resumed', by: data.pausedBy ?? 'probe', how: 'probe' });
