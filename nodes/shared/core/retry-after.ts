@@ -205,8 +205,8 @@ function endpointResets(h: Record<string, string>): ServerDelay | undefined {
 	return longest;
 }
 
-/** A header's count, or undefined when it holds none. */
-function countIn(value: string | undefined): number | undefined {
+/** A header's count (a whole number), or undefined when it holds none. */
+export function headerCount(value: string | undefined): number | undefined {
 	return value !== undefined && /^\s*\d{1,15}\s*$/.test(value) ? Number(value) : undefined;
 }
 
@@ -226,8 +226,8 @@ function suffixedResets(h: Record<string, string>, nowMs: number): ServerDelay |
 		if (!m || (m[2] === undefined && !name.startsWith('anthropic-'))) continue;
 		const ms = parseResetValue(value, nowMs);
 		if (ms === undefined) continue;
-		const remaining = countIn(h[name.replace(/-reset/, '-remaining')]);
-		const limit = countIn(h[name.replace(/-reset/, '-limit')]);
+		const remaining = headerCount(h[name.replace(/-reset/, '-remaining')]);
+		const limit = headerCount(h[name.replace(/-reset/, '-limit')]);
 		const share = remaining !== undefined && limit !== undefined && limit > 0 ? remaining / limit : undefined;
 		candidates.push({ delayMs: ms, header: name, kind: 'rate-limit-reset', exhausted: remaining === 0, ...(share !== undefined ? { share } : {}) });
 	}

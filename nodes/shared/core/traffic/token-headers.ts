@@ -17,7 +17,7 @@
  * none (its RESOURCE_EXHAUSTED 429 carries a RetryInfo wait, which the pause obeys). Pure: the
  * current time is passed in.
  */
-import { normalizeHeaders, parseResetValue, type HeaderBag } from '../retry-after';
+import { headerCount, normalizeHeaders, parseResetValue, type HeaderBag } from '../retry-after';
 import type { TokenKind } from './token-estimate';
 
 export interface TokenStatement {
@@ -41,11 +41,6 @@ const TOKEN_REMAINING: readonly { pattern: RegExp; kind: (match: RegExpExecArray
 	{ pattern: /^anthropic-ratelimit-((input-|output-)?tokens)-remaining$/, kind: (m) => (m[2] === 'input-' ? 'input' : m[2] === 'output-' ? 'output' : 'total'), limit: 'anthropic-ratelimit-$1-limit', reset: 'anthropic-ratelimit-$1-reset' },
 ];
 
-function count(value: string | undefined): number | undefined {
-	if (value === undefined || !/^\s*\d{1,15}\s*$/.test(value)) return undefined;
-	return Number(value);
-}
-
 /** The share of its limit a statement leaves; a count without its limit: whole, or none when spent. */
 function shareLeft(statement: TokenStatement): number {
 	return statement.limit !== undefined ? statement.remaining / statement.limit : statement.remaining > 0 ? 1 : 0;
@@ -63,11 +58,11 @@ export function readTokenStatements(headers: HeaderBag | undefined, nowMs: numbe
 		for (const family of TOKEN_REMAINING) {
 			const match = family.pattern.exec(name);
 			if (!match) continue;
-			const remaining = count(h[name]);
+			const remaining = headerCount(h[name]);
 			const resetName = family.reset.replace('$1', match[1] ?? '');
 			const reset = h[resetName] === undefined ? undefined : parseResetValue(h[resetName], nowMs);
 			if (remaining === undefined || reset === undefined) continue;
-			const limit = count(h[family.limit.replace('$1', match[1] ?? '')]);
+			const limit = headerCount(h[family.limit.replace('$1', match[1] ?? '')]);
 			const kind = family.kind(match);
 			const statement: TokenStatement = { kind, remaining, resetAt: Math.min(nowMs + Math.max(0, reset), Number.MAX_SAFE_INTEGER), header: name, ...(limit !== undefined && limit > 0 ? { limit } : {}) };
 			const known = byKind.get(kind);
