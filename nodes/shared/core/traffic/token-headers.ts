@@ -34,12 +34,17 @@ export interface TokenStatement {
 }
 
 /** Header names that hold a remaining token count, what they count, and how to name their limit and reset. */
-const TOKEN_REMAINING: readonly { pattern: RegExp; kind: (match: RegExpExecArray) => TokenKind; limit: string; reset: string }[] = [
+const TOKEN_REMAINING: readonly { pattern: RegExp; kind: (match: RegExpExecArray) => TokenKind; limit: string; reset: string; resetPattern: RegExp }[] = [
 	// OpenAI: x-ratelimit-remaining-tokens (the family's -requests is a request quota, quota-headers.ts)
-	{ pattern: /^x-ratelimit-remaining-tokens$/, kind: () => 'total', limit: 'x-ratelimit-limit-tokens', reset: 'x-ratelimit-reset-tokens' },
+	{ pattern: /^x-ratelimit-remaining-tokens$/, kind: () => 'total', limit: 'x-ratelimit-limit-tokens', reset: 'x-ratelimit-reset-tokens', resetPattern: /^x-ratelimit-reset-tokens$/ },
 	// Anthropic: anthropic-ratelimit-tokens-remaining, -input-tokens-remaining, -output-tokens-remaining
-	{ pattern: /^anthropic-ratelimit-((input-|output-)?tokens)-remaining$/, kind: (m) => (m[2] === 'input-' ? 'input' : m[2] === 'output-' ? 'output' : 'total'), limit: 'anthropic-ratelimit-$1-limit', reset: 'anthropic-ratelimit-$1-reset' },
+	{ pattern: /^anthropic-ratelimit-((input-|output-)?tokens)-remaining$/, kind: (m) => (m[2] === 'input-' ? 'input' : m[2] === 'output-' ? 'output' : 'total'), limit: 'anthropic-ratelimit-$1-limit', reset: 'anthropic-ratelimit-$1-reset', resetPattern: /^anthropic-ratelimit-(input-|output-)?tokens-reset$/ },
 ];
+
+/** The header names the reset of a token budget: a wait it times is the budget's (limits/pause.ts). */
+export function isTokenResetHeader(name: string): boolean {
+	return TOKEN_REMAINING.some((family) => family.resetPattern.test(name));
+}
 
 /** The share of its limit a statement leaves; a count without its limit: whole, or none when spent. */
 function shareLeft(statement: TokenStatement): number {

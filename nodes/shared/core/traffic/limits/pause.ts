@@ -8,6 +8,7 @@
  */
 import { serverDelaySpreadMs } from '../../delay-plan';
 import { spentBucketAnswer } from './buckets';
+import { isTokenResetHeader } from '../token-headers';
 import { isoTime as iso, readsNoCount } from './limit';
 import type { Limit, Outcome, Refusal, TrafficData, TrafficEvent } from '../types';
 
@@ -51,9 +52,6 @@ function ownThrottle(data: TrafficData, outcome: Outcome): boolean {
 	return outcome.throttled && outcome.serverWait !== undefined && !outcome.serverWait.inferred && outcome.sent === 'first' && answers !== undefined && answers.ok > 0 && answers.throttled === 0 && !answers.firstOk;
 }
 
-/** The reset headers of a token budget (OpenAI's, Anthropic's): a throttle they time is the budget's. */
-const TOKEN_RESET = /^(x-ratelimit-reset-tokens|anthropic-ratelimit-(input-|output-)?tokens-reset)$/;
-
 /**
  * A throttle for tokens whose answer states the token budget: the budget (tokens.ts) now holds
  * every request that does not fit until the reset, in a line that counts against no deadline, and
@@ -62,7 +60,7 @@ const TOKEN_RESET = /^(x-ratelimit-reset-tokens|anthropic-ratelimit-(input-|outp
  * against every item's Total Deadline.
  */
 function tokenThrottle(outcome: Outcome): boolean {
-	return outcome.serverWait !== undefined && TOKEN_RESET.test(outcome.serverWait.header) && (outcome.tokens?.statements?.length ?? 0) > 0;
+	return outcome.serverWait !== undefined && isTokenResetHeader(outcome.serverWait.header) && (outcome.tokens?.statements?.length ?? 0) > 0;
 }
 
 /** A paced retry's or a first request's answer, for ownThrottle. */
