@@ -13,6 +13,7 @@ import type { ResumeRequest } from '../shared/core/traffic/types';
 import { wakeAllQueuesOf } from '../shared/core/traffic/wait-queues';
 import { getProcessWaiters } from '../shared/core/traffic/waiters';
 import { selectStateStore, type OperatorStore } from '../shared/n8n/traffic/state-store';
+import { isKeyShareKey } from '../shared/n8n/traffic/api-name';
 import { getProcessTrafficEvents } from '../shared/n8n/traffic/traffic-events';
 import { logNameOf } from '../shared/n8n/traffic/traffic-log';
 import { apiMatches, readApiFilter, type ApiFilter } from './api-filter';
@@ -129,7 +130,8 @@ export async function executeTrafficControl(ctx: IExecuteFunctions, runtime: Run
 	let states: StoredState[];
 	try {
 		store = await selectStateStore(ctx, memoryStore, NODE_DISPLAY_NAME, 'no fallback');
-		states = await store.list(runtime.now());
+		// a Fair Share Key's own limits are kept beside its API's, and are no API of their own
+		states = (await store.list(runtime.now())).filter(({ key }) => !isKeyShareKey(key));
 	} catch (error) {
 		throw new NodeOperationError(ctx.getNode(), `The shared state cannot be read: ${(error as Error).message}`);
 	}

@@ -80,11 +80,67 @@ describe('Urgent', () => {
 	});
 });
 
+/** The most of `times` within any `spanMs`. */
+function busiest(times: number[], spanMs: number): number {
+	const sorted = [...times].sort((a, b) => a - b);
+	let most = 0;
+	for (let start = 0, end = 0; end < sorted.length; end++) {
+		while (sorted[end] - sorted[start] >= spanMs) start++;
+		most = Math.max(most, end - start + 1);
+	}
+	return most;
+}
+
+describe('a Fair Share Key\'s own limits', () => {
+	/** Two executions at once on one store: 30 items of tenant a, 30 of b, each tenant's requests' arrival times. */
+	async function twoTenants(sharedLimits: IDataObject, latencyMs = 1): Promise<{ status: string[]; times: Record<string, number[]>; inFlight: Record<string, number> }> {
+		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
+		const open: Record<string, number> = {};
+		const inFlight: Record<string, number> = {};
+		const api = await server((req) => {
+			const tenant = new URL(req.url, 'http://x').searchParams.get('t') ?? '';
+			open[tenant] = (open[tenant] ?? 0) + 1;
+			inFlight[tenant] = Math.max(inFlight[tenant] ?? 0, open[tenant]);
+			// the answer leaves after `latencyMs` of real time (the socket open meanwhile)
+			setTimeout(() => open[tenant]--, latencyMs);
+			return { status: 200, body: { ok: true }, delayMs: latencyMs };
+		}, runtime.now);
+		const wf = httpWorkflow({ url: `=${api.url}/x?t={{ $json.tenant }}`, sharedLimits: { fairShareKey: '={{ $json.tenant }}', ...sharedLimits } });
+		const store = new MemoryStateStore();
+		const items = (tenant: string) => Array.from({ length: 30 }, (_, k) => ({ json: { k, tenant: k % 3 === 0 ? 'b' : tenant } }));
+		const runs = await Promise.all([runHttp(wf, items('a'), runtime, { store }), runHttp(wf, items('a'), runtime, { store })]);
+		const times: Record<string, number[]> = {};
+		for (const r of api.requests) (times[new URL(r.url, 'http://x').searchParams.get('t') ?? ''] ??= []).push(r.receivedAt);
+		return { status: runs.map((r) => r.status), times, inFlight };
+	}
+
+	it('Rate Limit Per Key 5 a second, two executions at once: no tenant gets more than 5 in any second, together they go faster', async () => {
+		const { status, times } = await twoTenants({ keyRateLimit: 5 });
+		expect(status).toEqual(['success', 'success']);
+		expect(times.a).toHaveLength(40);
+		expect(times.b).toHaveLength(20);
+		expect(busiest(times.a, 1000)).toBeLessThanOrEqual(5);
+		expect(busiest(times.b, 1000)).toBeLessThanOrEqual(5);
+		// b's 20 at its own 5 a second, beside a's 40: about 4 s, not after a's 8 s
+		expect(Math.max(...times.b) - Math.min(...times.b)).toBeLessThan(4_500);
+	});
+
+	it('Max Items in Flight Per Key 2, answers in 30 ms: never 3 of a tenant in flight', async () => {
+		const { status, inFlight } = await twoTenants({ keyMaxInFlight: 2 }, 30);
+		expect(status).toEqual(['success', 'success']);
+		expect(inFlight).toEqual({ a: 2, b: 2 });
+	});
+});
+
 describe('bad values: an error that names the parameter and the item, before any request', () => {
 	it.each([
 		['a key that is an object', { fairShareKey: '={{ $json.tenant }}' }, { tenant: { id: 1 } }, 'Parameter "Fair Share Key" must be text or a number, got object (item 0)'],
 		['a key of 1,001 characters', { fairShareKey: '={{ $json.tenant }}' }, { tenant: 'x'.repeat(1001) }, 'Parameter "Fair Share Key" must be at most 1000 characters, got 1001 (item 0)'],
 		['urgent "soon"', { urgent: '={{ $json.urgent }}' }, { urgent: 'soon' }, 'Parameter "Urgent" must be true or false, got "soon" (item 0)'],
+		['Rate Limit Per Key without a Fair Share Key', { keyRateLimit: 5 }, {}, 'Parameter "Rate Limit Per Key" counts per Fair Share Key: add Fair Share Key to the options (the customer or tenant each limit is for), or set it to 0 (item 0)'],
+		['Max Items in Flight Per Key without a Fair Share Key', { keyMaxInFlight: 2 }, {}, 'Parameter "Max Items in Flight Per Key" counts per Fair Share Key: add Fair Share Key to the options (the customer or tenant each limit is for), or set it to 0 (item 0)'],
+		['Max Items in Flight Per Key 1.5', { fairShareKey: 'a', keyMaxInFlight: 1.5 }, {}, 'Parameter "Max Items in Flight Per Key" must be a whole number, got 1.5 (item 0)'],
+		['Rate Limit Per Key -1', { fairShareKey: 'a', keyRateLimit: -1 }, {}, 'Parameter "Rate Limit Per Key" must be at least 0, got -1 (item 0)'],
 	])('%s', async (_, sharedLimits, json, message) => {
 		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
 		const api = await server(() => ({ status: 200, body: { ok: true } }));

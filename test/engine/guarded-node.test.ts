@@ -99,6 +99,22 @@ describe('Wait for Room and Report Outcome around an app node', () => {
 		sorted.forEach((t, k) => expect(t - sorted[0]).toBeGreaterThanOrEqual(k * 200 - 10));
 	});
 
+	it('Rate Limit Per Key 2 a second, executions of one item each (webhooks) of two tenants: each tenant\'s calls are spaced by its own pace, and one tenant\'s do not hold back the other\'s', async () => {
+		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
+		const store = new MemoryStateStore();
+		const seen: Record<string, number[]> = { a: [], b: [] };
+		const api = await server((req) => (seen[new URL(req.url, 'http://x').searchParams.get('t') ?? ''].push(runtime.now()), { status: 200, body: { ok: true } }), () => runtime.now());
+		const wf = guardedWorkflow(app(`=${api.url}/v1/thing?t={{ $json.tenant }}`), { fairShareKey: '={{ $json.tenant }}', keyRateLimit: 2 });
+		const started = runtime.now();
+		const tenants = ['a', 'a', 'a', 'a', 'a', 'a', 'b', 'b'];
+		const results = await Promise.all(tenants.map((tenant, k) => run(wf, [{ k, tenant }], runtime, store)));
+		expect(results.every((r) => r.status === 'success' && r.jsonOf('OK').length === 1)).toBe(true);
+		const a = [...seen.a].sort((x, y) => x - y);
+		a.forEach((t, k) => expect(t - a[0]).toBeGreaterThanOrEqual(k * 500 - 10));
+		// b's two calls: one at once, the next one interval of its own pace later, while a's wait
+		expect(Math.max(...seen.b) - started).toBeLessThan(700);
+	});
+
 	it('Rate Limit 10 per second, 60 items, Max Wait 2 s: the wait in line does not count, every item goes, back from a loop too', async () => {
 		const runtime = createVirtualRuntime(7, { sleepsAsTimers: true, noRealTime: true });
 		const store = new MemoryStateStore();

@@ -125,6 +125,22 @@ describe("limits where the server puts them: an endpoint's own quota (Zendesk)",
 });
 
 describe('the Traffic Control node', () => {
+	it("Get State and Get Metrics show the API, not its Fair Share Keys' own limits (kept beside it in the store)", async () => {
+		const api = await server(() => ({ status: 200, body: { ok: true } }));
+		const store = new MemoryStateStore();
+		const wf = httpWorkflow({ url: `${api.url}/x`, sharedLimits: { fairShareKey: '={{ $json.tenant }}', keyRateLimit: 100, keyMaxInFlight: 5 } });
+		await runHttp(wf, ['a', 'b', 'c'].map((tenant) => ({ json: { tenant } })), systemRuntime, { store });
+		// the store holds the API and each key's limits; the operator sees the API alone
+		expect(await store.list(Date.now())).toHaveLength(4);
+		const states = await trafficControl(store, { operation: 'getState' });
+		expect(states).toHaveLength(1);
+		expect(states[0]).toMatchObject({ label: new URL(api.url).host });
+		// the process's counts hold the other tests' APIs too: none is a key's
+		const metrics = await trafficControl(store, { operation: 'getMetrics' });
+		expect(metrics.filter((m) => m.label === new URL(api.url).host)).toHaveLength(1);
+		expect(metrics.filter((m) => String(m.api).includes(':key:'))).toEqual([]);
+	});
+
 	it('Get State shows each API: its spent bucket, window, budget; End Pause ends it and the next call is sent', async () => {
 		const api = await githubLike();
 		const store = new MemoryStateStore();

@@ -10,12 +10,15 @@ import { readRateAndTokenLimits, readTrafficNumber, TRAFFIC_NUMBERS } from '../.
 import { selectedCredentialType, type AuthSelection } from '../auth/auth-plan';
 import type { ScheduleSettings } from './schedule-settings';
 import type { Lane } from '../../shared/core/traffic/fair-line';
-import { readLane } from '../../shared/n8n/lane-settings';
+import { readKeyLimits, readLane } from '../../shared/n8n/lane-settings';
+import type { KeyLimits } from '../../shared/core/traffic/key-gate';
 
 export interface TrafficControl extends ApiName {
 	params: TrafficParams;
 	/** The item's place among the requests waiting for the API (Fair Share Key, Urgent); none: arrival order. */
 	lane?: Lane;
+	/** Its Fair Share Key's own limits (Rate Limit Per Key, Max Items in Flight Per Key); none: the API's only. */
+	keyLimits?: KeyLimits;
 }
 
 /** A request that has not reported after its time limit and this much more is given up. */
@@ -66,5 +69,6 @@ export function readTrafficControl(ctx: IExecuteFunctions, i: number, { url, aut
 	const api = nameApi(parsed, node, selectedCredentialType(auth), scope);
 	params.label = api.label;
 	const lane = readLane(ctx, i, o);
-	return { ...api, params, ...(lane ? { lane } : {}) };
+	const keyLimits = readKeyLimits(ctx, i, o);
+	return { ...api, params, ...(lane ? { lane } : {}), ...(keyLimits ? { keyLimits } : {}) };
 }

@@ -35,6 +35,14 @@ const trafficControlCollection: INodeProperties = {
 			description:
 				'Items with different values take turns whenever the API makes requests wait (its pace, its requests in flight, a pause): a tenant or customer with thousands of items waiting cannot hold back one with a few. The API\'s limits stay shared by all. Empty: items wait in the order they came.',
 		},
+		trafficNumber(
+			'keyRateLimit',
+			'The most requests per second (or per minute, with Rate Limit Per) of each Fair Share Key value, for all executions and workers together, besides the API\'s own limits: for an API that limits each of your customers\' accounts, or to keep a tenant within its share. Needs Fair Share Key. 0: none.',
+		),
+		trafficNumber(
+			'keyMaxInFlight',
+			'The most requests of each Fair Share Key value in flight at once, for all executions and workers together, besides the API\'s own limits. Needs Fair Share Key. 0: none.',
+		),
 		{
 			displayName: 'Urgent',
 			name: 'urgent',

@@ -78,6 +78,7 @@ export const guardProperties: INodeProperties[] = [
 			},
 			trafficNumber('rateLimit', 'The most items per second (or per minute, below) sent on to the API, for all executions and workers together, spaced evenly. 0: none.'),
 			RATE_LIMIT_PER_PROPERTY,
+			trafficNumber('keyRateLimit', 'The most items per second (or per minute, with Rate Limit Per) of each Fair Share Key value sent on to the API, for all executions and workers together, besides the API\'s own limits. Needs Fair Share Key. 0: none.'),
 			{
 				displayName: 'Report Within (Ms)',
 				name: 'reportWithin',

@@ -6,13 +6,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { BUDGET_DEFAULTS } from '../../shared/core/traffic/budget';
 import type { TrafficParams } from '../../shared/core/traffic/controller';
-import type { Lane } from '../../shared/core/traffic/fair-line';
 import { HOLD_DEFAULTS } from '../../shared/core/traffic/hold-state';
 import type { TokenDemand } from '../../shared/core/traffic/token-estimate';
 import { parseWaitValue } from '../../shared/core/item-failure';
-import { readLane } from '../../shared/n8n/lane-settings';
+import { readKeyLimits, readLane } from '../../shared/n8n/lane-settings';
 import { numberParameter, parameterError } from '../../shared/n8n/parameters';
 import { nameScope, type ApiName } from '../../shared/n8n/traffic/api-name';
+import type { GatedApi } from '../../shared/n8n/traffic/traffic-gate';
 import { DAY_MS, readRateAndTokenLimits, TRAFFIC_NUMBERS } from '../../shared/n8n/traffic-numbers';
 import { GUARD_DEFAULTS } from './properties';
 
@@ -26,7 +26,7 @@ import { GUARD_DEFAULTS } from './properties';
 const WINDOW_CEILING = 1000;
 
 export interface WaitSettings {
-	api: ApiName & { params: TrafficParams; lane?: Lane };
+	api: GatedApi;
 	maxWaitMs: number;
 	/** What the item asks of the API's token budget; none without a token limit or an estimate. */
 	tokens?: TokenDemand;
@@ -56,7 +56,8 @@ export function readWaitSettings(ctx: IExecuteFunctions, i: number, json: IDataO
 	const api = nameScope(scope) as ApiName;
 	params.label = api.label;
 	const lane = readLane(ctx, i, o);
-	return { api: { ...api, params, ...(lane ? { lane } : {}) }, maxWaitMs, ...(tokens ? { tokens } : {}) };
+	const keyLimits = readKeyLimits(ctx, i, o);
+	return { api: { ...api, params, ...(lane ? { lane } : {}), ...(keyLimits ? { keyLimits } : {}) }, maxWaitMs, ...(tokens ? { tokens } : {}) };
 }
 
 export interface ReportSettings {

@@ -1,10 +1,13 @@
 /**
  * An item's lane among the requests waiting for its API (core/traffic/fair-line.ts): its Fair Share
- * Key and whether it is urgent, from Traffic Control's options.
+ * Key and whether it is urgent, and the Fair Share Key's own limits (core/traffic/key-gate.ts),
+ * from Traffic Control's options.
  */
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import type { Lane } from '../core/traffic/fair-line';
+import type { KeyLimits } from '../core/traffic/key-gate';
 import { parameterError } from './parameters';
+import { readRate, readTrafficNumber, TRAFFIC_NUMBERS } from './traffic-numbers';
 
 const FAIR_SHARE_KEY = 'Fair Share Key';
 const URGENT = 'Urgent';
@@ -37,4 +40,20 @@ export function readLane(ctx: IExecuteFunctions, i: number, options: IDataObject
 	const share = readShare(ctx, i, options.fairShareKey);
 	const urgent = readUrgent(ctx, i, options.urgent);
 	return { ...(share !== undefined ? { share } : {}), ...(urgent ? { urgent } : {}) };
+}
+
+/**
+ * The limits each Fair Share Key value keeps on its own (Rate Limit Per Key, in Rate Limit Per's
+ * unit; Max Items in Flight Per Key), besides the API's; none when both are 0. They count per key,
+ * so they need one: set without a Fair Share Key, the item fails before any request.
+ */
+export function readKeyLimits(ctx: IExecuteFunctions, i: number, options: IDataObject): KeyLimits | undefined {
+	const rate = readRate(ctx, i, options, 'keyRateLimit');
+	const inFlight = readTrafficNumber(ctx, i, options, 'keyMaxInFlight');
+	if (rate.rateLimitRps === undefined && inFlight === 0) return undefined;
+	if (!('fairShareKey' in options)) {
+		const named = rate.rateLimitRps !== undefined ? TRAFFIC_NUMBERS.keyRateLimit.displayName : TRAFFIC_NUMBERS.keyMaxInFlight.displayName;
+		parameterError(ctx, i, named, `counts per ${FAIR_SHARE_KEY}: add ${FAIR_SHARE_KEY} to the options (the customer or tenant each limit is for), or set it to 0`);
+	}
+	return { ...rate, ...(inFlight > 0 ? { maxInFlight: inFlight } : {}) };
 }

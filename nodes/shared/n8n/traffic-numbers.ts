@@ -23,6 +23,8 @@ export const TRAFFIC_NUMBERS = {
 	breakerBreak: { displayName: 'Hold: First Test Request After (Ms)', default: HOLD_DEFAULTS.breakMs, min: 1, max: DAY_MS, integer: false },
 	breakerMaxBreak: { displayName: 'Hold: Max Time Between Test Requests (Ms)', default: HOLD_DEFAULTS.maxBreakMs, min: 1, max: DAY_MS, integer: false },
 	rateLimit: { displayName: 'Rate Limit', default: 0, min: 0, max: 1_000_000, integer: false },
+	keyRateLimit: { displayName: 'Rate Limit Per Key', default: 0, min: 0, max: 1_000_000, integer: false },
+	keyMaxInFlight: { displayName: 'Max Items in Flight Per Key', default: 0, min: 0, max: 1_000_000, integer: true },
 	tokenLimit: { displayName: 'Token Limit (Per Minute)', default: 0, min: 0, max: 1_000_000_000, integer: true },
 } as const;
 
@@ -60,16 +62,20 @@ export function readTrafficNumber(ctx: IExecuteFunctions, i: number, options: ID
 	return numberParameter(ctx, i, spec.displayName, options[name] ?? spec.default, spec);
 }
 
+type RateLimits = Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs'>;
+
+/** A rate of item `i` (Rate Limit, Rate Limit Per Key) in the unit of Rate Limit Per: none when 0. */
+export function readRate(ctx: IExecuteFunctions, i: number, options: IDataObject, name: 'rateLimit' | 'keyRateLimit'): RateLimits {
+	const rate = readTrafficNumber(ctx, i, options, name);
+	if (rate <= 0) return {};
+	const per = options.rateLimitPer ?? 'second';
+	if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
+	return per === 'minute' ? { rateLimitRps: rate / 60, rateLimitWindowMs: 60_000 } : { rateLimitRps: rate };
+}
+
 /** Rate Limit (per second or minute) and Token Limit of item `i`, as the controller takes them: none when 0. */
 export function readRateAndTokenLimits(ctx: IExecuteFunctions, i: number, options: IDataObject): Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs' | 'tokenLimitPerMinute'> {
-	const limits: Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs' | 'tokenLimitPerMinute'> = {};
-	const rate = readTrafficNumber(ctx, i, options, 'rateLimit');
-	if (rate > 0) {
-		const per = options.rateLimitPer ?? 'second';
-		if (per !== 'second' && per !== 'minute') parameterError(ctx, i, 'Rate Limit Per', `must be second or minute, got ${JSON.stringify(per)}`);
-		limits.rateLimitRps = per === 'minute' ? rate / 60 : rate;
-		if (per === 'minute') limits.rateLimitWindowMs = 60_000;
-	}
+	const limits: Pick<TrafficParams, 'rateLimitRps' | 'rateLimitWindowMs' | 'tokenLimitPerMinute'> = readRate(ctx, i, options, 'rateLimit');
 	const tokens = readTrafficNumber(ctx, i, options, 'tokenLimit');
 	if (tokens > 0) limits.tokenLimitPerMinute = tokens;
 	return limits;

@@ -23,6 +23,7 @@ import { call, clusterTitle, describeCluster, describeRedis, DOWN, fallbackOn, f
 import { FC_OPTIONS, T0 } from './fc-options';
 import { verdictOf } from '../traffic/verdict';
 import { NO_TOKENS } from '../../../nodes/shared/core/traffic/token-estimate';
+import { keyParams } from '../../../nodes/shared/core/traffic/key-gate';
 
 /** A primary that answers like a memory store, fails, or never answers, as told. */
 class FakePrimary implements StateStore {
@@ -456,6 +457,21 @@ describeRedis(redisTitle('RedisStateStore against a real Redis server'), () => {
 			expect(await call(redis.workerA, 'down', T0 + 1001)).toMatchObject({ go: false, reason: 'held' });
 			await redis.workerB.traffic('down', T0 + 1100, P, (d, l) => complete(d, l, T0 + 1100, probe.lease, OK, P));
 			expect(await call(redis.workerA, 'down', T0 + 1200)).toMatchObject({ go: true, probe: false });
+		});
+
+		it("a Fair Share Key's own limits are one for both workers: Max Items in Flight Per Key 2 and Rate Limit Per Key 5 a second count both workers' requests", async () => {
+			const both = keyParams({ maxInFlight: 2, rateLimitRps: 5 }, 60_000);
+			const enter = (worker: RedisStateStore, at: number) => worker.traffic('api:key:tenant', at, both, (d, l) => admit(d, l, at, request(), both));
+			const first = await enter(redis.workerA, T0);
+			expect(first).toMatchObject({ go: true });
+			// B's request: the key's pace is A's, 200 ms on
+			expect(await enter(redis.workerB, T0 + 10)).toMatchObject({ go: false, reason: 'pace' });
+			expect(await enter(redis.workerB, T0 + 400)).toMatchObject({ go: true });
+			// two in flight, one on each worker: a third waits for room, whatever the pace says
+			expect(await enter(redis.workerA, T0 + 1_000)).toMatchObject({ go: false, reason: 'window' });
+			if (!first.go) return;
+			await redis.workerA.traffic('api:key:tenant', T0 + 1_100, both, (d, l) => complete(d, l, T0 + 1_100, first.lease, { success: false, outageFailure: false, overload: false, throttled: false }, both));
+			expect(await enter(redis.workerB, T0 + 1_200)).toMatchObject({ go: true });
 		});
 
 		it('a pause one worker heard of stops the other worker too', async () => {

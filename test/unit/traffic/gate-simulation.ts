@@ -6,7 +6,8 @@
  * as the retry loop marks it).
  * The store counts its steps: the work the controller costs per item.
  */
-import { passGate, reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
+import { reportOutcome, type GateContext } from '../../../nodes/shared/core/traffic/gate';
+import { keyGateOf, passKeyThenApi, reportKey, type KeyLimits } from '../../../nodes/shared/core/traffic/key-gate';
 import type { Outcome, TrafficParams } from '../../../nodes/shared/core/traffic/controller';
 import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
 import { SendLogs } from '../../../nodes/shared/core/traffic/send-log';
@@ -43,6 +44,10 @@ export interface SimulationResult {
 	endedAt: number[];
 	/** Why the items that left without success stopped (the gate's stop), by item. */
 	stops: Array<string | undefined>;
+	/** What the gate said of the items that left without success, by item. */
+	whys: Array<string | undefined>;
+	/** The most requests of one share in flight at once, by share ('' for none). */
+	mostInFlight: Map<string, number>;
 }
 
 interface SimulationOptions {
@@ -60,6 +65,8 @@ interface SimulationOptions {
 	lateness?: (n: number) => number;
 	/** The process keeps its actual sends for the Rate Limit (GateContext.sends). */
 	sendLog?: boolean;
+	/** Each Fair Share Key's own limits (key-gate.ts), by the item's lane's share ('' for none). */
+	keyLimits?: KeyLimits;
 }
 
 function outcomeOf(status: number, retryAfterMs: number | undefined): Outcome {
@@ -95,6 +102,9 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 	let ids = 0;
 	const endedAt: number[] = new Array(items);
 	const stops: Array<string | undefined> = new Array(items);
+	const whys: Array<string | undefined> = new Array(items);
+	const inFlight = new Map<string, number>();
+	const mostInFlight = new Map<string, number>();
 	const run = async (item: number) => {
 		const arrival = options.arrivesAt?.(item) ?? 0;
 		if (arrival > 0) await runtime.sleep(arrival);
@@ -108,16 +118,23 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 		for (let attempt = 1; attempt <= (options.maxAttempts ?? 5); attempt++) {
 			const id = `r${++ids}`;
 			const limits = { maxServerDelayMs: 60_000, ...(deadlineAt !== undefined ? { deadlineAt, lineFree: options.lineFree === true } : {}) };
-			const gate = await passGate(ctx, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, limits);
+			const share = lane?.share ?? '';
+			const key = options.keyLimits ? keyGateOf(ctx, `api:key:${share}`, options.keyLimits) : undefined;
+			const { result: gate, keyLease } = await passKeyThenApi(ctx, key, { id, retry: attempt > 1, paced, ...(lane ? { lane } : {}) }, limits);
 			if (!gate.go) {
 				stops[item] = gate.stop;
+				whys[item] = gate.why;
 				break;
 			}
+			inFlight.set(share, (inFlight.get(share) ?? 0) + 1);
+			mostInFlight.set(share, Math.max(mostInFlight.get(share) ?? 0, inFlight.get(share) ?? 0));
 			if (deadlineAt !== undefined) deadlineAt += gate.lineMs;
 			const answer = server(item, attempt, runtime.now() - startedAt);
 			requests.push({ item, attempt, sentAt: runtime.now() - startedAt, status: answer.status });
 			await runtime.sleep(answer.latencyMs);
+			inFlight.set(share, (inFlight.get(share) ?? 0) - 1);
 			await reportOutcome(ctx, gate.admission.lease, { ...outcomeOf(answer.status, answer.retryAfterMs), sent: attempt === 1 ? 'first' : paced ? 'paced' : 'retry' });
+			if (key && keyLease) await reportKey(key, keyLease);
 			if (answer.status < 400) return;
 			paced = answer.retryAfterMs !== undefined;
 			// as the retry loop waits (delay-plan.ts): the Retry-After and a spread on top, so that its
@@ -127,5 +144,5 @@ export async function simulateGate(items: number, params: TrafficParams, server:
 		failed++;
 	};
 	await runtime.runUntilSettled(Promise.all(Array.from({ length: items }, (_, item) => run(item))), 10_000_000);
-	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed, endedAt, stops };
+	return { stepsPerItem: store.steps / items, durationMs: runtime.now() - startedAt, requests, failed, endedAt, stops, whys, mostInFlight };
 }

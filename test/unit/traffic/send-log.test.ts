@@ -3,7 +3,7 @@
  * a send that leaves late never bunches with the next into N + 1 within the limit's window, and
  * sends on time are never held back.
  */
-import { SendLog } from '../../../nodes/shared/core/traffic/send-log';
+import { SendLog, SendLogs } from '../../../nodes/shared/core/traffic/send-log';
 
 /** The most sends within any `windowMs` (a sliding window over the times, each counted at its time). */
 function busiestWindow(times: number[], windowMs: number): number {
@@ -83,5 +83,32 @@ describe('other limits', () => {
 		// now 10 a second: the 10 newest sends (500 to 950) are in the log; the next waits for the oldest to be 1 s old
 		expect(log.claim(960, 10, 1000)).toBe(1500);
 		expect(log.claim(1000, 40, 1000)).toBe(1000);
+	});
+});
+
+describe('a send under the API\'s Rate Limit and its Fair Share Key\'s (claimAll)', () => {
+	it('leaves when the later of the two lets it, and counts in both at that time', () => {
+		const logs = new SendLogs();
+		const api = { key: 'api', perWindow: 20, windowMs: 1000 };
+		const key = { key: 'api:key:a', perWindow: 2, windowMs: 1000 };
+		expect(logs.claimAll([api, key], 0)).toBe(0);
+		expect(logs.claimAll([api, key], 10)).toBe(10);
+		// the key's third within a second waits for its first to be 1 s old
+		expect(logs.claimAll([api, key], 20)).toBe(1000);
+		// another key's send is held by the API's limit alone
+		expect(logs.claimAll([api, { ...key, key: 'api:key:b' }], 30)).toBe(30);
+		// the key's log holds 1000: its next waits for 10 to be 1 s old, and for 1000 after it
+		expect(logs.claimAll([api, key], 1005)).toBe(1010);
+		expect(logs.claimAll([api, key], 1020)).toBe(2000);
+	});
+
+	it('logs idle for a minute are dropped once a thousand are kept: a key may be any customer id', () => {
+		const logs = new SendLogs();
+		for (let k = 0; k < 1001; k++) logs.claimAll([{ key: `k${k}`, perWindow: 1, windowMs: 1000 }], 0);
+		const kept = logs.of('k0');
+		// past a minute, the next claim drops every idle log; k0's is made anew, empty
+		logs.claimAll([{ key: 'new', perWindow: 1, windowMs: 1000 }], 61_000);
+		expect(logs.of('k0')).not.toBe(kept);
+		expect(logs.claimAll([{ key: 'k0', perWindow: 1, windowMs: 1000 }], 61_000)).toBe(61_000);
 	});
 });

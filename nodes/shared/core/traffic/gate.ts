@@ -13,7 +13,7 @@ import { admit, complete, type Admission, type AdmitRequest, type Lease, type Ou
 import type { Waiters } from './waiters';
 import { queueOf, wakeOneOfEachQueue } from './wait-queues';
 import type { Lane, Ticket } from './fair-line';
-import type { SendLogs } from './send-log';
+import type { SendLimit, SendLogs } from './send-log';
 import { TOKEN_WINDOW_MS } from './tokens';
 
 export interface GateContext {
@@ -34,9 +34,17 @@ export interface GateContext {
 	onEvents?: (events: TrafficEvent[]) => void;
 	/** This process's actual sends, by API, for the user's Rate Limit (send-log.ts); absent: not kept. */
 	sends?: SendLogs;
+	/** A limit of the item's Fair Share Key its actual send keeps too (Rate Limit Per Key: key-gate.ts). */
+	keySend?: SendLimit;
+	/**
+	 * Listens for other processes' news of the key (store.watch); false: the safety poll only. A
+	 * Fair Share Key's controller does not listen: a key may be a customer id, and a listener per
+	 * key would grow with every customer the process has seen.
+	 */
+	watchStore?: boolean;
 }
 
-interface GateLimits {
+export interface GateLimits {
 	/** No request may start at or after this (epoch ms); undefined: no deadline. */
 	deadlineAt?: number;
 	/** The longest server-requested wait the item accepts. */
@@ -61,7 +69,7 @@ type Waits = Partial<Record<WaitReason, number>>;
 export type GateResult =
 	/** `lineMs`: the wait in line that did not count against the deadline (GateLimits.lineFree): the deadline moved back by it. */
 	| { go: true; probe: boolean; waitedMs: number; waits: Waits; admission: Extract<Admission, { go: true }>; lineMs: number }
-	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; waitedMs: number; waits: Waits };
+	| { go: false; stop: GateStop | 'canceled'; why: string; retryAt?: number; waitedMs: number; waits: Waits; reason?: WaitReason };
 
 /** Stores (shared by processes) whose news of a key this process already listens to. */
 const watched = new WeakMap<object, Set<string>>();
@@ -72,7 +80,7 @@ const watched = new WeakMap<object, Set<string>>();
  */
 function watchOnce(ctx: GateContext): void {
 	const store = ctx.store;
-	if (!store.watch) return;
+	if (!store.watch || ctx.watchStore === false) return;
 	let keys = watched.get(store);
 	if (!keys) watched.set(store, (keys = new Set()));
 	if (keys.has(ctx.key)) return;
@@ -256,8 +264,8 @@ function wakeAfterAdmission(ctx: GateContext, admission: Extract<Admission, { go
 
 /**
  * An admitted request leaves at its time: its reserved pace slot when that is just ahead, and,
- * under the user's Rate Limit, never as the (N+1)-th of this process's actual sends within the
- * limit's window (send-log.ts: a late send must not bunch with the next).
+ * under the user's Rate Limit (and its Fair Share Key's), never as the (N+1)-th of this process's
+ * actual sends within the limit's window (send-log.ts: a late send must not bunch with the next).
  */
 async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go: true }>, log: WaitLog): Promise<void> {
 	const { runtime, params } = ctx;
@@ -265,9 +273,14 @@ async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go:
 	let waited = admission.sendAt !== undefined;
 	if (admission.sendAt !== undefined) await sleepUntil(ctx, admission.sendAt);
 	const rps = params.rateLimitRps;
-	if (ctx.sends && rps !== undefined && rps > 0) {
+	const limits: SendLimit[] = [];
+	if (rps !== undefined && rps > 0) {
 		const windowMs = params.rateLimitWindowMs ?? 1000;
-		const at = ctx.sends.of(ctx.key).claim(runtime.now(), (rps * windowMs) / 1000, windowMs);
+		limits.push({ key: ctx.key, perWindow: (rps * windowMs) / 1000, windowMs });
+	}
+	if (ctx.keySend) limits.push(ctx.keySend);
+	if (ctx.sends && limits.length > 0) {
+		const at = ctx.sends.claimAll(limits, runtime.now());
 		if (at > runtime.now()) {
 			waited = true;
 			await sleepUntil(ctx, at);
@@ -343,7 +356,7 @@ export async function passGate(ctx: GateContext, request: AdmitRequest, limits: 
 		const stop = cannotWait(admission, limits, now, deadlineAt);
 		if (stop) {
 			place.passOn();
-			return { go: false, ...stop, waitedMs: waited(), waits };
+			return { go: false, ...stop, waitedMs: waited(), waits, reason: admission.reason };
 		}
 		if (admission.paceSlotAt !== undefined) {
 			// its own slot: it waits for it alone, exactly (no look of the store until then), and the

@@ -24,22 +24,30 @@ export class SendLog {
 	private size = 0;
 	/** The slot of the ring the next send writes (the oldest once the ring is full). */
 	private next = 0;
+	/** The latest send logged (epoch ms); -Infinity: none. */
+	newest = -Infinity;
 
 	/**
 	 * Claims the next send (mutates): when it may leave, now or later, for `perWindow` sends in any
 	 * `windowMs`. Its time is logged as that; the caller sends then, not before.
 	 */
 	claim(nowMs: number, perWindow: number, windowMs: number): number {
+		const at = this.nextAt(nowMs, perWindow, windowMs);
+		if (this.times.length === this.size) this.times[this.next] = at;
+		else this.times.push(at);
+		this.next = (this.next + 1) % this.size;
+		this.newest = Math.max(this.newest, at);
+		return at;
+	}
+
+	/** When the next send may leave (now or later), without claiming it. */
+	nextAt(nowMs: number, perWindow: number, windowMs: number): number {
 		const size = Math.min(MAX_LOGGED, Math.max(1, Math.floor(perWindow + 1e-9)));
 		if (size !== this.size) this.resize(size);
 		// at most `size` sends in any span of size x spacing (the window, for a whole N per W)
 		const spanMs = (size * windowMs) / Math.max(perWindow, 1e-9);
 		const full = this.times.length === size;
-		const at = Math.max(nowMs, full ? this.times[this.next] + spanMs : -Infinity);
-		if (full) this.times[this.next] = at;
-		else this.times.push(at);
-		this.next = (this.next + 1) % size;
-		return at;
+		return Math.max(nowMs, full ? this.times[this.next] + spanMs : -Infinity);
 	}
 
 	/** A new limit (the user changed it): the newest times, oldest first, up to the new size. */
@@ -52,7 +60,20 @@ export class SendLog {
 	}
 }
 
-/** This process's send logs, one per API controller key (the same key as the store's) under a Rate Limit. */
+/** One limit a send must keep: `perWindow` sends of the controller `key` in any `windowMs`. */
+export interface SendLimit {
+	key: string;
+	perWindow: number;
+	windowMs: number;
+}
+
+/**
+ * Logs kept at once before the idle ones are dropped: one per API, and one per Fair Share Key
+ * under Rate Limit Per Key (a key may be a customer id: thousands over a process's life).
+ */
+const MAX_LOGS = 1_000;
+
+/** This process's send logs, one per controller key (the same key as the store's) under a Rate Limit. */
 export class SendLogs {
 	private readonly logs = new Map<string, SendLog>();
 
@@ -60,6 +81,23 @@ export class SendLogs {
 		let log = this.logs.get(key);
 		if (!log) this.logs.set(key, (log = new SendLog()));
 		return log;
+	}
+
+	/**
+	 * Claims one send under every limit at once: it leaves when the last of them lets it, and is
+	 * logged at that time in each (a send counts where it actually left, not earlier).
+	 */
+	claimAll(limits: readonly SendLimit[], nowMs: number): number {
+		if (this.logs.size > MAX_LOGS) this.dropIdle(nowMs);
+		let at = nowMs;
+		for (const { key, perWindow, windowMs } of limits) at = Math.max(at, this.of(key).nextAt(nowMs, perWindow, windowMs));
+		for (const { key, perWindow, windowMs } of limits) this.of(key).claim(at, perWindow, windowMs);
+		return at;
+	}
+
+	/** Drops the logs whose last send is over a minute old (a Rate Limit counts a minute at most). */
+	private dropIdle(nowMs: number): void {
+		for (const [key, log] of this.logs) if (log.newest < nowMs - 60_000) this.logs.delete(key);
 	}
 }
 

@@ -48,3 +48,19 @@ export function nameApi(url: URL, node: Readonly<INode>, credentialType: string 
 export function nameScope(scope: string): ApiName | undefined {
 	return scope === '' ? undefined : { key: hashed(`scope:${scope}`), label: 'its scope' };
 }
+
+/** The infix of a Fair Share Key's controller key, after its API's (keyShareOf). */
+const KEY_SHARE = ':key:';
+
+/**
+ * The controller key of one Fair Share Key's own limits (core/traffic/key-gate.ts) at the API
+ * `apiKey`: a hash of both, so that the key's value (a customer id) is never stored nor logged.
+ */
+export function keyShareOf(apiKey: string, share: string): string {
+	return `${apiKey}${KEY_SHARE}${hash('sha256', `${apiKey}|${share}`, 'hex').slice(0, 32)}`;
+}
+
+/** A controller key keyShareOf made: a key's limits, not an API (the operator's views leave it out). */
+export function isKeyShareKey(key: string): boolean {
+	return key.includes(KEY_SHARE);
+}

@@ -11,14 +11,15 @@ import type { AttemptGate, AttemptResult, GateNote } from '../../core/retry-loop
 import type { Runtime } from '../../core/runtime';
 import type { Outcome, TrafficEvent, TrafficParams } from '../../core/traffic/controller';
 import type { TrafficEventSource } from '../../core/traffic/events';
-import { passGate, reportOutcome, type GateContext, type GateResult } from '../../core/traffic/gate';
+import { reportOutcome, type GateContext, type GateResult } from '../../core/traffic/gate';
+import { keyGateOf, passKeyThenApi, reportKey, type KeyLimits } from '../../core/traffic/key-gate';
 import { newLeaseId } from '../../core/traffic/lease-id';
 import type { StateStore } from '../../core/traffic/store';
 import type { Lane } from '../../core/traffic/fair-line';
 import { NO_TOKENS, type TokenDemand } from '../../core/traffic/token-estimate';
 import { getProcessWaiters } from '../../core/traffic/waiters';
 import { getProcessSendLogs } from '../../core/traffic/send-log';
-import type { ApiName } from './api-name';
+import { keyShareOf, type ApiName } from './api-name';
 import { getProcessTrafficEvents } from './traffic-events';
 import { countTraffic } from './traffic-metrics';
 import { eventCounts, gateCounts, resultCounts } from '../../core/traffic/traffic-counts';
@@ -93,8 +94,13 @@ function gateContext(ctx: IExecuteFunctions, store: StateStore, api: ApiName & {
 	};
 }
 
-export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, api: ApiName & { params: TrafficParams; lane?: Lane }, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions<T>): AttemptGate<T> {
+/** An API's controller as a node names it: its key and params, the item's lane, its Fair Share Key's own limits. */
+export type GatedApi = ApiName & { params: TrafficParams; lane?: Lane; keyLimits?: KeyLimits };
+
+export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, api: GatedApi, runtime: Runtime, signal: AbortSignal | undefined, options: TrafficGateOptions<T>): AttemptGate<T> {
 	const gate = gateContext(ctx, store, api, runtime, signal, options.nodeType);
+	// items without a value share one key's limits, as they share one turn in line
+	const keyGate = api.keyLimits ? keyGateOf(gate, keyShareOf(api.key, api.lane?.share ?? ''), api.keyLimits) : undefined;
 	const { reading } = options;
 	return {
 		async enter(attempt, last, deadlineAt) {
@@ -105,7 +111,7 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 			const paced = reading.wasPaced(last);
 			// the line for the pace and tokens moves at a known speed: it counts against no deadline
 			const limits = { ...(deadlineAt !== undefined ? { deadlineAt } : {}), maxServerDelayMs: options.maxServerDelayMs, lineFree: true };
-			const result = await passGate(gate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) }, limits);
+			const { result, keyLease } = await passKeyThenApi(gate, keyGate, { id, retry, paced, failedBefore, ...(options.route !== undefined ? { route: options.route } : {}), ...(api.lane ? { lane: api.lane } : {}), ...(options.tokens ? { tokens: options.tokens } : {}) }, limits);
 			countTraffic(store, api, gateCounts({ attempt, last, loopRetry: options.loopRetry }, result));
 			const note = noteOf(result);
 			if (!result.go) return { go: false, stop: result.stop, why: result.why, ...(result.retryAt !== undefined ? { retryAt: result.retryAt } : {}), note };
@@ -120,7 +126,11 @@ export function createTrafficGate<T>(ctx: IExecuteFunctions, store: StateStore, 
 					// the tokens it was counted for go back with what the answer stated and used
 					const outcome = counted !== undefined || read.tokens ? { ...read, tokens: { ...read.tokens, counted: counted ?? NO_TOKENS, ...(options.tokens ? { chars: options.tokens.chars, ...(options.tokens.model !== undefined ? { model: options.tokens.model } : {}) } : {}) } } : read;
 					countTraffic(store, api, resultCounts(attemptResult));
-					await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
+					try {
+						await reportOutcome(gate, lease, { ...outcome, ...(failedBefore ? { failedBefore } : {}), sent: !retry ? 'first' : paced ? 'paced' : 'retry' });
+					} finally {
+						if (keyGate && keyLease) await reportKey(keyGate, keyLease);
+					}
 				},
 			};
 		},
