@@ -1,7 +1,7 @@
 /**
  * Issue 39's goals (recovery at the speed of the API, fair shares, urgent items, fewer 429s without
- * headers), read against the real-n8n figures of one bench run: the webhook fleet's 20 s outage,
- * the queue-mode rate row, and the tenants rows (test/bench/real-n8n-tenants.mjs).
+ * headers, a key's own limits), read against the real-n8n figures of one bench run: the webhook
+ * fleet's 20 s outage, the queue-mode rate row, and the tenants rows (test/bench/real-n8n-tenants.mjs).
  */
 import type { GoalStatus, GoalVerdict } from './goals';
 import { isSkipped, type FleetRow, type RealN8nReading, type TenantsRun } from './real-n8n-results';
@@ -16,6 +16,8 @@ export const ISSUE39_GOALS = {
 	rate429Share: 0.02,
 	/** An urgent item's wait at the controller may exceed one interval of the pace by a timer's lateness. */
 	timerToleranceMs: 10,
+	/** Under Rate Limit Per Key, a small tenant beside a big one: at most this times its own pace's time (its items / the key's rate). */
+	keyedSlowdown: 1.25,
 } as const;
 
 const judged = (met: boolean): GoalStatus => (met ? 'met' : 'not met');
@@ -75,6 +77,33 @@ function tenantsVerdicts(run: TenantsRun, scenarios: { shares: string; urgent: s
 	];
 }
 
+const KEYED_SCENARIO = 'issue 39, real n8n: Rate Limit Per Key 5/s, three tenants at once (200, 20, 20 items), one API limited to 20/s';
+const KEYED_GOALS = ["no tenant over its Rate Limit Per Key in any second (980 ms) on the API's clock, no 429, every item succeeds", `each small tenant within ${ISSUE39_GOALS.keyedSlowdown}x its own pace's time (its items / the key's rate)`];
+
+function keyedVerdicts(run: TenantsRun): GoalVerdict[] {
+	const row = run.keyed;
+	const rate = run.settings.keyRps;
+	if (row === undefined || rate === undefined) return notMeasured(KEYED_SCENARIO, KEYED_GOALS, 'no Rate Limit Per Key row in the real-n8n figures');
+	const ownMs = (run.settings.small / rate) * 1000;
+	const ratios = row.smallMs.map((ms) => (ms === null ? Infinity : ms / ownMs));
+	return [
+		{
+			scenario: KEYED_SCENARIO,
+			goal: KEYED_GOALS[0],
+			measured: `the busiest 980 ms per tenant (big, small, small) ${row.tenantBusiest980Ms.join(', ')} (a sliding second ${row.tenantBusiestSecond.join(', ')}); ${row.status429} x 429 in ${row.requests} requests; ${row.succeeded} of ${row.executions} executions succeeded`,
+			status: judged(row.tenantBusiest980Ms.every((n) => n <= rate) && row.status429 === 0 && row.succeeded === row.executions),
+			issueGoal: true,
+		},
+		{
+			scenario: KEYED_SCENARIO,
+			goal: KEYED_GOALS[1],
+			measured: `${ratios.map((r) => `${r.toFixed(2)}x`).join(' and ')} (${row.smallMs.map((ms) => (ms === null ? '-' : s(ms))).join(' and ')} against ${s(ownMs)}); the big tenant ${row.bigMs === null ? '-' : s(row.bigMs)}`,
+			status: judged(ratios.every((r) => r <= ISSUE39_GOALS.keyedSlowdown)),
+			issueGoal: true,
+		},
+	];
+}
+
 export function issue39Verdicts(reading: RealN8nReading): GoalVerdict[] {
 	const outageScenario = 'issue 39, real n8n: 200 webhook executions, 20 s outage';
 	const queueOutageScenario = 'issue 39, real n8n, queue mode: 200 executions across the workers, 20 s outage';
@@ -83,7 +112,7 @@ export function issue39Verdicts(reading: RealN8nReading): GoalVerdict[] {
 	const rateGoal = `429s <= ${ISSUE39_GOALS.rate429Share * 100}% of requests`;
 	const scenarios = { shares: 'issue 39, real n8n: three tenants, one API limited to 20/s, one sends 1,000 items, two send 20', urgent: 'issue 39, real n8n: 5 urgent items during a bulk run of 400 at 20/s' };
 	const goals = { shares: [`each small tenant within ${ISSUE39_GOALS.tenantSlowdown}x its time alone`, "the API's limit never exceeded (no 429), every item succeeds"], urgent: 'each urgent item waits at most one interval of the pace' };
-	const all = (why: string) => [...notMeasured(outageScenario, outageGoals, why), ...notMeasured(queueOutageScenario, outageGoals, why), ...notMeasured(rateScenario, [rateGoal], why), ...notMeasured(scenarios.shares, goals.shares, why), ...notMeasured(scenarios.urgent, [goals.urgent], why)];
+	const all = (why: string) => [...notMeasured(outageScenario, outageGoals, why), ...notMeasured(queueOutageScenario, outageGoals, why), ...notMeasured(rateScenario, [rateGoal], why), ...notMeasured(scenarios.shares, goals.shares, why), ...notMeasured(scenarios.urgent, [goals.urgent], why), ...notMeasured(KEYED_SCENARIO, KEYED_GOALS, why)];
 	if (!reading.measured) return all(reading.short);
 	const { webhookFleet, queueMode, tenants } = reading.results;
 	const verdicts: GoalVerdict[] = [];
@@ -94,7 +123,7 @@ export function issue39Verdicts(reading: RealN8nReading): GoalVerdict[] {
 	verdicts.push(...rateVerdict(reading, rateScenario, rateGoal));
 	if (tenants === undefined || isSkipped(tenants)) {
 		const why = tenants === undefined ? 'no tenants rows in the real-n8n figures' : `skipped (${tenants.skipped})`;
-		verdicts.push(...notMeasured(scenarios.shares, goals.shares, why), ...notMeasured(scenarios.urgent, [goals.urgent], why));
-	} else verdicts.push(...tenantsVerdicts(tenants, scenarios, goals));
+		verdicts.push(...notMeasured(scenarios.shares, goals.shares, why), ...notMeasured(scenarios.urgent, [goals.urgent], why), ...notMeasured(KEYED_SCENARIO, KEYED_GOALS, why));
+	} else verdicts.push(...tenantsVerdicts(tenants, scenarios, goals), ...keyedVerdicts(tenants));
 	return verdicts;
 }

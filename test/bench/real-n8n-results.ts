@@ -117,13 +117,17 @@ interface TenantRowBase {
 type SharesRow = TenantRowBase & { smallMs: Array<number | null>; smallFirstMs: Array<number | null>; /** The small tenants' first items' waits at the controller (their stories). */ smallFirstWaitedMs: number[]; bigMs: number | null; bigFirstMs: number | null };
 /** Each urgent item: from its call to its request (ms), and its wait at the API's controller (its story). */
 type UrgentRow = TenantRowBase & { urgentMs: Array<number | null>; urgentWaitedMs: number[] };
+/** Three tenants at once under Rate Limit Per Key: each one's busiest second on the API's clock (big, small1, small2), the small ones' and the big one's times. */
+type KeyedRow = TenantRowBase & { tenantBusiestSecond: number[]; tenantBusiest980Ms: number[]; smallMs: Array<number | null>; bigMs: number | null };
 export interface TenantsRun {
-	settings: { limitRps: number; big: number; small: number; startGapMs: number; bulk: number; urgentCalls: number; urgentEveryMs: number };
+	settings: { limitRps: number; big: number; small: number; startGapMs: number; bulk: number; urgentCalls: number; urgentEveryMs: number; keyRps?: number; keyedBig?: number };
 	alone: TenantRowBase & { smallMs: Array<number | null>; smallFirstMs: Array<number | null> };
 	fair: SharesRow;
 	fifo: SharesRow;
 	urgentAlone: UrgentRow;
 	urgent: UrgentRow;
+	/** Absent from runs before Rate Limit Per Key. */
+	keyed?: KeyedRow;
 }
 interface PauseRowBase {
 	slug: string;
@@ -268,6 +272,7 @@ function tenantsProblem(run: unknown): string | undefined {
 	const row = (slug: string) => run[slug] as Record<string, unknown>;
 	if (![row('alone'), row('fair'), row('fifo')].every((r) => times(r.smallMs) && times(r.smallFirstMs))) return 'tenants lacks the small tenants\' times';
 	if (![row('urgentAlone'), row('urgent')].every((r) => times(r.urgentMs) && times(r.urgentWaitedMs))) return 'tenants lacks the urgent items\' times';
+	if (run.keyed !== undefined && !(counts(run.keyed) && times(row('keyed').smallMs) && times(row('keyed').tenantBusiestSecond) && times(row('keyed').tenantBusiest980Ms) && typeof run.settings.keyRps === 'number')) return 'tenants.keyed lacks its counts';
 	return undefined;
 }
 

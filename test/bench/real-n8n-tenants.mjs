@@ -13,6 +13,9 @@
  *   urgent   a bulk of `bulk` items; from `startGapMs` on, `urgentCalls` calls of one urgent item,
  *            one every `urgentEveryMs`: each urgent item's time from its call to its request,
  *            against the same calls with nothing else running (`urgentAlone`)
+ *   keyed    Rate Limit Per Key `keyRps` with Fair Share Key = the tenant: `keyedBig` items of a big
+ *            tenant and `small` of each of two small tenants, called at once: each tenant's busiest
+ *            second on the API's clock, and each small tenant's time against its own pace's
  */
 import { callWebhook, getExecution } from '../e2e/harness.mjs';
 import { awaitExecutions, branchWorkflow, lastExecutionId, peakIn, RESILIENT_HTTP, webhookItemsNodes, webhookPath } from './real-n8n-lib.mjs';
@@ -23,7 +26,7 @@ import { awaitExecutions, branchWorkflow, lastExecutionId, peakIn, RESILIENT_HTT
  * and n8n itself started the small tenants' executions about 1 s later than alone, before any of
  * their items reached the node (their first items waited 50-150 ms at the controller).
  */
-export const TENANTS = Object.freeze({ limitRps: 20, big: 1000, small: 20, startGapMs: 3000, bulk: 400, urgentCalls: 5, urgentEveryMs: 1000 });
+export const TENANTS = Object.freeze({ limitRps: 20, big: 1000, small: 20, startGapMs: 3000, bulk: 400, urgentCalls: 5, urgentEveryMs: 1000, keyRps: 5, keyedBig: 200 });
 
 export const TENANT_ROWS = [
 	{ slug: 'alone', name: `one small tenant alone (${TENANTS.small} items)`, lane: 'fair' },
@@ -31,6 +34,7 @@ export const TENANT_ROWS = [
 	{ slug: 'fifo', name: 'the same without Fair Share Key', lane: 'none' },
 	{ slug: 'urgent-alone', name: `${TENANTS.urgentCalls} urgent items, nothing else`, lane: 'urgent' },
 	{ slug: 'urgent', name: `Urgent: ${TENANTS.urgentCalls} urgent items during a bulk run of ${TENANTS.bulk}`, lane: 'urgent' },
+	{ slug: 'keyed', name: `Rate Limit Per Key ${TENANTS.keyRps}/s: ${TENANTS.keyedBig} items of one tenant and ${TENANTS.small} of each of two others, at once`, lane: 'keyed' },
 ];
 
 /** The Code node's items: `count` of `tenant`, each with its key (the upstream logs it) and whether it is urgent. */
@@ -40,7 +44,8 @@ return Array.from({ length: body.count }, (_, k) => ({ json: { tenant: body.tena
 function rowNodes(row) {
 	const y = row.index * 200;
 	const [webhook, items] = webhookItemsNodes(row, EXPAND);
-	const lane = row.lane === 'fair' ? { fairShareKey: '={{ $json.tenant }}' } : row.lane === 'urgent' ? { urgent: '={{ $json.urgent }}' } : {};
+	const fair = { fairShareKey: '={{ $json.tenant }}' };
+	const lane = row.lane === 'fair' ? fair : row.lane === 'keyed' ? { ...fair, keyRateLimit: TENANTS.keyRps } : row.lane === 'urgent' ? { urgent: '={{ $json.urgent }}' } : {};
 	const http = {
 		id: `http-${row.slug}`,
 		name: `HTTP ${row.slug}`,
@@ -164,6 +169,31 @@ async function urgentRow(context, row, withBulk) {
 	return { ...head(row, run), urgentMs: urgentDelays(run), urgentWaitedMs: await storyWaits(context, row, run, (key) => key.startsWith('urgent')) };
 }
 
+/** The times `tenant`'s requests reached the API (the upstream's clock, ms). */
+const tenantTimes = (run, tenant) => run.log.filter((e) => e.key.startsWith(`${tenant}-`)).map((e) => e.time);
+
+/**
+ * Three tenants at once under Rate Limit Per Key: each tenant's busiest second, as a sliding second
+ * and as a sliding 980 ms (sends spaced exactly 1/rate apart may arrive a few ms closer together
+ * over the network, so a sliding second can hold one more than the node sent within it).
+ */
+async function keyedRow(context, row) {
+	const { keyedBig, small } = TENANTS;
+	const tenants = ['big', 'small1', 'small2'];
+	const run = await runCalls(context, row, [
+		{ atMs: 0, tenant: 'big', count: keyedBig },
+		{ atMs: 0, tenant: 'small1', count: small },
+		{ atMs: 0, tenant: 'small2', count: small },
+	]);
+	return {
+		...head(row, run),
+		tenantBusiestSecond: tenants.map((t) => peakIn(tenantTimes(run, t), 1000)),
+		tenantBusiest980Ms: tenants.map((t) => peakIn(tenantTimes(run, t), 980)),
+		smallMs: [tenantTime(run, 'small1'), tenantTime(run, 'small2')],
+		bigMs: tenantTime(run, 'big'),
+	};
+}
+
 /** Every row in turn on one n8n; resolves the TenantsRun of test/bench/real-n8n-results.ts. */
 export async function tenantsRows(context) {
 	const byslug = Object.fromEntries(context.rows.map((r) => [r.slug, r]));
@@ -178,5 +208,7 @@ export async function tenantsRows(context) {
 	const urgentAlone = await urgentRow(context, byslug['urgent-alone'], false);
 	const urgent = await urgentRow(context, byslug.urgent, true);
 	say(`  urgent: waited ${urgent.urgentWaitedMs.join(', ')} ms at the controller; ${urgent.urgentMs.join(', ')} ms from call to request (alone ${urgentAlone.urgentMs.join(', ')} ms); ${urgent.status429} x 429, busiest second ${urgent.busiestSecond}`);
-	return { settings: { ...TENANTS }, alone: aloneRow, fair, fifo, urgentAlone, urgent };
+	const keyed = await keyedRow(context, byslug.keyed);
+	say(`  keyed: busiest second per tenant ${keyed.tenantBusiestSecond.join(' / ')} (within 980 ms ${keyed.tenantBusiest980Ms.join(' / ')}); small tenants ${keyed.smallMs.join(' / ')} ms, big ${keyed.bigMs} ms; ${keyed.requests} requests, ${keyed.status429} x 429`);
+	return { settings: { ...TENANTS }, alone: aloneRow, fair, fifo, urgentAlone, urgent, keyed };
 }

@@ -17,7 +17,7 @@ them: one call, one execution). *Fair* and *FIFO*: ${p.big} items of a big tenan
 each of two small tenants, with and without *Fair Share Key* = the tenant; a tenant's time runs from its call to
 its last request reaching the API. *Urgent*: a bulk of ${p.bulk} items, and from ${sec(p.startGapMs)} on ${p.urgentCalls} calls of one
 urgent item, one every ${sec(p.urgentEveryMs)}; an urgent item's wait is the one its story tells (at the controller; one
-interval of the pace is ${interval} ms).
+interval of the pace is ${interval} ms).${run.keyed ? ` *Rate Limit Per Key*: ${run.settings.keyRps} a second per tenant beside the API's *Rate Limit*, ${run.settings.keyedBig} items of a big tenant and ${p.small} of each of two small ones called at once.` : ''}
 
 ${markdownTable(
 	['Row', 'Requests', '429s', 'Busiest second', 'Executions succeeded', 'Measured'],
@@ -27,6 +27,7 @@ ${markdownTable(
 		[run.fifo.name, run.fifo.requests, run.fifo.status429, run.fifo.busiestSecond, `${run.fifo.succeeded} of ${run.fifo.executions}`, `small tenants ${list(run.fifo.smallMs, sec)} (the first request ${list(run.fifo.smallFirstMs, sec)} after the call); big ${sec(run.fifo.bigMs)}`],
 		[run.urgentAlone.name, run.urgentAlone.requests, run.urgentAlone.status429, run.urgentAlone.busiestSecond, `${run.urgentAlone.succeeded} of ${run.urgentAlone.executions}`, `from call to request ${list(run.urgentAlone.urgentMs, ms)}; waited ${list(run.urgentAlone.urgentWaitedMs, ms)}`],
 		[run.urgent.name, run.urgent.requests, run.urgent.status429, run.urgent.busiestSecond, `${run.urgent.succeeded} of ${run.urgent.executions}`, `from call to request ${list(run.urgent.urgentMs, ms)}; waited ${list(run.urgent.urgentWaitedMs, ms)}`],
+		...(run.keyed ? [[run.keyed.name, run.keyed.requests, run.keyed.status429, run.keyed.busiestSecond, `${run.keyed.succeeded} of ${run.keyed.executions}`, `busiest second per tenant (big, small, small) ${run.keyed.tenantBusiestSecond.join(', ')}, within 980 ms ${run.keyed.tenantBusiest980Ms.join(', ')}; small tenants ${list(run.keyed.smallMs, sec)}; big ${sec(run.keyed.bigMs)}`]] : []),
 	],
 )}
 
