@@ -8,6 +8,7 @@ import { MemoryStateStore } from '../../nodes/shared/state/memory-store';
 import { useLocalServers } from './servers';
 import { createVirtualRuntime } from './virtual-runtime';
 import { httpWorkflow, runHttp } from './workflow-builders';
+import { busiest } from '../support/busiest';
 
 const server = useLocalServers();
 
@@ -80,19 +81,8 @@ describe('Urgent', () => {
 	});
 });
 
-/** The most of `times` within any `spanMs`. */
-function busiest(times: number[], spanMs: number): number {
-	const sorted = [...times].sort((a, b) => a - b);
-	let most = 0;
-	for (let start = 0, end = 0; end < sorted.length; end++) {
-		while (sorted[end] - sorted[start] >= spanMs) start++;
-		most = Math.max(most, end - start + 1);
-	}
-	return most;
-}
-
 describe('a Fair Share Key\'s own limits', () => {
-	/** Two executions at once on one store: 30 items of tenant a, 30 of b, each tenant's requests' arrival times. */
+	/** Two executions at once on one store, each of 30 items (20 of tenant a, 10 of b): each tenant's requests' arrival times, and its most in flight at the server. */
 	async function twoTenants(sharedLimits: IDataObject, latencyMs = 1): Promise<{ status: string[]; times: Record<string, number[]>; inFlight: Record<string, number> }> {
 		const runtime = createVirtualRuntime(42, { sleepsAsTimers: true, noRealTime: true });
 		const open: Record<string, number> = {};

@@ -7,20 +7,13 @@ import type { TrafficParams } from '../../../nodes/shared/core/traffic/controlle
 import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
+import { busiest } from '../../support/busiest';
+
+/** The most requests sent in any one second (a sliding second over the send times). */
+const busiestSecond = (sentAt: number[]) => busiest(sentAt, 1000);
 
 const params = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 1000, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, rateLimitRps: 20, ...extra });
 const healthy: ServerModel = () => ({ latencyMs: 40, status: 200 });
-
-/** The most requests sent in any one second (a sliding second over the send times). */
-function busiestSecond(sentAt: number[]): number {
-	const sorted = [...sentAt].sort((a, b) => a - b);
-	let most = 0;
-	for (let start = 0, end = 0; end < sorted.length; end++) {
-		while (sorted[end] - sorted[start] >= 1000) start++;
-		most = Math.max(most, end - start + 1);
-	}
-	return most;
-}
 
 const BIG = 1000;
 const SMALL = 20;

@@ -8,20 +8,10 @@ import type { TrafficParams } from '../../../nodes/shared/core/traffic/controlle
 import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
+import { busiest } from '../../support/busiest';
 
 const params = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 1000, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
 const healthy: ServerModel = () => ({ latencyMs: 40, status: 200 });
-
-/** The most sends within any `spanMs` (a sliding span over the send times). */
-function busiest(sentAt: number[], spanMs: number): number {
-	const sorted = [...sentAt].sort((a, b) => a - b);
-	let most = 0;
-	for (let start = 0, end = 0; end < sorted.length; end++) {
-		while (sorted[end] - sorted[start] >= spanMs) start++;
-		most = Math.max(most, end - start + 1);
-	}
-	return most;
-}
 
 const sendsOf = (run: SimulationResult, items: (item: number) => boolean) => run.requests.filter((r) => items(r.item)).map((r) => r.sentAt);
 const endOf = (run: SimulationResult, items: (item: number) => boolean) => Math.max(...run.endedAt.filter((_, item) => items(item)));

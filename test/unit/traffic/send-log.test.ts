@@ -4,17 +4,7 @@
  * sends on time are never held back.
  */
 import { SendLog, SendLogs } from '../../../nodes/shared/core/traffic/send-log';
-
-/** The most sends within any `windowMs` (a sliding window over the times, each counted at its time). */
-function busiestWindow(times: number[], windowMs: number): number {
-	const sorted = [...times].sort((a, b) => a - b);
-	let most = 0;
-	for (let i = 0, j = 0; j < sorted.length; j++) {
-		while (sorted[j] - sorted[i] >= windowMs) i++;
-		most = Math.max(most, j - i + 1);
-	}
-	return most;
-}
+import { busiest as busiestWindow } from '../../support/busiest';
 
 describe('the send log of a Rate Limit of 20 per second', () => {
 	it('sends on time, 50 ms apart, all leave at once: never held back', () => {
