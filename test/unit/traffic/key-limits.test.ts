@@ -9,6 +9,12 @@ import type { Lane } from '../../../nodes/shared/core/traffic/fair-line';
 import { HOLD_DEFAULTS } from '../../../nodes/shared/core/traffic/hold-state';
 import { BUDGET_DEFAULTS } from '../../../nodes/shared/core/traffic/budget';
 import { busiest } from '../../support/busiest';
+import { keyGateOf, passKeyThenApi } from '../../../nodes/shared/core/traffic/key-gate';
+import type { GateContext } from '../../../nodes/shared/core/traffic/gate';
+import type { StateStore, TrafficStep } from '../../../nodes/shared/core/traffic/store';
+import { Waiters } from '../../../nodes/shared/core/traffic/waiters';
+import { MemoryStateStore } from '../../../nodes/shared/state/memory-store';
+import { FakeRuntime } from '../fake-runtime';
 
 const params = (extra: Partial<TrafficParams> = {}): TrafficParams => ({ window: { ceiling: 1000, mode: 'adaptive' }, leaseMs: 310_000, budget: { ...BUDGET_DEFAULTS }, hold: { ...HOLD_DEFAULTS }, ...extra });
 const healthy: ServerModel = () => ({ latencyMs: 40, status: 200 });
@@ -91,6 +97,30 @@ describe('Max Items in Flight Per Key', () => {
 			expect(run.stops[item]).toBe('retry-after-too-long');
 			expect(run.endedAt[item]).toBeLessThan(1_000);
 		}
+	});
+});
+
+describe('a store that fails at the API', () => {
+	it("the key's room is given back: the key's next request is not held behind the failed one", async () => {
+		const inner = new MemoryStateStore();
+		let failApi = true;
+		const store: StateStore = {
+			kind: 'memory',
+			traffic<T>(key: string, nowMs: number, params: TrafficParams, step: TrafficStep<T>): Promise<T> {
+				if (key === 'api' && failApi) return Promise.reject(new Error('connection lost'));
+				return inner.traffic(key, nowMs, params, step);
+			},
+		};
+		const runtime = new FakeRuntime({ seed: 1 });
+		const api: GateContext = { store, key: 'api', params: params(), runtime, waiters: new Waiters(), pollMs: 5_000 };
+		const key = keyGateOf(api, 'api:key:a', { maxInFlight: 1 });
+		const request = (id: string) => ({ id, retry: false, paced: false });
+		await expect(passKeyThenApi(api, key, request('r1'), { maxServerDelayMs: 60_000 })).rejects.toThrow('connection lost');
+		failApi = false;
+		const started = runtime.now();
+		const { result } = await passKeyThenApi(api, key, request('r2'), { maxServerDelayMs: 60_000 });
+		expect(result.go).toBe(true);
+		expect(runtime.now() - started).toBe(0);
 	});
 });
 

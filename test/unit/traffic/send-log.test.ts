@@ -101,4 +101,13 @@ describe('a send under the API\'s Rate Limit and its Fair Share Key\'s (claimAll
 		expect(logs.of('k0')).not.toBe(kept);
 		expect(logs.claimAll([{ key: 'k0', perWindow: 1, windowMs: 1000 }], 61_000)).toBe(61_000);
 	});
+
+	it('logs used within the minute are kept however many there are: 1,500 customers at once', () => {
+		const logs = new SendLogs();
+		const one = (k: number, at: number) => logs.claimAll([{ key: `k${k}`, perWindow: 1, windowMs: 1000 }], at);
+		for (let k = 0; k < 1500; k++) one(k, k * 10);
+		// k0 sent at 0: its next send, 1 s later, still waits for a second after it, whatever was dropped
+		expect(one(0, 500)).toBe(1000);
+		expect(one(1499, 15_000)).toBe(15_990);
+	});
 });

@@ -34,8 +34,12 @@ interface KeyGate {
 	send?: SendLimit;
 }
 
-/** What a key's controller is told of its request: nothing of the API (the API's controller learns that). */
-const TOLD_NOTHING: Outcome = Object.freeze({ success: false, outageFailure: false, overload: false, throttled: false });
+/**
+ * What a key's controller is told of its request, whatever the API answered: done. Its limits learn
+ * nothing from answers (the API's controller learns them), and a plain success is the report a
+ * store may merge without the exact state (a Redis step with no lost compare-and-set).
+ */
+const DONE: Outcome = Object.freeze({ success: true, outageFailure: false, overload: false, throttled: false });
 
 /** The key's controller: a fixed window of maxInFlight, the pace of rateLimitRps; only those it has. */
 export function keyParams(limits: KeyLimits, leaseMs: number): TrafficParams {
@@ -91,7 +95,14 @@ export async function passKeyThenApi(api: GateContext, key: KeyGate | undefined,
 	const entered = await passGate(key.ctx, keyRequest, limits);
 	if (!entered.go) return { result: keyStop(entered) };
 	const moved = limits.deadlineAt !== undefined && entered.lineMs > 0 ? { ...limits, deadlineAt: limits.deadlineAt + entered.lineMs } : limits;
-	const result = await passGate(key.send ? { ...api, keySend: key.send } : api, request, moved);
+	let result: GateResult;
+	try {
+		result = await passGate(key.send ? { ...api, keySend: key.send } : api, request, moved);
+	} catch (error) {
+		// the API's store failed: the key's room is not held until its lease ends
+		await reportKey(key, entered.admission.lease);
+		throw error;
+	}
 	const waits = addWaits(entered.waits, result.waits);
 	const waitedMs = entered.waitedMs + result.waitedMs;
 	if (!result.go) {
@@ -103,5 +114,5 @@ export async function passKeyThenApi(api: GateContext, key: KeyGate | undefined,
 
 /** The request is over (answered, or never sent): its room at the key's controller is free again. */
 export async function reportKey(key: KeyGate, lease: Lease): Promise<void> {
-	await reportOutcome(key.ctx, lease, TOLD_NOTHING);
+	await reportOutcome(key.ctx, lease, DONE);
 }

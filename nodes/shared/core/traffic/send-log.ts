@@ -76,6 +76,8 @@ const MAX_LOGS = 1_000;
 /** This process's send logs, one per controller key (the same key as the store's) under a Rate Limit. */
 export class SendLogs {
 	private readonly logs = new Map<string, SendLog>();
+	/** Idle logs are dropped when there are more than this; then it is twice the logs kept (O(1) per claim, amortized). */
+	private dropAbove = MAX_LOGS;
 
 	of(key: string): SendLog {
 		let log = this.logs.get(key);
@@ -88,7 +90,10 @@ export class SendLogs {
 	 * logged at that time in each (a send counts where it actually left, not earlier).
 	 */
 	claimAll(limits: readonly SendLimit[], nowMs: number): number {
-		if (this.logs.size > MAX_LOGS) this.dropIdle(nowMs);
+		if (this.logs.size > this.dropAbove) {
+			this.dropIdle(nowMs);
+			this.dropAbove = Math.max(MAX_LOGS, 2 * this.logs.size);
+		}
 		let at = nowMs;
 		for (const { key, perWindow, windowMs } of limits) at = Math.max(at, this.of(key).nextAt(nowMs, perWindow, windowMs));
 		for (const { key, perWindow, windowMs } of limits) this.of(key).claim(at, perWindow, windowMs);
