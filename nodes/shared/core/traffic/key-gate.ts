@@ -95,21 +95,18 @@ export async function passKeyThenApi(api: GateContext, key: KeyGate | undefined,
 	const entered = await passGate(key.ctx, keyRequest, limits);
 	if (!entered.go) return { result: keyStop(entered) };
 	const moved = limits.deadlineAt !== undefined && entered.lineMs > 0 ? { ...limits, deadlineAt: limits.deadlineAt + entered.lineMs } : limits;
-	let result: GateResult;
+	// refused by the API, or its store failed: the key's room is given back at once, not when its lease ends
+	let admitted = false;
 	try {
-		result = await passGate(key.send ? { ...api, keySend: key.send } : api, request, moved);
-	} catch (error) {
-		// the API's store failed: the key's room is not held until its lease ends
-		await reportKey(key, entered.admission.lease);
-		throw error;
+		const result = await passGate(key.send ? { ...api, keySend: key.send } : api, request, moved);
+		const waits = addWaits(entered.waits, result.waits);
+		const waitedMs = entered.waitedMs + result.waitedMs;
+		if (!result.go) return { result: { ...result, waits, waitedMs } };
+		admitted = true;
+		return { result: { ...result, waits, waitedMs, lineMs: entered.lineMs + result.lineMs }, keyLease: entered.admission.lease };
+	} finally {
+		if (!admitted) await reportKey(key, entered.admission.lease);
 	}
-	const waits = addWaits(entered.waits, result.waits);
-	const waitedMs = entered.waitedMs + result.waitedMs;
-	if (!result.go) {
-		await reportKey(key, entered.admission.lease);
-		return { result: { ...result, waits, waitedMs } };
-	}
-	return { result: { ...result, waits, waitedMs, lineMs: entered.lineMs + result.lineMs }, keyLease: entered.admission.lease };
 }
 
 /** The request is over (answered, or never sent): its room at the key's controller is free again. */
