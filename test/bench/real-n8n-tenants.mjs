@@ -101,10 +101,13 @@ async function postItems(n8n, row, { tenant, count, urgent }, failed) {
 	}
 }
 
+/** The times `tenant`'s requests reached the API (the upstream's clock, ms). */
+const tenantTimes = (run, tenant) => run.log.filter((e) => e.key.startsWith(`${tenant}-`)).map((e) => e.time);
+
 /** When the last (or first) request of `tenant` reached the API, from its call (ms); null: none did. */
 function tenantTime(run, tenant, pick = Math.max) {
 	const call = run.calls.find((c) => c.tenant === tenant);
-	const times = run.log.filter((e) => e.key.startsWith(`${tenant}-`)).map((e) => e.time);
+	const times = tenantTimes(run, tenant);
 	return call && times.length ? pick(...times) - call.calledAt : null;
 }
 
@@ -168,9 +171,6 @@ async function urgentRow(context, row, withBulk) {
 	const run = await runCalls(context, row, withBulk ? [{ atMs: 0, tenant: 'bulk', count: bulk }, ...urgent] : urgent);
 	return { ...head(row, run), urgentMs: urgentDelays(run), urgentWaitedMs: await storyWaits(context, row, run, (key) => key.startsWith('urgent')) };
 }
-
-/** The times `tenant`'s requests reached the API (the upstream's clock, ms). */
-const tenantTimes = (run, tenant) => run.log.filter((e) => e.key.startsWith(`${tenant}-`)).map((e) => e.time);
 
 /**
  * Three tenants at once under Rate Limit Per Key: each tenant's busiest second, as a sliding second

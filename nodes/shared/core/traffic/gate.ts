@@ -273,13 +273,11 @@ async function leaveOnTime(ctx: GateContext, admission: Extract<Admission, { go:
 	let waited = admission.sendAt !== undefined;
 	if (admission.sendAt !== undefined) await sleepUntil(ctx, admission.sendAt);
 	const rps = params.rateLimitRps;
-	const limits: SendLimit[] = [];
-	if (rps !== undefined && rps > 0) {
-		const windowMs = params.rateLimitWindowMs ?? 1000;
-		limits.push({ key: ctx.key, perWindow: (rps * windowMs) / 1000, windowMs });
-	}
-	if (ctx.keySend) limits.push(ctx.keySend);
-	if (ctx.sends && limits.length > 0) {
+	const windowMs = params.rateLimitWindowMs ?? 1000;
+	const own: SendLimit | undefined = rps !== undefined && rps > 0 ? { key: ctx.key, perWindow: (rps * windowMs) / 1000, windowMs } : undefined;
+	// nothing is built for a request under no Rate Limit: the healthy path
+	if (ctx.sends && (own || ctx.keySend)) {
+		const limits = own && ctx.keySend ? [own, ctx.keySend] : [(own ?? ctx.keySend) as SendLimit];
 		const at = ctx.sends.claimAll(limits, runtime.now());
 		if (at > runtime.now()) {
 			waited = true;
